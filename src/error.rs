@@ -1,0 +1,96 @@
+//! Every way a permute can fail, one variant per cause.
+
+use thiserror::Error;
+
+/// Why a permute was refused or failed. Each variant names one cause, so callers (and tests)
+/// can match on it; the message says what to change.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PermuteError {
+    /// `perm` must have one entry per dimension of `shape`.
+    #[error("permutation has {perm_len} entries but the shape has {rank} dimensions")]
+    PermLength { perm_len: usize, rank: usize },
+
+    /// An entry of `perm` names a dimension that does not exist.
+    #[error("permutation entry {value} is out of range for a tensor of rank {rank}")]
+    PermOutOfRange { value: usize, rank: usize },
+
+    /// Each input dimension must appear exactly once in `perm`.
+    #[error("permutation names dimension {value} more than once")]
+    PermDuplicate { value: usize },
+
+    /// The tensor has more dimensions than the kernels are generated for.
+    #[error("rank {rank} is above the supported maximum of {max}")]
+    RankTooLarge { rank: usize, max: usize },
+
+    /// Only the element sizes the kernels move are accepted.
+    #[error("element size {0} bytes is not supported (use 1, 2, 4, 8 or 16)")]
+    ElemSize(usize),
+
+    /// The element count or byte size does not fit in 64 bits.
+    #[error("the tensor's size overflows 64-bit arithmetic")]
+    SizeOverflow,
+
+    /// Byte offsets into the buffers must be multiples of 4, because the shaders address
+    /// storage as 32-bit words.
+    #[error("{which} offset {offset} is not a multiple of 4 bytes")]
+    UnalignedOffset { which: &'static str, offset: u64 },
+
+    /// A buffer is smaller than the bytes the request describes.
+    #[error("{which} buffer holds {have} bytes but the request needs {need} (offset + tensor)")]
+    BufferTooSmall {
+        which: &'static str,
+        need: u64,
+        have: u64,
+    },
+
+    /// A buffer lacks a usage flag the chosen kernel needs.
+    #[error("{which} buffer was created without {missing} usage, which this permute needs")]
+    MissingUsage {
+        which: &'static str,
+        missing: &'static str,
+    },
+
+    /// Source and destination must be different buffers: a permute cannot run in place.
+    #[error("source and destination are the same buffer; a permute cannot run in place")]
+    SameBuffer,
+
+    /// A host slice's length does not match the shape.
+    #[error("data holds {have} elements but the shape describes {need}")]
+    DataLength { need: usize, have: usize },
+
+    /// The request needs more than a device limit allows.
+    #[error("{what} needs {need} but the device limit `{limit}` is {have}")]
+    DeviceLimit {
+        what: &'static str,
+        limit: &'static str,
+        need: u64,
+        have: u64,
+    },
+
+    /// A forced choice (kernel or index width) cannot serve this request.
+    #[error("forced {what} cannot be used here: {why}")]
+    ForcedChoice {
+        what: &'static str,
+        why: &'static str,
+    },
+
+    /// No adapter could be found for the convenience constructor.
+    #[error("no GPU adapter found ({0}); install a Vulkan driver such as Mesa's lavapipe")]
+    NoAdapter(String),
+
+    /// The device could not be created on the chosen adapter.
+    #[error("could not create a device: {0}")]
+    RequestDevice(String),
+
+    /// wgpu reported a validation error for one of this crate's calls.
+    #[error("wgpu validation error: {0}")]
+    Validation(String),
+
+    /// wgpu could not allocate memory for this crate's resources.
+    #[error("GPU out of memory: {0}")]
+    OutOfMemory(String),
+
+    /// Reading results back, or waiting for the GPU, failed (for example the device was lost).
+    #[error("GPU readback failed: {0}")]
+    Readback(String),
+}

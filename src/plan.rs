@@ -1,0 +1,657 @@
+//! Planning: turns a request (shape, permutation, element size, offsets) and a description of
+//! the device into a [`Plan`]: simplified dims, movement size, index width, kernel, and
+//! dispatch geometry. Pure: no wgpu types, so every rule here is unit-testable without a GPU.
+
+use std::fmt;
+
+use crate::PermuteError;
+
+/// Highest rank accepted. The kernels are generated per rank; simplification usually brings
+/// real tensors far below this.
+pub const MAX_RANK: usize = 16;
+
+/// Element sizes the kernels move, in bytes.
+pub const ELEM_SIZES: [usize; 5] = [1, 2, 4, 8, 16];
+
+/// Threads per workgroup of the generic kernel.
+pub const GENERIC_WORKGROUP: u32 = 256;
+
+/// Output items (units, or packed words) each thread of the generic kernel writes. More items
+/// per thread amortise the workgroup bookkeeping; 4 keeps enough threads for small tensors.
+pub const GENERIC_ITEMS: u32 = 4;
+
+/// Smallest row and column extent (in elements) for which the tiled batch transpose is chosen
+/// automatically. Below it most of a tile is idle and the generic gather is as good; errs
+/// towards the generic kernel for thin matrices, which on real GPUs may cost some bandwidth.
+pub const MIN_TILED_EXTENT: u64 = 16;
+
+/// Which kernel executes a plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// Nothing to move: the tensor has no elements.
+    Empty,
+    /// The permutation is the identity after simplification: a buffer-to-buffer copy.
+    Copy,
+    /// One thread per group of output items, gathering from the input (`shaders/generic.wgsl`).
+    Generic,
+    /// Workgroup-memory tiled batch transpose `(B, R, C) -> (B, C, R)` (`shaders/tiled.wgsl`).
+    Tiled,
+}
+
+impl Kernel {
+    /// The kernel's name, the same in its shader file, its entry point and the tests.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Empty => "empty",
+            Kernel::Copy => "copy",
+            Kernel::Generic => "generic",
+            Kernel::Tiled => "tiled",
+        }
+    }
+}
+
+/// How the kernels do index arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IndexMath {
+    /// 32-bit: every offset (in movement units) fits in `u32`. The fast path.
+    U32,
+    /// 64-bit with native `u64` (needs the `SHADER_INT64` feature).
+    U64,
+    /// 64-bit emulated with pairs of `u32`, for devices without `SHADER_INT64`.
+    U32Pair,
+}
+
+impl IndexMath {
+    /// Short name used in printed plans and pipeline labels.
+    pub fn name(self) -> &'static str {
+        match self {
+            IndexMath::U32 => "u32",
+            IndexMath::U64 => "u64",
+            IndexMath::U32Pair => "u32-pair",
+        }
+    }
+}
+
+/// What the planner needs to know about a device. Built from wgpu limits and features by
+/// the `gpu` module; [`Default`] gives the WebGPU defaults, the weakest common device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceCaps {
+    pub max_workgroups_per_dim: u32,
+    pub max_workgroup_storage: u32,
+    pub max_invocations: u32,
+    pub max_storage_binding: u64,
+    /// The device supports native 64-bit integers in shaders.
+    pub int64: bool,
+}
+
+impl Default for DeviceCaps {
+    fn default() -> Self {
+        DeviceCaps {
+            max_workgroups_per_dim: 65535,
+            max_workgroup_storage: 16384,
+            max_invocations: 256,
+            max_storage_binding: 128 << 20,
+            int64: false,
+        }
+    }
+}
+
+/// Choices a caller may force instead of the heuristics: used by tests to run every shader
+/// variant on small inputs, and by benchmarks to compare kernels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Options {
+    pub kernel: Option<Kernel>,
+    pub index: Option<IndexMath>,
+}
+
+/// A permute request: contiguous row-major tensors, output dim `i` is input dim `perm[i]`.
+#[derive(Clone, Copy, Debug)]
+pub struct Request<'a> {
+    pub shape: &'a [usize],
+    pub perm: &'a [usize],
+    pub elem_size: usize,
+    /// Byte offset of the tensor in the source buffer (multiple of 4).
+    pub src_offset: u64,
+    /// Byte offset of the tensor in the destination buffer (multiple of 4).
+    pub dst_offset: u64,
+    /// Choices forced instead of the heuristics.
+    pub options: Options,
+}
+
+impl<'a> Request<'a> {
+    pub fn new(shape: &'a [usize], perm: &'a [usize], elem_size: usize) -> Self {
+        Request {
+            shape,
+            perm,
+            elem_size,
+            src_offset: 0,
+            dst_offset: 0,
+            options: Options::default(),
+        }
+    }
+
+    pub fn with_offsets(self, src_offset: u64, dst_offset: u64) -> Self {
+        Request {
+            src_offset,
+            dst_offset,
+            ..self
+        }
+    }
+
+    pub fn with_options(self, options: Options) -> Self {
+        Request { options, ..self }
+    }
+}
+
+/// Geometry of the tiled kernel for one movement size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Tile {
+    /// Tile width in 32-bit words (or vector units): threads along x.
+    pub words: u32,
+    /// Threads along y; each walks the tile's rows with this stride.
+    pub rows: u32,
+    /// Elements per storage word: 4 for 8-bit, 2 for 16-bit ("half2"), else 1.
+    pub pack: u32,
+}
+
+impl Tile {
+    /// Tile geometry per movement size. A tile covers `words * pack` rows and columns of
+    /// elements: 32x32 for 4/8-byte units, 64x64 for 16-bit pairs (as in OneFlow's half2
+    /// kernel), 64x64 for 8-bit quads and 16x16 for 16-byte units (whose padded tile would
+    /// otherwise exceed the 16 KiB default workgroup memory).
+    pub fn for_unit(unit: u32) -> Tile {
+        match unit {
+            1 => Tile {
+                words: 16,
+                rows: 16,
+                pack: 4,
+            },
+            2 => Tile {
+                words: 32,
+                rows: 8,
+                pack: 2,
+            },
+            16 => Tile {
+                words: 16,
+                rows: 16,
+                pack: 1,
+            },
+            _ => Tile {
+                words: 32,
+                rows: 8,
+                pack: 1,
+            },
+        }
+    }
+
+    /// Elements along each side of the tile.
+    pub fn extent(&self) -> u64 {
+        (self.words * self.pack) as u64
+    }
+
+    /// Workgroup memory the tile needs: `pack` planes of `words` rows, each padded by one
+    /// unit so that reading a column hits different banks.
+    pub fn storage_bytes(&self, unit: u32) -> u64 {
+        let word_bytes = unit.max(4) as u64;
+        (self.pack * self.words * (self.words + 1)) as u64 * word_bytes
+    }
+}
+
+/// Identifies one generated shader: everything that changes the WGSL text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Variant {
+    pub kernel: Kernel,
+    /// Rank of the simplified tensor (generic kernel only; 0 otherwise).
+    pub rank: usize,
+    pub unit: u32,
+    pub index: IndexMath,
+}
+
+/// A complete, printable decision for one request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// The request as given.
+    pub shape: Vec<usize>,
+    pub perm: Vec<usize>,
+    pub elem_size: usize,
+    pub src_offset: u64,
+    pub dst_offset: u64,
+    /// Simplified input dims, in movement units.
+    pub dims: Vec<u64>,
+    /// Simplified permutation over `dims`.
+    pub dims_perm: Vec<usize>,
+    /// Movement size in bytes: 1, 2, 4, 8 or 16.
+    pub unit: u32,
+    pub kernel: Kernel,
+    pub index: IndexMath,
+    /// Bytes of the tensor (read once, written once).
+    pub bytes: u64,
+    /// Workgroups the kernel covers, before folding into `workgroups`.
+    pub total_workgroups: u64,
+    /// Dispatch grid after folding to respect `max_compute_workgroups_per_dimension`.
+    pub workgroups: [u32; 3],
+    /// Tile geometry when `kernel` is [`Kernel::Tiled`].
+    pub tile: Option<Tile>,
+}
+
+/// Validates a permutation against a rank.
+pub fn check_perm(rank: usize, perm: &[usize]) -> Result<(), PermuteError> {
+    if perm.len() != rank {
+        return Err(PermuteError::PermLength {
+            perm_len: perm.len(),
+            rank,
+        });
+    }
+    let mut seen = vec![false; rank];
+    for &p in perm {
+        if p >= rank {
+            return Err(PermuteError::PermOutOfRange { value: p, rank });
+        }
+        if seen[p] {
+            return Err(PermuteError::PermDuplicate { value: p });
+        }
+        seen[p] = true;
+    }
+    Ok(())
+}
+
+/// Number of elements of `shape`, or an overflow error.
+pub fn element_count(shape: &[usize]) -> Result<usize, PermuteError> {
+    shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .ok_or(PermuteError::SizeOverflow)
+}
+
+/// Simplifies a permutation problem without changing its meaning.
+///
+/// Postconditions (for a tensor with at least one element), tested in `tests/plan.rs`:
+/// - the product of the dims is unchanged, and the result has rank >= 1;
+/// - no dim has extent 1, unless the whole tensor is one element (then `[1]`, `[0]`);
+/// - no two adjacent output dims come from adjacent input dims (`perm[i+1] != perm[i] + 1`),
+///   so nothing more can be merged;
+/// - every input offset is sent to the same output offset as by the original problem.
+pub fn simplify(shape: &[u64], perm: &[usize]) -> (Vec<u64>, Vec<usize>) {
+    // Drop size-1 dims, renumbering the ones that remain.
+    let mut new_index = vec![usize::MAX; shape.len()];
+    let mut kept = Vec::new();
+    for (d, &extent) in shape.iter().enumerate() {
+        if extent != 1 {
+            new_index[d] = kept.len();
+            kept.push(extent);
+        }
+    }
+    let perm: Vec<usize> = perm
+        .iter()
+        .filter(|&&p| shape[p] != 1)
+        .map(|&p| new_index[p])
+        .collect();
+    if kept.is_empty() {
+        return (vec![1], vec![0]);
+    }
+
+    // Group runs of output dims that come from consecutive input dims.
+    let mut groups: Vec<(usize, usize)> = Vec::new(); // (first input dim, last input dim)
+    for &p in &perm {
+        match groups.last_mut() {
+            Some(last) if last.1 + 1 == p => last.1 = p,
+            _ => groups.push((p, p)),
+        }
+    }
+    // Each group becomes one input dim; number them in input order.
+    let mut by_input: Vec<usize> = (0..groups.len()).collect();
+    by_input.sort_by_key(|&g| groups[g].0);
+    let dims: Vec<u64> = by_input
+        .iter()
+        .map(|&g| kept[groups[g].0..=groups[g].1].iter().product())
+        .collect();
+    let mut rank_of_group = vec![0; groups.len()];
+    for (new_dim, &g) in by_input.iter().enumerate() {
+        rank_of_group[g] = new_dim;
+    }
+    (dims, rank_of_group)
+}
+
+/// Movement size: the widest of 16, 8, 4, 2, 1 bytes that divides the bytes moved together
+/// (the whole innermost run when the innermost dim stays innermost, else one element) and
+/// both offsets. Errs towards narrow units only when alignment forces it.
+pub fn movement_unit(run_bytes: u64, src_offset: u64, dst_offset: u64) -> u32 {
+    [16u32, 8, 4, 2, 1]
+        .into_iter()
+        .find(|&u| {
+            let u = u as u64;
+            run_bytes.is_multiple_of(u)
+                && src_offset.is_multiple_of(u)
+                && dst_offset.is_multiple_of(u)
+        })
+        .unwrap_or(1)
+}
+
+/// Elements per 32-bit storage word for a movement size.
+pub fn pack_of(unit: u32) -> u32 {
+    if unit < 4 { 4 / unit } else { 1 }
+}
+
+impl Plan {
+    /// Number of movement units in the tensor.
+    pub fn units(&self) -> u64 {
+        self.dims.iter().product()
+    }
+
+    /// Elements per storage word (see [`pack_of`]).
+    pub fn pack(&self) -> u32 {
+        pack_of(self.unit)
+    }
+
+    /// Simplified output dims, in units.
+    pub fn out_dims(&self) -> Vec<u64> {
+        self.dims_perm.iter().map(|&p| self.dims[p]).collect()
+    }
+
+    /// Strides (in units) of the simplified input dims.
+    pub fn in_strides(&self) -> Vec<u64> {
+        let mut strides = vec![1u64; self.dims.len()];
+        for d in (0..self.dims.len().saturating_sub(1)).rev() {
+            strides[d] = strides[d + 1] * self.dims[d + 1];
+        }
+        strides
+    }
+
+    /// Output items the generic kernel writes: units, or whole words for packed data.
+    pub fn items(&self) -> u64 {
+        self.units().div_ceil(self.pack() as u64)
+    }
+
+    /// Bytes of the source buffer the kernels touch: 1- and 2-byte data is read as whole
+    /// 32-bit words, so the region is rounded up to 4.
+    pub fn src_extent(&self) -> u64 {
+        (self.src_offset + self.bytes).next_multiple_of(4)
+    }
+
+    /// Bytes of the destination buffer the kernels touch (see [`Plan::src_extent`]).
+    pub fn dst_extent(&self) -> u64 {
+        (self.dst_offset + self.bytes).next_multiple_of(4)
+    }
+
+    /// The shader this plan runs, if any.
+    pub fn variant(&self) -> Option<Variant> {
+        match self.kernel {
+            Kernel::Generic | Kernel::Tiled => Some(Variant {
+                kernel: self.kernel,
+                rank: if self.kernel == Kernel::Generic {
+                    self.dims.len()
+                } else {
+                    0
+                },
+                unit: self.unit,
+                index: self.index,
+            }),
+            Kernel::Empty | Kernel::Copy => None,
+        }
+    }
+
+    /// For the tiled kernel: `(batch, rows, cols)` of the transpose, in units.
+    pub fn batch_rows_cols(&self) -> Option<(u64, u64, u64)> {
+        match (self.dims.as_slice(), self.dims_perm.as_slice()) {
+            ([r, c], [1, 0]) => Some((1, *r, *c)),
+            ([b, r, c], [0, 2, 1]) => Some((*b, *r, *c)),
+            _ => None,
+        }
+    }
+}
+
+/// Plans a permute for a device. Validates the request; forced options that cannot apply
+/// (see [`Request::options`]) return [`PermuteError::ForcedChoice`].
+pub fn plan(req: &Request, caps: &DeviceCaps) -> Result<Plan, PermuteError> {
+    let opts = &req.options;
+    let rank = req.shape.len();
+    if rank > MAX_RANK {
+        return Err(PermuteError::RankTooLarge {
+            rank,
+            max: MAX_RANK,
+        });
+    }
+    check_perm(rank, req.perm)?;
+    if !ELEM_SIZES.contains(&req.elem_size) {
+        return Err(PermuteError::ElemSize(req.elem_size));
+    }
+    for (which, offset) in [("source", req.src_offset), ("destination", req.dst_offset)] {
+        if offset % 4 != 0 {
+            return Err(PermuteError::UnalignedOffset { which, offset });
+        }
+    }
+    let n = element_count(req.shape)? as u64;
+    let bytes = n
+        .checked_mul(req.elem_size as u64)
+        .ok_or(PermuteError::SizeOverflow)?;
+    for offset in [req.src_offset, req.dst_offset] {
+        offset
+            .checked_add(bytes)
+            .and_then(|end| end.checked_add(4))
+            .ok_or(PermuteError::SizeOverflow)?;
+    }
+
+    let mut plan = Plan {
+        shape: req.shape.to_vec(),
+        perm: req.perm.to_vec(),
+        elem_size: req.elem_size,
+        src_offset: req.src_offset,
+        dst_offset: req.dst_offset,
+        dims: req.shape.iter().map(|&d| d as u64).collect(),
+        dims_perm: req.perm.to_vec(),
+        unit: req.elem_size as u32,
+        kernel: Kernel::Empty,
+        index: IndexMath::U32,
+        bytes,
+        total_workgroups: 0,
+        workgroups: [0, 0, 0],
+        tile: None,
+    };
+    if n == 0 {
+        return Ok(plan);
+    }
+
+    // Simplify, then express the tensor in movement units and simplify again.
+    let shape64: Vec<u64> = req.shape.iter().map(|&d| d as u64).collect();
+    let (mut dims, mut dims_perm) = simplify(&shape64, req.perm);
+    let last = dims.len() - 1;
+    let elem = req.elem_size as u64;
+    let inner_stays = dims_perm[last] == last;
+    let run_bytes = if inner_stays { dims[last] * elem } else { elem };
+    let unit = movement_unit(run_bytes, req.src_offset, req.dst_offset);
+    if inner_stays {
+        dims[last] = run_bytes / unit as u64;
+    } else if elem > unit as u64 {
+        dims.push(elem / unit as u64);
+        dims_perm.push(dims.len() - 1);
+    }
+    let (dims, dims_perm) = simplify(&dims, &dims_perm);
+    plan.dims = dims;
+    plan.dims_perm = dims_perm;
+    plan.unit = unit;
+
+    plan.index = choose_index(&plan, caps, opts)?;
+    plan.kernel = choose_kernel(&plan, caps, opts)?;
+    check_bindings(&plan, caps)?;
+
+    plan.total_workgroups = match plan.kernel {
+        Kernel::Generic => plan
+            .items()
+            .div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64),
+        Kernel::Tiled => {
+            let tile = Tile::for_unit(plan.unit);
+            plan.tile = Some(tile);
+            let (b, r, c) = plan.batch_rows_cols().expect("tiled plans are transposes");
+            b * r.div_ceil(tile.extent()) * c.div_ceil(tile.extent())
+        }
+        Kernel::Copy | Kernel::Empty => 0,
+    };
+    if plan.total_workgroups > 0 {
+        plan.workgroups = fold_grid(plan.total_workgroups, caps.max_workgroups_per_dim)?;
+    }
+    Ok(plan)
+}
+
+/// 32-bit math when every offset in units (plus a workgroup's overshoot) fits in `u32`;
+/// else native 64-bit where the device has it, else emulated pairs.
+fn choose_index(plan: &Plan, caps: &DeviceCaps, opts: &Options) -> Result<IndexMath, PermuteError> {
+    let unit = plan.unit as u64;
+    let reach = (plan.src_offset.max(plan.dst_offset) / unit)
+        .saturating_add(plan.units())
+        .saturating_add((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64);
+    let fits32 = reach <= u32::MAX as u64;
+    match opts.index {
+        Some(IndexMath::U32) if !fits32 => Err(PermuteError::ForcedChoice {
+            what: "u32 index math",
+            why: "the tensor's offsets do not fit in 32 bits",
+        }),
+        Some(IndexMath::U64) if !caps.int64 => Err(PermuteError::ForcedChoice {
+            what: "u64 index math",
+            why: "the device lacks the SHADER_INT64 feature",
+        }),
+        Some(forced) => Ok(forced),
+        None if fits32 => Ok(IndexMath::U32),
+        None if caps.int64 => Ok(IndexMath::U64),
+        None => Ok(IndexMath::U32Pair),
+    }
+}
+
+/// Identity -> copy (when the byte count is a multiple of 4, as buffer copies need);
+/// a batch transpose with both sides at least [`MIN_TILED_EXTENT`] -> tiled; else generic.
+fn choose_kernel(plan: &Plan, caps: &DeviceCaps, opts: &Options) -> Result<Kernel, PermuteError> {
+    let identity = plan.dims_perm.len() == 1;
+    let copy_ok = identity && plan.bytes.is_multiple_of(4);
+    let tiled_ok = tiled_fits(plan, caps);
+    match opts.kernel {
+        Some(Kernel::Empty) => Err(PermuteError::ForcedChoice {
+            what: "empty kernel",
+            why: "the tensor has elements",
+        }),
+        Some(Kernel::Copy) if !copy_ok => Err(PermuteError::ForcedChoice {
+            what: "copy kernel",
+            why: "the permutation is not the identity, or its byte count is not a multiple of 4",
+        }),
+        Some(Kernel::Tiled) => tiled_ok.map(|()| Kernel::Tiled),
+        Some(forced) => Ok(forced),
+        None if copy_ok => Ok(Kernel::Copy),
+        None => {
+            let big = plan
+                .batch_rows_cols()
+                .is_some_and(|(_, r, c)| r >= MIN_TILED_EXTENT && c >= MIN_TILED_EXTENT);
+            Ok(if big && tiled_ok.is_ok() {
+                Kernel::Tiled
+            } else {
+                Kernel::Generic
+            })
+        }
+    }
+}
+
+/// Whether the tiled kernel can run this plan at all (size aside).
+fn tiled_fits(plan: &Plan, caps: &DeviceCaps) -> Result<(), PermuteError> {
+    let refuse = |why| {
+        Err(PermuteError::ForcedChoice {
+            what: "tiled kernel",
+            why,
+        })
+    };
+    let Some((_, r, c)) = plan.batch_rows_cols() else {
+        return refuse(
+            "the simplified permutation is not a batch transpose (..., R, C) -> (..., C, R)",
+        );
+    };
+    let tile = Tile::for_unit(plan.unit);
+    if r % tile.pack as u64 != 0 || c % tile.pack as u64 != 0 {
+        return refuse(
+            "packed 8/16-bit data needs rows and columns divisible by the elements per word",
+        );
+    }
+    if plan.index != IndexMath::U32 {
+        return refuse("the tiled kernel uses 32-bit index math only");
+    }
+    if tile.storage_bytes(plan.unit) > caps.max_workgroup_storage as u64
+        || tile.words * tile.rows > caps.max_invocations
+    {
+        return refuse("the tile does not fit the device's workgroup limits");
+    }
+    Ok(())
+}
+
+/// Shader bindings cover `[0, extent)` of each buffer; each must fit one storage binding.
+fn check_bindings(plan: &Plan, caps: &DeviceCaps) -> Result<(), PermuteError> {
+    if plan.kernel == Kernel::Copy {
+        return Ok(());
+    }
+    for (what, extent) in [
+        ("binding the source", plan.src_extent()),
+        ("binding the destination", plan.dst_extent()),
+    ] {
+        if extent > caps.max_storage_binding {
+            return Err(PermuteError::DeviceLimit {
+                what,
+                limit: "max_storage_buffer_binding_size",
+                need: extent,
+                have: caps.max_storage_binding,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Folds a workgroup count into a 1-D, 2-D or 3-D grid with no side above `max_per_dim`.
+/// The grid may cover a few more workgroups than asked; the shaders skip the extra ones.
+pub fn fold_grid(total: u64, max_per_dim: u32) -> Result<[u32; 3], PermuteError> {
+    let max = max_per_dim.max(1) as u64;
+    let x = total.min(max);
+    let y = total.div_ceil(x).min(max);
+    let z = total.div_ceil(x * y);
+    if z > max {
+        return Err(PermuteError::DeviceLimit {
+            what: "the dispatch",
+            limit: "max_compute_workgroups_per_dimension",
+            need: total,
+            have: max * max * max,
+        });
+    }
+    Ok([x as u32, y as u32, z as u32])
+}
+
+impl fmt::Display for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "shape {:?} perm {:?} ({} B elements, {} B) -> dims {:?} perm {:?} in {} B units; kernel {}",
+            self.shape,
+            self.perm,
+            self.elem_size,
+            self.bytes,
+            self.dims,
+            self.dims_perm,
+            self.unit,
+            self.kernel.name()
+        )?;
+        if let Some(tile) = self.tile {
+            write!(
+                f,
+                " ({}x{} tile, {}x{} threads, {} per word)",
+                tile.extent(),
+                tile.extent(),
+                tile.words,
+                tile.rows,
+                tile.pack
+            )?;
+        }
+        if self.total_workgroups > 0 {
+            write!(
+                f,
+                ", index {}, {} workgroups as {}x{}x{}",
+                self.index.name(),
+                self.total_workgroups,
+                self.workgroups[0],
+                self.workgroups[1],
+                self.workgroups[2]
+            )?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,71 @@
+//! The CPU reference: the obviously correct permute every kernel is checked against.
+
+use crate::PermuteError;
+use crate::plan::{check_perm, element_count};
+
+/// Permutes `src` (contiguous, row-major, `shape`) into a new vector where output dimension
+/// `i` is input dimension `perm[i]` (the numpy / PyTorch convention).
+///
+/// Works on any element type; it walks the output in order and gathers from the input with
+/// plain strides, so it is slow but has no cleverness to get wrong.
+pub fn permute<T: Copy>(
+    src: &[T],
+    shape: &[usize],
+    perm: &[usize],
+) -> Result<Vec<T>, PermuteError> {
+    check_perm(shape.len(), perm)?;
+    let n = element_count(shape)?;
+    if src.len() != n {
+        return Err(PermuteError::DataLength {
+            need: n,
+            have: src.len(),
+        });
+    }
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let rank = shape.len();
+    let mut in_strides = vec![1usize; rank];
+    for d in (0..rank.saturating_sub(1)).rev() {
+        in_strides[d] = in_strides[d + 1] * shape[d + 1];
+    }
+    let out_shape: Vec<usize> = perm.iter().map(|&p| shape[p]).collect();
+    let strides: Vec<usize> = perm.iter().map(|&p| in_strides[p]).collect();
+    let mut index = vec![0usize; rank];
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let offset: usize = index.iter().zip(&strides).map(|(i, s)| i * s).sum();
+        out.push(src[offset]);
+        // Odometer increment over the output shape, last dim fastest.
+        for d in (0..rank).rev() {
+            index[d] += 1;
+            if index[d] < out_shape[d] {
+                break;
+            }
+            index[d] = 0;
+        }
+    }
+    Ok(out)
+}
+
+/// [`permute`] on raw bytes with elements of `elem_size` bytes, for callers that hold a
+/// tensor as bytes (for example a `.npy` payload).
+pub fn permute_bytes(
+    src: &[u8],
+    shape: &[usize],
+    perm: &[usize],
+    elem_size: usize,
+) -> Result<Vec<u8>, PermuteError> {
+    if elem_size == 0 {
+        return Err(PermuteError::ElemSize(elem_size));
+    }
+    let n = element_count(shape)?;
+    if src.len() != n.checked_mul(elem_size).ok_or(PermuteError::SizeOverflow)? {
+        return Err(PermuteError::DataLength {
+            need: n,
+            have: src.len() / elem_size,
+        });
+    }
+    let elems: Vec<&[u8]> = src.chunks_exact(elem_size).collect();
+    Ok(permute(&elems, shape, perm)?.concat())
+}
