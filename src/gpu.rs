@@ -1,0 +1,510 @@
+//! The only module that talks to wgpu: device set-up, the pipeline cache, buffer checks,
+//! error capture, encoding and readback. It executes plans; every choice is made in `plan`.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use wgpu::util::DeviceExt;
+
+use crate::PermuteError;
+use crate::plan::{self, DeviceCaps, Kernel, Plan, Request, Variant};
+use crate::shaders;
+
+/// Reads what the planner needs from a device's limits and features.
+pub fn caps_of(device: &wgpu::Device) -> DeviceCaps {
+    let limits = device.limits();
+    DeviceCaps {
+        max_workgroups_per_dim: limits.max_compute_workgroups_per_dimension,
+        max_workgroup_storage: limits.max_compute_workgroup_storage_size,
+        max_invocations: limits.max_compute_invocations_per_workgroup,
+        max_storage_binding: limits.max_storage_buffer_binding_size,
+        int64: device.features().contains(wgpu::Features::SHADER_INT64),
+    }
+}
+
+/// Features worth having when this crate makes its own device: native 64-bit index math,
+/// and GPU timestamps for honest benchmarks.
+pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::SHADER_INT64
+    .union(wgpu::Features::TIMESTAMP_QUERY)
+    .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
+
+/// Makes a device on the default adapter, honouring `WGPU_BACKEND`, `WGPU_ADAPTER_NAME` and
+/// `WGPU_POWER_PREF`, with the adapter's own limits (not the WebGPU defaults, which cap
+/// workgroups at 256 invocations and 16 KiB of workgroup memory).
+pub fn default_device() -> Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), PermuteError> {
+    device_on(wgpu::Backends::all().with_env())
+}
+
+/// [`default_device`] restricted to `backends` (tests pass Vulkan, so that a machine without
+/// a Vulkan driver fails instead of silently falling back to a GL software adapter).
+pub fn device_on(
+    backends: wgpu::Backends,
+) -> Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), PermuteError> {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    desc.backends = backends;
+    let instance = wgpu::Instance::new(desc);
+    let adapter = pollster::block_on(pick_adapter(&instance, backends))?;
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("wgpu-permute"),
+        required_features: adapter.features() & WANTED_FEATURES,
+        required_limits: adapter.limits(),
+        memory_hints: wgpu::MemoryHints::Performance,
+        ..Default::default()
+    }))
+    .map_err(|e| PermuteError::RequestDevice(e.to_string()))?;
+    Ok((adapter, device, queue))
+}
+
+async fn pick_adapter(
+    instance: &wgpu::Instance,
+    backends: wgpu::Backends,
+) -> Result<wgpu::Adapter, PermuteError> {
+    if let Ok(wanted) = std::env::var("WGPU_ADAPTER_NAME") {
+        let adapters = instance.enumerate_adapters(backends).await;
+        let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+        return adapters
+            .into_iter()
+            .find(|a| {
+                a.get_info()
+                    .name
+                    .to_lowercase()
+                    .contains(&wanted.to_lowercase())
+            })
+            .ok_or_else(|| {
+                PermuteError::NoAdapter(format!(
+                    "WGPU_ADAPTER_NAME={wanted:?} matches none of {names:?}"
+                ))
+            });
+    }
+    instance
+        .request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::from_env()
+                .unwrap_or(wgpu::PowerPreference::HighPerformance),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| PermuteError::NoAdapter(e.to_string()))
+}
+
+/// Runs `f` with wgpu's errors captured, so that a validation or out-of-memory error in this
+/// crate's own calls comes back as a [`PermuteError`] instead of panicking the caller.
+pub fn captured<R>(device: &wgpu::Device, f: impl FnOnce() -> R) -> Result<R, PermuteError> {
+    let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
+    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let result = f();
+    let errors = [
+        pollster::block_on(validation.pop()),
+        pollster::block_on(internal.pop()),
+        pollster::block_on(oom.pop()),
+    ];
+    match errors.into_iter().flatten().next() {
+        None => Ok(result),
+        Some(wgpu::Error::OutOfMemory { .. }) => Err(PermuteError::OutOfMemory(
+            "a buffer or pipeline could not be allocated".into(),
+        )),
+        Some(e) => Err(PermuteError::Validation(e.to_string())),
+    }
+}
+
+/// A bind-group entry for the first `size` bytes of `buffer`.
+fn binding(binding: u32, buffer: &wgpu::Buffer, size: u64) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer,
+            offset: 0,
+            size: wgpu::BufferSize::new(size),
+        }),
+    }
+}
+
+/// Copies `len` bytes of a `MAP_READ` buffer back to the host, waiting for the GPU.
+pub fn read_buffer(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+    len: u64,
+) -> Result<Vec<u8>, PermuteError> {
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    let slice = buffer.slice(..len.next_multiple_of(4));
+    let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();
+    slice.map_async(wgpu::MapMode::Read, move |result| {
+        let _ = sender.send(result);
+    });
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| PermuteError::Readback(e.to_string()))?;
+    pollster::block_on(receiver.receive())
+        .ok_or_else(|| PermuteError::Readback("the map callback never ran".into()))?
+        .map_err(|e| PermuteError::Readback(e.to_string()))?;
+    let bytes = slice
+        .get_mapped_range()
+        .map_err(|e| PermuteError::Readback(e.to_string()))?[..len as usize]
+        .to_vec();
+    buffer.unmap();
+    Ok(bytes)
+}
+
+/// A permute engine bound to one device and queue, caching a compute pipeline per shader
+/// variant. `Send + Sync`: share one across threads.
+pub struct Permuter {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    adapter_info: Option<wgpu::AdapterInfo>,
+    caps: DeviceCaps,
+    pipeline_layout: wgpu::PipelineLayout,
+    bind_group_layout: wgpu::BindGroupLayout,
+    pipelines: Mutex<HashMap<Variant, wgpu::ComputePipeline>>,
+}
+
+impl Permuter {
+    /// Binds to the caller's device and queue.
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
+        let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("wgpu-permute"),
+            entries: &[
+                storage(0, true),
+                storage(1, false),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 2,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("wgpu-permute"),
+            bind_group_layouts: &[Some(&bind_group_layout)],
+            immediate_size: 0,
+        });
+        Permuter {
+            device: device.clone(),
+            queue: queue.clone(),
+            adapter_info: None,
+            caps: caps_of(device),
+            pipeline_layout,
+            bind_group_layout,
+            pipelines: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Makes its own device on the default adapter (see [`default_device`]).
+    pub fn new_default() -> Result<Self, PermuteError> {
+        Self::new_on(wgpu::Backends::all().with_env())
+    }
+
+    /// Makes its own device on the default adapter among `backends` (see [`device_on`]).
+    pub fn new_on(backends: wgpu::Backends) -> Result<Self, PermuteError> {
+        let (adapter, device, queue) = device_on(backends)?;
+        let mut permuter = Permuter::new(&device, &queue);
+        permuter.adapter_info = Some(adapter.get_info());
+        Ok(permuter)
+    }
+
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
+    /// The adapter, when this permuter made its own device.
+    pub fn adapter_info(&self) -> Option<&wgpu::AdapterInfo> {
+        self.adapter_info.as_ref()
+    }
+
+    pub fn caps(&self) -> &DeviceCaps {
+        &self.caps
+    }
+
+    /// Plans a request for this device, without touching the GPU.
+    pub fn plan(&self, req: &Request) -> Result<Plan, PermuteError> {
+        plan::plan(req, &self.caps)
+    }
+
+    /// Number of compiled pipelines held in the cache.
+    pub fn cached_pipelines(&self) -> usize {
+        self.pipelines.lock().map(|p| p.len()).unwrap_or(0)
+    }
+
+    fn pipeline(&self, variant: Variant) -> Result<wgpu::ComputePipeline, PermuteError> {
+        let mut cache = self
+            .pipelines
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(pipeline) = cache.get(&variant) {
+            return Ok(pipeline.clone());
+        }
+        let source = shaders::source(&variant).ok_or(PermuteError::ForcedChoice {
+            what: "shader",
+            why: "this kernel runs no shader",
+        })?;
+        let label = format!(
+            "wgpu-permute {} rank {} unit {} {}",
+            variant.kernel.name(),
+            variant.rank,
+            variant.unit,
+            variant.index.name()
+        );
+        let pipeline = captured(&self.device, || {
+            let module = self
+                .device
+                .create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(&label),
+                    source: wgpu::ShaderSource::Wgsl(source.into()),
+                });
+            self.device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(&label),
+                    layout: Some(&self.pipeline_layout),
+                    module: &module,
+                    entry_point: Some(variant.kernel.name()),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        zero_initialize_workgroup_memory: false,
+                        ..Default::default()
+                    },
+                    cache: None,
+                })
+        })?;
+        cache.insert(variant, pipeline.clone());
+        Ok(pipeline)
+    }
+
+    /// Checks the buffers against a plan: distinct, with the usages and sizes it needs.
+    fn check_buffers(
+        &self,
+        plan: &Plan,
+        src: &wgpu::Buffer,
+        dst: &wgpu::Buffer,
+    ) -> Result<(), PermuteError> {
+        if src == dst {
+            return Err(PermuteError::SameBuffer);
+        }
+        let (src_usage, dst_usage, usage_name) = match plan.kernel {
+            Kernel::Empty => return Ok(()),
+            Kernel::Copy => (
+                wgpu::BufferUsages::COPY_SRC,
+                wgpu::BufferUsages::COPY_DST,
+                ["COPY_SRC", "COPY_DST"],
+            ),
+            Kernel::Generic | Kernel::Tiled => (
+                wgpu::BufferUsages::STORAGE,
+                wgpu::BufferUsages::STORAGE,
+                ["STORAGE", "STORAGE"],
+            ),
+        };
+        let sides = [
+            ("source", src, src_usage, usage_name[0], plan.src_extent()),
+            (
+                "destination",
+                dst,
+                dst_usage,
+                usage_name[1],
+                plan.dst_extent(),
+            ),
+        ];
+        for (which, buffer, usage, missing, extent) in sides {
+            if !buffer.usage().contains(usage) {
+                return Err(PermuteError::MissingUsage { which, missing });
+            }
+            if buffer.size() < extent {
+                return Err(PermuteError::BufferTooSmall {
+                    which,
+                    need: extent,
+                    have: buffer.size(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Records the permute into the caller's encoder, so it batches with other GPU work.
+    /// Nothing runs until the caller submits. Returns the plan it recorded.
+    pub fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        src: &wgpu::Buffer,
+        dst: &wgpu::Buffer,
+        req: &Request,
+    ) -> Result<Plan, PermuteError> {
+        let plan = self.plan(req)?;
+        self.check_buffers(&plan, src, dst)?;
+        match plan.kernel {
+            Kernel::Empty => {}
+            Kernel::Copy => {
+                encoder.copy_buffer_to_buffer(
+                    src,
+                    plan.src_offset,
+                    dst,
+                    plan.dst_offset,
+                    plan.bytes,
+                );
+            }
+            Kernel::Generic | Kernel::Tiled => {
+                let variant = plan.variant().ok_or(PermuteError::ForcedChoice {
+                    what: "shader",
+                    why: "this kernel runs no shader",
+                })?;
+                let pipeline = self.pipeline(variant)?;
+                let bind_group = captured(&self.device, || {
+                    let params =
+                        self.device
+                            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                                label: Some("wgpu-permute params"),
+                                contents: bytemuck::cast_slice(&shaders::params(&plan)),
+                                usage: wgpu::BufferUsages::UNIFORM,
+                            });
+                    self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: Some("wgpu-permute"),
+                        layout: &self.bind_group_layout,
+                        entries: &[
+                            binding(0, src, plan.src_extent()),
+                            binding(1, dst, plan.dst_extent()),
+                            binding(2, &params, params.size()),
+                        ],
+                    })
+                })?;
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("wgpu-permute"),
+                    timestamp_writes: None,
+                });
+                pass.set_pipeline(&pipeline);
+                pass.set_bind_group(0, &bind_group, &[]);
+                let [x, y, z] = plan.workgroups;
+                pass.dispatch_workgroups(x, y, z);
+            }
+        }
+        Ok(plan)
+    }
+
+    /// Records and submits the permute on this permuter's queue. Returns without waiting;
+    /// later work on the queue sees the result.
+    pub fn permute(
+        &self,
+        src: &wgpu::Buffer,
+        dst: &wgpu::Buffer,
+        req: &Request,
+    ) -> Result<Plan, PermuteError> {
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("wgpu-permute"),
+            });
+        let plan = self.encode(&mut encoder, src, dst, req)?;
+        captured(&self.device, || self.queue.submit([encoder.finish()]))?;
+        Ok(plan)
+    }
+
+    /// Host convenience: uploads `data`, permutes it on the GPU and reads the result back.
+    pub fn permute_slice<T: bytemuck::Pod>(
+        &self,
+        data: &[T],
+        shape: &[usize],
+        perm: &[usize],
+    ) -> Result<Vec<T>, PermuteError> {
+        let bytes = self.permute_bytes(
+            bytemuck::cast_slice(data),
+            shape,
+            perm,
+            std::mem::size_of::<T>(),
+        )?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+
+    /// [`Permuter::permute_slice`] on raw bytes holding elements of `elem_size` bytes.
+    pub fn permute_bytes(
+        &self,
+        data: &[u8],
+        shape: &[usize],
+        perm: &[usize],
+        elem_size: usize,
+    ) -> Result<Vec<u8>, PermuteError> {
+        let req = Request::new(shape, perm, elem_size);
+        let plan = self.plan(&req)?;
+        let n = plan::element_count(shape)?;
+        if data.len() != n * elem_size {
+            return Err(PermuteError::DataLength {
+                need: n,
+                have: data.len() / elem_size,
+            });
+        }
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let size = plan.bytes.next_multiple_of(4);
+        let (src, dst, readback) = captured(&self.device, || {
+            let mut padded = data.to_vec();
+            padded.resize(size as usize, 0);
+            let src = self
+                .device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("wgpu-permute input"),
+                    contents: &padded,
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                });
+            let buffer = |label, usage| {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(label),
+                    size,
+                    usage,
+                    mapped_at_creation: false,
+                })
+            };
+            let dst = buffer(
+                "wgpu-permute output",
+                wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+            );
+            let readback = buffer(
+                "wgpu-permute readback",
+                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            );
+            (src, dst, readback)
+        })?;
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("wgpu-permute"),
+            });
+        self.encode(&mut encoder, &src, &dst, &req)?;
+        encoder.copy_buffer_to_buffer(&dst, 0, &readback, 0, size);
+        captured(&self.device, || self.queue.submit([encoder.finish()]))?;
+        read_buffer(&self.device, &readback, plan.bytes)
+    }
+}
+
+/// One-call permute of `src` into `dst` (both contiguous row-major; output dim `i` is input
+/// dim `perm[i]`). Submits on `queue` and returns without waiting. Compiles its pipeline on
+/// every call: hold a [`Permuter`] for repeated use.
+pub fn gpu_permute(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    src: &wgpu::Buffer,
+    dst: &wgpu::Buffer,
+    shape: &[usize],
+    perm: &[usize],
+    elem_size: usize,
+) -> Result<(), PermuteError> {
+    Permuter::new(device, queue)
+        .permute(src, dst, &Request::new(shape, perm, elem_size))
+        .map(|_| ())
+}

@@ -1,0 +1,544 @@
+//! GPU output against the CPU reference, on a real device (lavapipe in CI).
+//! Every failure message includes the plan of the failing case.
+
+mod common;
+
+use common::{check, gpu, permutations, test_bytes};
+use proptest::prelude::*;
+use wgpu::util::DeviceExt;
+use wgpu_permute::plan::{ELEM_SIZES, MAX_RANK, Variant};
+use wgpu_permute::{
+    IndexMath, Kernel, Options, PermuteError, Request, gpu_permute, read_buffer, reference, shaders,
+};
+
+/// Runs every case and fails once with all the messages, so one run shows every bad case.
+fn expect_all_ok(failures: Vec<String>, total: usize) {
+    assert!(
+        failures.is_empty(),
+        "{} of {total} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+const GENERIC: Options = Options {
+    kernel: Some(Kernel::Generic),
+    index: None,
+};
+const TILED: Options = Options {
+    kernel: Some(Kernel::Tiled),
+    index: None,
+};
+
+#[test]
+fn every_permutation_of_ranks_1_to_5_every_elem_size() {
+    let Some(p) = gpu() else { return };
+    let base = [5usize, 3, 7, 2, 3];
+    let (mut failures, mut total) = (Vec::new(), 0);
+    for rank in 1..=5 {
+        for (i, perm) in permutations(rank).iter().enumerate() {
+            for &elem in &ELEM_SIZES {
+                // Vary the offsets so that narrower movement sizes run too.
+                let offsets = (4 * (i as u64 % 3), 4 * ((i as u64 + 1) % 2));
+                for options in [Options::default(), GENERIC] {
+                    total += 1;
+                    if let Err(m) = check(p, &base[..rank], perm, elem, options, offsets) {
+                        failures.push(m);
+                    }
+                }
+            }
+        }
+    }
+    expect_all_ok(failures, total);
+}
+
+/// Row and column counts around each tile's edge, kept to multiples of the packing so the
+/// packed tiled kernels apply.
+fn edge_sizes(elem: usize) -> Vec<usize> {
+    match elem {
+        1 => vec![4, 60, 64, 68, 124, 128, 132],
+        2 => vec![2, 30, 32, 34, 62, 64, 66, 130],
+        16 => vec![1, 15, 16, 17, 31, 33, 65],
+        _ => vec![1, 31, 32, 33, 63, 64, 65],
+    }
+}
+
+#[test]
+fn tile_edges_every_elem_size_tiled_and_generic() {
+    let Some(p) = gpu() else { return };
+    let (mut failures, mut total) = (Vec::new(), 0);
+    for &elem in &ELEM_SIZES {
+        let sizes = edge_sizes(elem);
+        for &r in &sizes {
+            for &c in &sizes {
+                for batch in [1, 3] {
+                    let shape = [batch, r, c];
+                    // A side of 1 simplifies to a copy: tiling cannot be forced there.
+                    let kernels = if r > 1 && c > 1 {
+                        &[TILED, GENERIC][..]
+                    } else {
+                        &[GENERIC]
+                    };
+                    for &options in kernels {
+                        total += 1;
+                        match check(p, &shape, &[0, 2, 1], elem, options, (0, 0)) {
+                            Ok(plan) => assert_eq!(plan.kernel, options.kernel.unwrap(), "{plan}"),
+                            Err(m) => failures.push(m),
+                        }
+                    }
+                }
+            }
+        }
+    }
+    expect_all_ok(failures, total);
+}
+
+#[test]
+fn packed_tiled_refuses_sizes_it_cannot_pack_and_generic_handles_them() {
+    let Some(p) = gpu() else { return };
+    for (elem, r, c) in [(1, 33, 64), (1, 64, 66), (2, 31, 64), (2, 64, 65)] {
+        let shape = [r, c];
+        let req = Request::new(&shape, &[1, 0], elem).with_options(TILED);
+        assert!(
+            matches!(p.plan(&req), Err(PermuteError::ForcedChoice { .. })),
+            "{elem} {r} {c}"
+        );
+        let plan = check(p, &[r, c], &[1, 0], elem, Options::default(), (0, 0)).unwrap();
+        assert_eq!(plan.kernel, Kernel::Generic, "{plan}");
+    }
+}
+
+#[test]
+fn size_zero_and_size_one_dims() {
+    let Some(p) = gpu() else { return };
+    let cases: &[(&[usize], &[usize])] = &[
+        (&[1], &[0]),
+        (&[1, 1, 1], &[2, 0, 1]),
+        (&[1, 7, 1, 5], &[3, 2, 1, 0]),
+        (&[4, 1, 6], &[2, 1, 0]),
+        (&[0], &[0]),
+        (&[3, 0, 5], &[2, 0, 1]),
+        (&[0, 1], &[1, 0]),
+    ];
+    let (mut failures, mut total) = (Vec::new(), 0);
+    for (shape, perm) in cases {
+        for &elem in &ELEM_SIZES {
+            total += 1;
+            match check(p, shape, perm, elem, Options::default(), (4, 4)) {
+                Ok(plan) if shape.contains(&0) => assert_eq!(plan.kernel, Kernel::Empty),
+                Ok(_) => {}
+                Err(m) => failures.push(m),
+            }
+        }
+    }
+    expect_all_ok(failures, total);
+}
+
+/// A shape whose simplified form has exactly `rank` dims: reversing dims of extent 2 or 3
+/// leaves nothing to merge, and an odd innermost extent keeps the movement size at one element.
+fn unmergeable(rank: usize) -> (Vec<usize>, Vec<usize>) {
+    let shape = (0..rank)
+        .map(|d| if d + 1 == rank { 3 } else { 2 })
+        .collect();
+    let perm = (0..rank).rev().collect();
+    (shape, perm)
+}
+
+#[test]
+fn every_shader_variant_runs_and_matches_the_reference() {
+    let Some(p) = gpu() else { return };
+    let (mut failures, mut total) = (Vec::new(), 0);
+    for variant in shaders::all_variants() {
+        if variant.index == IndexMath::U64 && !p.caps().int64 {
+            eprintln!("device lacks SHADER_INT64: u64 variants not run");
+            continue;
+        }
+        let elem = variant.unit as usize;
+        let (shape, perm) = match variant.kernel {
+            Kernel::Tiled => (vec![2, 20, 36], vec![0, 2, 1]),
+            _ => unmergeable(variant.rank),
+        };
+        let options = Options {
+            kernel: Some(variant.kernel),
+            index: Some(variant.index),
+        };
+        total += 1;
+        match check(p, &shape, &perm, elem, options, (0, 0)) {
+            Ok(plan) => assert_eq!(plan.variant(), Some(variant), "{plan}"),
+            Err(m) => failures.push(m),
+        }
+    }
+    // The copy path.
+    for &elem in &ELEM_SIZES {
+        total += 1;
+        match check(p, &[4, 6], &[0, 1], elem, Options::default(), (8, 4)) {
+            Ok(plan) => assert_eq!(plan.kernel, Kernel::Copy, "{plan}"),
+            Err(m) => failures.push(m),
+        }
+    }
+    expect_all_ok(failures, total);
+}
+
+#[test]
+fn forced_64_bit_index_math_on_common_permutes() {
+    let Some(p) = gpu() else { return };
+    let mut indices = vec![IndexMath::U32Pair];
+    if p.caps().int64 {
+        indices.push(IndexMath::U64);
+    }
+    let cases: &[(&[usize], &[usize])] = &[
+        (&[8, 12, 5, 6], &[0, 2, 1, 3]),
+        (&[6, 10, 7, 9], &[0, 2, 3, 1]),
+        (&[33, 65], &[1, 0]),
+        (&[4, 5, 6], &[2, 1, 0]),
+    ];
+    let (mut failures, mut total) = (Vec::new(), 0);
+    for index in indices {
+        for (shape, perm) in cases {
+            for &elem in &ELEM_SIZES {
+                let options = Options {
+                    kernel: Some(Kernel::Generic),
+                    index: Some(index),
+                };
+                total += 1;
+                if let Err(m) = check(p, shape, perm, elem, options, (4, 12)) {
+                    failures.push(m);
+                }
+            }
+        }
+    }
+    expect_all_ok(failures, total);
+}
+
+/// The 64-bit helpers are only reached past 2^32 on real tensors, far beyond what a test
+/// can allocate; this runs them on large values directly and compares with host u64 math.
+#[test]
+fn index_math_64_bit_helpers_match_host_arithmetic() {
+    let Some(p) = gpu() else { return };
+    let pairs: [(u64, u64); 8] = [
+        (0, 1),
+        (7, 3),
+        (u32::MAX as u64 + 5, 3),
+        (1 << 40, 1_000_003),
+        (0x1234_5678_9abc_def0, 0x1_0000_0001),
+        ((1 << 62) + 12345, 1 << 33),
+        (123_456_789_012, 123_456_789_013),
+        ((1 << 63) - 1, 65_537),
+    ];
+    let mut indices = vec![IndexMath::U32Pair];
+    if p.caps().int64 {
+        indices.push(IndexMath::U64);
+    }
+    for index in indices {
+        let source = format!(
+            "@group(0) @binding(0) var<storage, read> input: array<u32>;
+             @group(0) @binding(1) var<storage, read_write> output: array<u32>;
+             fn param(i: u32) -> u32 {{ return input[i]; }}
+             {}
+             fn put(slot: u32, v: Idx) {{
+                 output[2u * slot] = iu32(v);
+                 let hi = idiv(v, imul(ix(65536u), ix(65536u)));
+                 output[2u * slot + 1u] = iu32(hi);
+             }}
+             @compute @workgroup_size(1)
+             fn main(@builtin(global_invocation_id) id: vec3<u32>) {{
+                 let a = ip(2u * id.x);
+                 let b = ip(2u * id.x + 1u);
+                 let base = 6u * id.x;
+                 put(base, iadd(a, b));
+                 put(base + 1u, imul(a, b));
+                 put(base + 2u, idiv(a, b));
+                 put(base + 3u, imod(a, b));
+                 put(base + 4u, select(ix(0u), ix(1u), ilt(a, b)));
+                 put(base + 5u, select(ix(0u), ix(1u), ilt(b, a)));
+             }}",
+            shaders::index_math(index)
+        );
+        let device = p.device();
+        // ip(k) reads words 4 + 2k and 5 + 2k.
+        let mut words = vec![0u32; 4];
+        for (a, b) in pairs {
+            for v in [a, b] {
+                words.extend([v as u32, (v >> 32) as u32]);
+            }
+        }
+        let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: None,
+            contents: bytemuck::cast_slice(&words),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let out_size = (pairs.len() * 6 * 8) as u64;
+        let output = device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: out_size,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let readback = device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: out_size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: None,
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: None,
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: input.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: output.as_entire_binding(),
+                },
+            ],
+        });
+        let mut encoder = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(pairs.len() as u32, 1, 1);
+        }
+        encoder.copy_buffer_to_buffer(&output, 0, &readback, 0, out_size);
+        p.queue().submit([encoder.finish()]);
+        let got: Vec<u64> =
+            bytemuck::pod_collect_to_vec(&read_buffer(device, &readback, out_size).unwrap());
+        for (i, (a, b)) in pairs.into_iter().enumerate() {
+            let want = [
+                a.wrapping_add(b),
+                a.wrapping_mul(b),
+                a / b,
+                a % b,
+                (a < b) as u64,
+                (b < a) as u64,
+            ];
+            assert_eq!(&got[6 * i..6 * i + 6], &want, "{index:?} on ({a}, {b})");
+        }
+    }
+}
+
+#[test]
+fn permute_slice_on_typed_data() {
+    let Some(p) = gpu() else { return };
+    let m: Vec<f32> = (0..6).map(|v| v as f32 + 0.5).collect();
+    assert_eq!(
+        p.permute_slice(&m, &[2, 3], &[1, 0]).unwrap(),
+        [0.5, 3.5, 1.5, 4.5, 2.5, 5.5]
+    );
+    let h: Vec<u16> = (0..24).collect();
+    assert_eq!(
+        p.permute_slice(&h, &[2, 3, 4], &[2, 0, 1]).unwrap(),
+        reference::permute(&h, &[2, 3, 4], &[2, 0, 1]).unwrap()
+    );
+    let b: Vec<u8> = (0..105).collect();
+    assert_eq!(
+        p.permute_slice(&b, &[3, 5, 7], &[1, 2, 0]).unwrap(),
+        reference::permute(&b, &[3, 5, 7], &[1, 2, 0]).unwrap()
+    );
+    let w: Vec<[u32; 4]> = (0..12).map(|i| [i, i + 100, i + 200, i + 300]).collect();
+    assert_eq!(
+        p.permute_slice(&w, &[3, 4], &[1, 0]).unwrap(),
+        reference::permute(&w, &[3, 4], &[1, 0]).unwrap()
+    );
+    let d: Vec<u64> = (0..30).map(|i| i * 0x1_0000_0001).collect();
+    assert_eq!(
+        p.permute_slice(&d, &[5, 6], &[1, 0]).unwrap(),
+        reference::permute(&d, &[5, 6], &[1, 0]).unwrap()
+    );
+    let empty: Vec<f32> = Vec::new();
+    assert!(
+        p.permute_slice(&empty, &[0, 3], &[1, 0])
+            .unwrap()
+            .is_empty()
+    );
+}
+
+fn buffer(p: &wgpu_permute::Permuter, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    p.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("test"),
+        size,
+        usage,
+        mapped_at_creation: false,
+    })
+}
+
+#[test]
+fn buffer_errors_are_typed_and_nothing_panics() {
+    let Some(p) = gpu() else { return };
+    use wgpu::BufferUsages as U;
+    let storage = buffer(p, 256, U::STORAGE | U::COPY_SRC | U::COPY_DST);
+    let other = buffer(p, 256, U::STORAGE | U::COPY_SRC | U::COPY_DST);
+    let small = buffer(p, 64, U::STORAGE);
+    let no_storage = buffer(p, 256, U::COPY_SRC | U::COPY_DST);
+    let transpose = Request::new(&[4, 8], &[1, 0], 4);
+    let identity = Request::new(&[4, 8], &[0, 1], 4);
+    let run = |src: &wgpu::Buffer, dst: &wgpu::Buffer, req: &Request| p.permute(src, dst, req);
+
+    assert_eq!(
+        run(&storage, &storage, &transpose),
+        Err(PermuteError::SameBuffer)
+    );
+    assert_eq!(
+        run(&no_storage, &other, &transpose),
+        Err(PermuteError::MissingUsage {
+            which: "source",
+            missing: "STORAGE"
+        })
+    );
+    assert_eq!(
+        run(&storage, &no_storage, &transpose),
+        Err(PermuteError::MissingUsage {
+            which: "destination",
+            missing: "STORAGE"
+        })
+    );
+    assert_eq!(
+        run(&small, &other, &identity),
+        Err(PermuteError::MissingUsage {
+            which: "source",
+            missing: "COPY_SRC"
+        })
+    );
+    assert_eq!(
+        run(&storage, &small, &transpose),
+        Err(PermuteError::BufferTooSmall {
+            which: "destination",
+            need: 128,
+            have: 64
+        })
+    );
+    assert_eq!(
+        run(&storage, &other, &transpose.with_offsets(192, 0)),
+        Err(PermuteError::BufferTooSmall {
+            which: "source",
+            need: 320,
+            have: 256
+        })
+    );
+    assert_eq!(
+        run(&storage, &other, &Request::new(&[4, 8], &[1, 1], 4)),
+        Err(PermuteError::PermDuplicate { value: 1 })
+    );
+    assert_eq!(
+        p.permute_slice(&[1u32, 2, 3], &[2, 2], &[1, 0]),
+        Err(PermuteError::DataLength { need: 4, have: 3 })
+    );
+    assert_eq!(
+        p.permute_slice(&[[0u8; 3]; 4], &[2, 2], &[1, 0]),
+        Err(PermuteError::ElemSize(3))
+    );
+    assert_eq!(
+        gpu_permute(p.device(), p.queue(), &storage, &other, &[4, 8], &[0], 4),
+        Err(PermuteError::PermLength {
+            perm_len: 1,
+            rank: 2
+        })
+    );
+}
+
+#[test]
+fn gpu_permute_and_recording_into_the_callers_encoder() {
+    let Some(p) = gpu() else { return };
+    use wgpu::BufferUsages as U;
+    let device = p.device();
+    let shape = [6usize, 10, 14];
+    let data: Vec<u32> = (0..(6 * 10 * 14) as u32).collect();
+    let bytes = (data.len() * 4) as u64;
+    let a = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: None,
+        contents: bytemuck::cast_slice(&data),
+        usage: U::STORAGE,
+    });
+    let b = buffer(p, bytes, U::STORAGE);
+    let c = buffer(p, bytes, U::STORAGE | U::COPY_SRC);
+    let readback = buffer(p, bytes, U::MAP_READ | U::COPY_DST);
+
+    // The one-call entry, then a second permute recorded with other work in one encoder.
+    gpu_permute(device, p.queue(), &a, &b, &shape, &[2, 0, 1], 4).unwrap();
+    let mut encoder = device.create_command_encoder(&Default::default());
+    p.encode(
+        &mut encoder,
+        &b,
+        &c,
+        &Request::new(&[14, 6, 10], &[1, 0, 2], 4),
+    )
+    .unwrap();
+    encoder.copy_buffer_to_buffer(&c, 0, &readback, 0, bytes);
+    p.queue().submit([encoder.finish()]);
+    let got: Vec<u32> =
+        bytemuck::pod_collect_to_vec(&read_buffer(device, &readback, bytes).unwrap());
+    let once = reference::permute(&data, &shape, &[2, 0, 1]).unwrap();
+    assert_eq!(
+        got,
+        reference::permute(&once, &[14, 6, 10], &[1, 0, 2]).unwrap()
+    );
+}
+
+#[test]
+fn unmergeable_helper_really_keeps_the_rank() {
+    for rank in 1..=MAX_RANK {
+        let (shape, perm) = unmergeable(rank);
+        let plan = wgpu_permute::plan(&Request::new(&shape, &perm, 4), &Default::default());
+        // Pure planning: runs without a GPU.
+        let plan = plan.unwrap();
+        assert_eq!(plan.dims.len(), rank, "{plan}");
+        let _: Option<Variant> = plan.variant();
+    }
+}
+
+/// A random tensor of rank 1..=8 with small dims (total at most a few thousand elements), a
+/// random permutation of it, an element size and word-aligned offsets.
+fn random_case() -> impl Strategy<Value = (Vec<usize>, Vec<usize>, usize, (u64, u64))> {
+    (1usize..=8)
+        .prop_flat_map(|rank| {
+            (
+                proptest::collection::vec(1usize..=5, rank),
+                Just((0..rank).collect::<Vec<_>>()).prop_shuffle(),
+                proptest::sample::select(ELEM_SIZES.to_vec()),
+                (0u64..5, 0u64..5),
+            )
+        })
+        .prop_filter("keep GPU cases small", |(shape, ..)| {
+            shape.iter().product::<usize>() <= 8192
+        })
+        .prop_map(|(shape, perm, elem, (a, b))| (shape, perm, elem, (4 * a, 4 * b)))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_permutes_up_to_rank_8_match_the_reference(case in random_case()) {
+        let Some(p) = gpu() else { return Ok(()) };
+        let (shape, perm, elem, offsets) = case;
+        for options in [Options::default(), GENERIC] {
+            if let Err(m) = check(p, &shape, &perm, elem, options, offsets) {
+                prop_assert!(false, "{}", m);
+            }
+        }
+    }
+}
+
+#[test]
+fn test_data_shows_misplaced_writes() {
+    // The checker's data must make any two elements distinguishable, or a swapped pair of
+    // elements would pass: neighbouring 4-byte elements never repeat in a long run.
+    let data = test_bytes(4 * 4096, 7);
+    let words: Vec<&[u8]> = data.chunks(4).collect();
+    let distinct: std::collections::HashSet<_> = words.iter().collect();
+    assert!(distinct.len() > 4000, "{}", distinct.len());
+}
