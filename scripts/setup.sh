@@ -1,0 +1,34 @@
+# Sourced by scripts/demo.sh and scripts/test.sh: makes a fresh Debian machine ready.
+# Installs a Vulkan driver when none is present (Mesa's lavapipe runs Vulkan on the CPU,
+# so no GPU is needed) and selects the Vulkan backend, since wgpu would otherwise fall back
+# to a GL software adapter without saying so.
+set -euo pipefail
+
+if ! command -v cargo >/dev/null 2>&1; then
+    echo "error: cargo not found: install Rust (https://rustup.rs) first" >&2
+    exit 1
+fi
+
+vulkan_ready() {
+    local libs icds
+    libs="$(ldconfig -p 2>/dev/null || true)"
+    icds="$(ls /usr/share/vulkan/icd.d/ /etc/vulkan/icd.d/ 2>/dev/null || true)"
+    [[ "$libs" == *libvulkan.so.1* && "$icds" == *.json* ]]
+}
+if ! vulkan_ready; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "setup: installing Mesa's Vulkan drivers (lavapipe)..."
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mesa-vulkan-drivers libvulkan1 >/dev/null
+    else
+        echo "error: no Vulkan driver found: install mesa-vulkan-drivers (as root: apt-get install mesa-vulkan-drivers)" >&2
+        exit 1
+    fi
+fi
+
+export WGPU_BACKEND="${WGPU_BACKEND:-vulkan}"
+# Mesa's window-system probing complains without one; no window is ever opened.
+if [ -z "${XDG_RUNTIME_DIR:-}" ] || [ ! -d "${XDG_RUNTIME_DIR}" ]; then
+    XDG_RUNTIME_DIR="$(mktemp -d)"
+    export XDG_RUNTIME_DIR
+fi
