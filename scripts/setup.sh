@@ -1,4 +1,4 @@
-# Sourced by scripts/demo.sh and scripts/test.sh: makes a fresh Debian machine ready.
+# Sourced by scripts/bench.sh and scripts/test.sh: makes a fresh Debian machine ready.
 # Installs a Vulkan driver when none is present (Mesa's lavapipe runs Vulkan on the CPU,
 # so no GPU is needed) and selects the Vulkan backend, since wgpu would otherwise fall back
 # to a GL software adapter without saying so.
@@ -24,6 +24,14 @@ if ! vulkan_ready; then
         echo "error: no Vulkan driver found: install mesa-vulkan-drivers (as root: apt-get install mesa-vulkan-drivers)" >&2
         exit 1
     fi
+fi
+
+# numpy, for the command-line tool's .npy round-trip test.
+if ! python3 -c 'import numpy' >/dev/null 2>&1; then
+    echo "setup: installing numpy..."
+    python3 -m pip install -q numpy 2>/dev/null ||
+        { [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-numpy >/dev/null; } ||
+        { echo "error: could not install numpy (pip install numpy)" >&2; exit 1; }
 fi
 
 export WGPU_BACKEND="${WGPU_BACKEND:-vulkan}"

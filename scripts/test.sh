@@ -3,4 +3,4 @@
 # adapter, lavapipe on a machine without a GPU). Release mode: lavapipe is slow enough.
 source "$(dirname "$0")/setup.sh"
 cd "$(dirname "$0")/.."
-cargo test --release "$@"
+cargo test --release --features cli "$@"

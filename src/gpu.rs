@@ -437,13 +437,19 @@ impl Permuter {
         perm: &[usize],
         elem_size: usize,
     ) -> Result<Vec<u8>, PermuteError> {
-        let req = Request::new(shape, perm, elem_size);
+        self.permute_host(data, &Request::new(shape, perm, elem_size))
+    }
+
+    /// Host round trip for a full request (its forced options apply; its offsets are
+    /// ignored, since the buffers are made here).
+    pub fn permute_host(&self, data: &[u8], req: &Request) -> Result<Vec<u8>, PermuteError> {
+        let req = req.with_offsets(0, 0);
         let plan = self.plan(&req)?;
-        let n = plan::element_count(shape)?;
-        if data.len() != n * elem_size {
+        let n = plan::element_count(req.shape)?;
+        if data.len() as u64 != plan.bytes {
             return Err(PermuteError::DataLength {
                 need: n,
-                have: data.len() / elem_size,
+                have: data.len() / req.elem_size,
             });
         }
         if n == 0 {

@@ -24,6 +24,7 @@
 //! # Ok::<(), wgpu_permute::PermuteError>(())
 //! ```
 
+pub mod bench;
 mod error;
 mod gpu;
 pub mod plan;

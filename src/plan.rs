@@ -232,6 +232,8 @@ pub struct Plan {
     pub workgroups: [u32; 3],
     /// Tile geometry when `kernel` is [`Kernel::Tiled`].
     pub tile: Option<Tile>,
+    /// The kernel the request forced, if any.
+    pub forced_kernel: Option<Kernel>,
 }
 
 /// Validates a permutation against a rank.
@@ -446,6 +448,7 @@ pub fn plan(req: &Request, caps: &DeviceCaps) -> Result<Plan, PermuteError> {
         total_workgroups: 0,
         workgroups: [0, 0, 0],
         tile: None,
+        forced_kernel: req.options.kernel,
     };
     if n == 0 {
         return Ok(plan);
@@ -614,6 +617,110 @@ pub fn fold_grid(total: u64, max_per_dim: u32) -> Result<[u32; 3], PermuteError>
         });
     }
     Ok([x as u32, y as u32, z as u32])
+}
+
+impl Plan {
+    /// The plan's decisions, one sentence each, for people (`wgpu-permute plan`). `caps` must
+    /// be the device the plan was made for.
+    pub fn explain(&self, caps: &DeviceCaps) -> Vec<String> {
+        let n: u64 = self.shape.iter().map(|&d| d as u64).product();
+        let mut why = vec![format!(
+            "{n} elements of {} bytes: {} bytes read and {} written",
+            self.elem_size, self.bytes, self.bytes
+        )];
+        if self.kernel == Kernel::Empty {
+            why.push("no elements: nothing to do".into());
+            return why;
+        }
+        let original: Vec<u64> = self.shape.iter().map(|&d| d as u64).collect();
+        let (dims, perm) = simplify(&original, &self.perm);
+        if dims == original {
+            why.push("no size-1 dims and no dims that move together: nothing to simplify".into());
+        } else {
+            why.push(format!(
+                "dropping size-1 dims and merging dims that move together gives dims {dims:?}, perm {perm:?}"
+            ));
+        }
+        let elem = self.elem_size as u32;
+        why.push(if self.unit > elem {
+            format!(
+                "the innermost dim stays innermost: its rows move in {}-byte units (the widest that divides the row and both offsets)",
+                self.unit
+            )
+        } else if self.unit < elem {
+            format!(
+                "the offsets allow only {}-byte units: each {elem}-byte element moves as {} units",
+                self.unit,
+                elem / self.unit
+            )
+        } else {
+            format!("elements move whole, {} bytes at a time", self.unit)
+        });
+        if self.pack() > 1 {
+            why.push(format!(
+                "{}-bit data is packed {} to a 32-bit word; each thread owns whole output words (no SHADER_F16 needed)",
+                8 * self.unit,
+                self.pack()
+            ));
+        }
+        if self.dims != dims {
+            why.push(format!(
+                "in units: dims {:?}, perm {:?}",
+                self.dims, self.dims_perm
+            ));
+        }
+        if self.kernel != Kernel::Copy {
+            why.push(match self.index {
+                IndexMath::U32 => "every offset fits in 32 bits: u32 index math".into(),
+                IndexMath::U64 => "offsets exceed 32 bits: native u64 index math (SHADER_INT64)".into(),
+                IndexMath::U32Pair => {
+                    "offsets exceed 32 bits and the device lacks SHADER_INT64: 64-bit math on u32 pairs".into()
+                }
+            });
+        }
+        why.push(match self.kernel {
+            Kernel::Empty => unreachable!("returned above"),
+            Kernel::Copy => "the permutation is the identity: a buffer-to-buffer copy".into(),
+            Kernel::Tiled => {
+                let (b, r, c) = self.batch_rows_cols().unwrap_or((0, 0, 0));
+                let tile = self.tile.unwrap_or(Tile::for_unit(self.unit));
+                format!(
+                    "a batch transpose of {b} x ({r} x {c}): the tiled kernel, {0}x{0} tiles through workgroup memory with coalesced reads and writes",
+                    tile.extent()
+                )
+            }
+            Kernel::Generic if self.options_forced_generic() => {
+                "the generic kernel, as forced by the request's options".into()
+            }
+            Kernel::Generic => match self.batch_rows_cols() {
+                None => "not a batch transpose: the generic kernel (each thread decodes its output positions and gathers)".into(),
+                Some((_, r, c)) if r < MIN_TILED_EXTENT || c < MIN_TILED_EXTENT => format!(
+                    "a batch transpose with a side below {MIN_TILED_EXTENT} ({r} x {c}): the generic kernel, as most of a tile would idle"
+                ),
+                Some(_) => match tiled_fits(self, caps) {
+                    Err(PermuteError::ForcedChoice { why, .. }) => {
+                        format!("a batch transpose, but {why}: the generic kernel")
+                    }
+                    _ => "the generic kernel".into(),
+                },
+            },
+        });
+        if self.total_workgroups > 0 {
+            why.push(format!(
+                "{} workgroups, dispatched as {}x{}x{} (at most {} per dimension)",
+                self.total_workgroups,
+                self.workgroups[0],
+                self.workgroups[1],
+                self.workgroups[2],
+                caps.max_workgroups_per_dim
+            ));
+        }
+        why
+    }
+
+    fn options_forced_generic(&self) -> bool {
+        self.forced_kernel == Some(Kernel::Generic)
+    }
 }
 
 impl fmt::Display for Plan {

@@ -1,0 +1,117 @@
+//! Benchmark results as JSON and as an SVG bar chart of bandwidth ratios per case.
+
+use std::path::Path;
+
+use plotters::prelude::*;
+use serde_json::{Value, json};
+use wgpu_permute::bench::{CaseResult, Clock};
+
+pub fn json(device: &str, clock: Clock, command: &str, results: &[CaseResult]) -> Value {
+    let cases: Vec<Value> = results
+        .iter()
+        .map(|r| {
+            json!({
+                "case": r.case.label(),
+                "shape": r.case.shape,
+                "perm": r.case.perm,
+                "elem_size": r.case.elem_size,
+                "bytes": r.case.bytes(),
+                "kernel": r.plan.kernel.name(),
+                "plan": r.plan.to_string(),
+                "permute_median_s": r.permute.median.as_secs_f64(),
+                "permute_min_s": r.permute.min.as_secs_f64(),
+                "buffer_copy_median_s": r.buffer_copy.median.as_secs_f64(),
+                "shader_copy_median_s": r.shader_copy.median.as_secs_f64(),
+                "cpu_reference_s": r.cpu_reference.as_secs_f64(),
+                "gbps": r.gbps(),
+                "vs_buffer_copy": r.vs_buffer_copy(),
+                "vs_shader_copy": r.vs_shader_copy(),
+            })
+        })
+        .collect();
+    json!({
+        "device": device,
+        "timing": clock.describe(),
+        "command": command,
+        "cases": cases,
+    })
+}
+
+/// A bar series: legend, colour, offset within a case's row, and the ratio it shows.
+type Series = (&'static str, RGBColor, i32, fn(&CaseResult) -> f64);
+
+/// Horizontal bars per case: permute bandwidth over the buffer copy's (blue) and over the
+/// shader copy's (orange), with a line at 1.0 (as fast as the copy).
+pub fn plot(path: &Path, device: &str, results: &[CaseResult]) -> Result<(), String> {
+    let fail = |e: &dyn std::fmt::Display| format!("cannot draw {}: {e}", path.display());
+    let n = results.len() as i32;
+    let root = SVGBackend::new(path, (1000, 130 + 40 * n as u32)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| fail(&e))?;
+    let max = results
+        .iter()
+        .flat_map(|r| [r.vs_buffer_copy(), r.vs_shader_copy()])
+        .fold(1.0f64, f64::max)
+        * 1.1;
+    // Case i occupies y in [10 i, 10 i + 10), listed top to bottom.
+    let row = |i: usize| 10 * (n - 1 - i as i32);
+    let centres: Vec<i32> = (0..results.len()).map(|i| row(i) + 5).collect();
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            format!("permute bandwidth / copy bandwidth, {device}"),
+            ("sans-serif", 18),
+        )
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(250)
+        .build_cartesian_2d(0f64..max, (0..10 * n).with_key_points(centres))
+        .map_err(|e| fail(&e))?;
+    let labels: Vec<String> = results.iter().map(|r| r.case.label()).collect();
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_label_formatter(&|y| {
+            let i = (n - 1 - (y - 5) / 10) as usize;
+            labels.get(i).cloned().unwrap_or_default()
+        })
+        .x_desc("ratio of bandwidths (median times); 1.0 = as fast as the copy")
+        .draw()
+        .map_err(|e| fail(&e))?;
+    let series: [Series; 2] = [
+        (
+            "/ buffer copy",
+            RGBColor(31, 119, 180),
+            5,
+            CaseResult::vs_buffer_copy,
+        ),
+        (
+            "/ shader copy",
+            RGBColor(255, 127, 14),
+            1,
+            CaseResult::vs_shader_copy,
+        ),
+    ];
+    for (name, color, low, value) in series {
+        chart
+            .draw_series(results.iter().enumerate().map(|(i, r)| {
+                let y = row(i) + low;
+                Rectangle::new([(0.0, y), (value(r), y + 4)], color.filled())
+            }))
+            .map_err(|e| fail(&e))?
+            .label(name)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled()));
+    }
+    chart
+        .draw_series(LineSeries::new(
+            [(1.0, 0), (1.0, 10 * n)],
+            BLACK.stroke_width(1),
+        ))
+        .map_err(|e| fail(&e))?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| fail(&e))?;
+    root.present().map_err(|e| fail(&e))
+}
