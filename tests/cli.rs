@@ -173,3 +173,34 @@ fn plan_explains_its_choices_without_a_device() {
         assert!(text.contains(part), "{text}");
     }
 }
+
+#[test]
+fn bench_runs_a_case_and_writes_json_and_plot() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let dir = temp_dir("bench");
+    let (json, svg) = (dir.join("b.json"), dir.join("b.svg"));
+    let out = Command::new(BIN)
+        .args(["bench", "--runs", "2", "--filter", "[3,1000,7]", "--json"])
+        .arg(&json)
+        .arg("--plot")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("[3,1000,7] (2,0,1) 4B") && text.contains("permute / shader copy"),
+        "{text}"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(report["cases"].as_array().unwrap().len(), 1);
+    assert!(report["cases"][0]["vs_buffer_copy"].as_f64().unwrap() > 0.0);
+    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+    std::fs::remove_dir_all(dir).ok();
+}

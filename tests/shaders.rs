@@ -64,3 +64,13 @@ fn shader_files_are_named_after_their_kernels() {
     assert!(shaders::GENERIC_WGSL.contains("fn generic("));
     assert!(shaders::TILED_WGSL.contains("fn tiled("));
 }
+
+#[test]
+fn the_benchmark_copy_shader_validates() {
+    let module = validate(
+        wgpu_permute::bench::VEC4_COPY_WGSL,
+        naga::valid::Capabilities::empty(),
+    )
+    .unwrap_or_else(|e| panic!("vec4_copy:\n{e}"));
+    assert_eq!(module.entry_points[0].name, "vec4_copy");
+}
