@@ -6,11 +6,9 @@
 
 use std::time::{Duration, Instant};
 
-use thiserror::Error;
-use wgpu::util::DeviceExt;
-
 use crate::plan::{GENERIC_ITEMS, GENERIC_WORKGROUP, Options, Plan, Request, fold_grid};
-use crate::{PermuteError, Permuter, captured, read_buffer, reference};
+use crate::{PermuteError, Permuter, captured, read_buffer, reference, upload};
+use thiserror::Error;
 
 /// The copy kernel used as the shader ceiling (entry point `vec4_copy`).
 pub const VEC4_COPY_WGSL: &str = include_str!("../shaders/vec4_copy.wgsl");
@@ -303,11 +301,13 @@ impl<'a> Bench<'a> {
 
         data.resize(size as usize, 0);
         let (src, dst, readback, params) = captured(device, || {
-            let src = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("bench src"),
-                contents: &data,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            });
+            let src = upload(
+                device,
+                permuter.queue(),
+                "bench src",
+                &data,
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            );
             let buffer = |usage| {
                 device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("bench"),
@@ -324,11 +324,13 @@ impl<'a> Bench<'a> {
             let readback = buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
             let units = size / 16;
             let total = units.div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64);
-            let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("bench vec4_copy params"),
-                contents: bytemuck::cast_slice(&[total as u32, units as u32, 0, 0]),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
+            let params = upload(
+                device,
+                permuter.queue(),
+                "bench vec4_copy params",
+                bytemuck::cast_slice(&[total as u32, units as u32, 0, 0]),
+                wgpu::BufferUsages::UNIFORM,
+            );
             (src, dst, readback, (params, total))
         })?;
 

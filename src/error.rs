@@ -90,7 +90,11 @@ pub enum PermuteError {
     #[error("GPU out of memory: {0}")]
     OutOfMemory(String),
 
-    /// Reading results back, or waiting for the GPU, failed (for example the device was lost).
+    /// The device was lost (destroyed, reset or removed); make a new one.
+    #[error("the GPU device was lost: {0}")]
+    DeviceLost(String),
+
+    /// Reading results back, or waiting for the GPU, failed.
     #[error("GPU readback failed: {0}")]
     Readback(String),
 }

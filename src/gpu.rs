@@ -2,9 +2,7 @@
 //! error capture, encoding and readback. It executes plans; every choice is made in `plan`.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
-
-use wgpu::util::DeviceExt;
+use std::sync::{Arc, Mutex};
 
 use crate::PermuteError;
 use crate::plan::{self, DeviceCaps, Kernel, Plan, Request, Variant};
@@ -18,6 +16,7 @@ pub fn caps_of(device: &wgpu::Device) -> DeviceCaps {
         max_workgroup_storage: limits.max_compute_workgroup_storage_size,
         max_invocations: limits.max_compute_invocations_per_workgroup,
         max_storage_binding: limits.max_storage_buffer_binding_size,
+        storage_offset_alignment: limits.min_storage_buffer_offset_alignment,
         int64: device.features().contains(wgpu::Features::SHADER_INT64),
     }
 }
@@ -107,14 +106,40 @@ pub fn captured<R>(device: &wgpu::Device, f: impl FnOnce() -> R) -> Result<R, Pe
     }
 }
 
-/// A bind-group entry for the first `size` bytes of `buffer`.
-fn binding(binding: u32, buffer: &wgpu::Buffer, size: u64) -> wgpu::BindGroupEntry<'_> {
+/// A buffer holding `contents`, padded with zeros to whole words. Made with `write_buffer`
+/// rather than wgpu's `create_buffer_init`, which panics when the device is lost.
+pub fn upload(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    label: &str,
+    contents: &[u8],
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    let size = (contents.len() as u64).next_multiple_of(4).max(4);
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: usage | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    if contents.len() as u64 == size {
+        queue.write_buffer(&buffer, 0, contents);
+    } else {
+        let mut padded = contents.to_vec();
+        padded.resize(size as usize, 0);
+        queue.write_buffer(&buffer, 0, &padded);
+    }
+    buffer
+}
+
+/// A bind-group entry for the `(offset, size)` window of `buffer`.
+fn binding(binding: u32, buffer: &wgpu::Buffer, window: (u64, u64)) -> wgpu::BindGroupEntry<'_> {
     wgpu::BindGroupEntry {
         binding,
         resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
             buffer,
-            offset: 0,
-            size: wgpu::BufferSize::new(size),
+            offset: window.0,
+            size: wgpu::BufferSize::new(window.1),
         }),
     }
 }
@@ -157,6 +182,8 @@ pub struct Permuter {
     pipeline_layout: wgpu::PipelineLayout,
     bind_group_layout: wgpu::BindGroupLayout,
     pipelines: Mutex<HashMap<Variant, wgpu::ComputePipeline>>,
+    /// Set by the device-lost callback, for devices this crate made itself.
+    lost: Arc<Mutex<Option<String>>>,
 }
 
 impl Permuter {
@@ -202,6 +229,7 @@ impl Permuter {
             pipeline_layout,
             bind_group_layout,
             pipelines: Mutex::new(HashMap::new()),
+            lost: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -215,6 +243,12 @@ impl Permuter {
         let (adapter, device, queue) = device_on(backends)?;
         let mut permuter = Permuter::new(&device, &queue);
         permuter.adapter_info = Some(adapter.get_info());
+        // Only on our own device: the callback of a caller's device is the caller's to set.
+        let lost = permuter.lost.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            *lost.lock().unwrap_or_else(|p| p.into_inner()) =
+                Some(format!("{reason:?}: {message}"));
+        });
         Ok(permuter)
     }
 
@@ -238,6 +272,21 @@ impl Permuter {
     /// Plans a request for this device, without touching the GPU.
     pub fn plan(&self, req: &Request) -> Result<Plan, PermuteError> {
         plan::plan(req, &self.caps)
+    }
+
+    /// `Err(DeviceLost)` once the device this permuter made has been lost.
+    fn check_device(&self) -> Result<(), PermuteError> {
+        match &*self.lost.lock().unwrap_or_else(|p| p.into_inner()) {
+            Some(reason) => Err(PermuteError::DeviceLost(reason.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// An error seen while the device was being lost is reported as the loss. Polling once
+    /// runs a pending device-lost callback.
+    fn or_lost(&self, error: PermuteError) -> PermuteError {
+        let _ = self.device.poll(wgpu::PollType::Poll);
+        self.check_device().err().unwrap_or(error)
     }
 
     /// Number of compiled pipelines held in the cache.
@@ -346,6 +395,7 @@ impl Permuter {
         req: &Request,
     ) -> Result<Plan, PermuteError> {
         let plan = self.plan(req)?;
+        self.check_device()?;
         self.check_buffers(&plan, src, dst)?;
         match plan.kernel {
             Kernel::Empty => {}
@@ -364,32 +414,62 @@ impl Permuter {
                     why: "this kernel runs no shader",
                 })?;
                 let pipeline = self.pipeline(variant)?;
-                let bind_group = captured(&self.device, || {
-                    let params =
-                        self.device
-                            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                                label: Some("wgpu-permute params"),
-                                contents: bytemuck::cast_slice(&shaders::params(&plan)),
-                                usage: wgpu::BufferUsages::UNIFORM,
-                            });
-                    self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                        label: Some("wgpu-permute"),
-                        layout: &self.bind_group_layout,
-                        entries: &[
-                            binding(0, src, plan.src_extent()),
-                            binding(1, dst, plan.dst_extent()),
-                            binding(2, &params, params.size()),
-                        ],
-                    })
+                // All parameter blocks in one uniform buffer, each at an aligned offset.
+                let blocks: Vec<Vec<u32>> = plan
+                    .chunks
+                    .iter()
+                    .map(|chunk| shaders::params(&plan, chunk))
+                    .collect();
+                let stride = (blocks.iter().map(|b| b.len() * 4).max().unwrap_or(16) as u64)
+                    .next_multiple_of(
+                        self.device.limits().min_uniform_buffer_offset_alignment as u64,
+                    );
+                let mut bytes = vec![0u8; stride as usize * blocks.len()];
+                for (i, block) in blocks.iter().enumerate() {
+                    let at = i * stride as usize;
+                    bytes[at..at + block.len() * 4].copy_from_slice(bytemuck::cast_slice(block));
+                }
+                let bind_groups = captured(&self.device, || {
+                    let params = upload(
+                        &self.device,
+                        &self.queue,
+                        "wgpu-permute params",
+                        &bytes,
+                        wgpu::BufferUsages::UNIFORM,
+                    );
+                    plan.chunks
+                        .iter()
+                        .zip(&blocks)
+                        .enumerate()
+                        .map(|(i, (chunk, block))| {
+                            self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                                label: Some("wgpu-permute"),
+                                layout: &self.bind_group_layout,
+                                entries: &[
+                                    binding(0, src, chunk.src_window),
+                                    binding(1, dst, chunk.dst_window),
+                                    binding(
+                                        2,
+                                        &params,
+                                        (i as u64 * stride, block.len() as u64 * 4),
+                                    ),
+                                ],
+                            })
+                        })
+                        .collect::<Vec<_>>()
                 })?;
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("wgpu-permute"),
                     timestamp_writes: None,
                 });
                 pass.set_pipeline(&pipeline);
-                pass.set_bind_group(0, &bind_group, &[]);
-                let [x, y, z] = plan.workgroups;
-                pass.dispatch_workgroups(x, y, z);
+                // wgpu puts a barrier between dispatches that write the same storage buffer,
+                // so the windows of packed data may share edge words.
+                for (chunk, bind_group) in plan.chunks.iter().zip(&bind_groups) {
+                    pass.set_bind_group(0, bind_group, &[]);
+                    let [x, y, z] = chunk.workgroups;
+                    pass.dispatch_workgroups(x, y, z);
+                }
             }
         }
         Ok(plan)
@@ -409,7 +489,8 @@ impl Permuter {
                 label: Some("wgpu-permute"),
             });
         let plan = self.encode(&mut encoder, src, dst, req)?;
-        captured(&self.device, || self.queue.submit([encoder.finish()]))?;
+        captured(&self.device, || self.queue.submit([encoder.finish()]))
+            .map_err(|e| self.or_lost(e))?;
         Ok(plan)
     }
 
@@ -443,6 +524,11 @@ impl Permuter {
     /// Host round trip for a full request (its forced options apply; its offsets are
     /// ignored, since the buffers are made here).
     pub fn permute_host(&self, data: &[u8], req: &Request) -> Result<Vec<u8>, PermuteError> {
+        self.check_device()?;
+        self.host_round_trip(data, req).map_err(|e| self.or_lost(e))
+    }
+
+    fn host_round_trip(&self, data: &[u8], req: &Request) -> Result<Vec<u8>, PermuteError> {
         let req = req.with_offsets(0, 0);
         let plan = self.plan(&req)?;
         let n = plan::element_count(req.shape)?;
@@ -456,16 +542,23 @@ impl Permuter {
             return Ok(Vec::new());
         }
         let size = plan.bytes.next_multiple_of(4);
+        let max_buffer = self.device.limits().max_buffer_size;
+        if size > max_buffer {
+            return Err(PermuteError::DeviceLimit {
+                what: "a buffer holding the tensor",
+                limit: "max_buffer_size",
+                need: size,
+                have: max_buffer,
+            });
+        }
         let (src, dst, readback) = captured(&self.device, || {
-            let mut padded = data.to_vec();
-            padded.resize(size as usize, 0);
-            let src = self
-                .device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("wgpu-permute input"),
-                    contents: &padded,
-                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-                });
+            let src = upload(
+                &self.device,
+                &self.queue,
+                "wgpu-permute input",
+                data,
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            );
             let buffer = |label, usage| {
                 self.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some(label),

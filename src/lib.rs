@@ -34,6 +34,6 @@ pub mod shaders;
 pub use error::PermuteError;
 pub use gpu::{
     Permuter, WANTED_FEATURES, caps_of, captured, default_device, device_on, gpu_permute,
-    read_buffer,
+    read_buffer, upload,
 };
 pub use plan::{DeviceCaps, IndexMath, Kernel, Options, Plan, Request, plan};

@@ -80,6 +80,8 @@ pub struct DeviceCaps {
     pub max_workgroup_storage: u32,
     pub max_invocations: u32,
     pub max_storage_binding: u64,
+    /// `min_storage_buffer_offset_alignment`: where a binding window may start.
+    pub storage_offset_alignment: u32,
     /// The device supports native 64-bit integers in shaders.
     pub int64: bool,
 }
@@ -91,6 +93,7 @@ impl Default for DeviceCaps {
             max_workgroup_storage: 16384,
             max_invocations: 256,
             max_storage_binding: 128 << 20,
+            storage_offset_alignment: 256,
             int64: false,
         }
     }
@@ -102,6 +105,9 @@ impl Default for DeviceCaps {
 pub struct Options {
     pub kernel: Option<Kernel>,
     pub index: Option<IndexMath>,
+    /// Split the work as if storage bindings held at most this many bytes (tests use it to
+    /// run the windowed path on small tensors).
+    pub binding_limit: Option<u64>,
 }
 
 /// A permute request: contiguous row-major tensors, output dim `i` is input dim `perm[i]`.
@@ -205,7 +211,30 @@ pub struct Variant {
     pub rank: usize,
     pub unit: u32,
     pub index: IndexMath,
+    /// The work is split into boxes over binding windows (generic kernel only).
+    pub boxed: bool,
 }
+
+/// One dispatch: a box of the simplified index space, and the windows of the two buffers
+/// that its reads and writes fall in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chunk {
+    /// Box corners per simplified input dim: `lo` inclusive, `hi` exclusive.
+    pub lo: Vec<u64>,
+    pub hi: Vec<u64>,
+    /// Byte offset and size of the source binding (the offset aligned for storage bindings).
+    pub src_window: (u64, u64),
+    /// Byte offset and size of the destination binding.
+    pub dst_window: (u64, u64),
+    /// Workgroups the dispatch covers, before folding into `workgroups`.
+    pub total_workgroups: u64,
+    /// Dispatch grid after folding to respect `max_compute_workgroups_per_dimension`.
+    pub workgroups: [u32; 3],
+}
+
+/// At most this many dispatches per permute; a request that would need more (a binding
+/// limit far below the tensor's rows) is refused rather than crawled through.
+pub const MAX_CHUNKS: usize = 1 << 16;
 
 /// A complete, printable decision for one request.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -226,10 +255,9 @@ pub struct Plan {
     pub index: IndexMath,
     /// Bytes of the tensor (read once, written once).
     pub bytes: u64,
-    /// Workgroups the kernel covers, before folding into `workgroups`.
-    pub total_workgroups: u64,
-    /// Dispatch grid after folding to respect `max_compute_workgroups_per_dimension`.
-    pub workgroups: [u32; 3],
+    /// The dispatches, each over its own binding windows: one unless the tensor is larger
+    /// than a storage binding. Empty for the copy and empty kernels.
+    pub chunks: Vec<Chunk>,
     /// Tile geometry when `kernel` is [`Kernel::Tiled`].
     pub tile: Option<Tile>,
     /// The kernel the request forced, if any.
@@ -387,9 +415,32 @@ impl Plan {
                 },
                 unit: self.unit,
                 index: self.index,
+                boxed: self.boxed(),
             }),
             Kernel::Empty | Kernel::Copy => None,
         }
+    }
+
+    /// The work is split into windows (more than one dispatch).
+    pub fn boxed(&self) -> bool {
+        self.chunks.len() > 1
+    }
+
+    /// Workgroups over all dispatches.
+    pub fn total_workgroups(&self) -> u64 {
+        self.chunks.iter().map(|c| c.total_workgroups).sum()
+    }
+
+    /// Output strides (in units) of each simplified input dim.
+    pub fn out_strides_by_input_dim(&self) -> Vec<u64> {
+        let out_dims = self.out_dims();
+        let mut strides = vec![1u64; self.dims.len()];
+        let mut stride = 1;
+        for i in (0..out_dims.len()).rev() {
+            strides[self.dims_perm[i]] = stride;
+            stride *= out_dims[i];
+        }
+        strides
     }
 
     /// For the tiled kernel: `(batch, rows, cols)` of the transpose, in units.
@@ -445,8 +496,7 @@ pub fn plan(req: &Request, caps: &DeviceCaps) -> Result<Plan, PermuteError> {
         kernel: Kernel::Empty,
         index: IndexMath::U32,
         bytes,
-        total_workgroups: 0,
-        workgroups: [0, 0, 0],
+        chunks: Vec::new(),
         tile: None,
         forced_kernel: req.options.kernel,
     };
@@ -475,24 +525,169 @@ pub fn plan(req: &Request, caps: &DeviceCaps) -> Result<Plan, PermuteError> {
 
     plan.index = choose_index(&plan, caps, opts)?;
     plan.kernel = choose_kernel(&plan, caps, opts)?;
-    check_bindings(&plan, caps)?;
-
-    plan.total_workgroups = match plan.kernel {
-        Kernel::Generic => plan
-            .items()
-            .div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64),
-        Kernel::Tiled => {
-            let tile = Tile::for_unit(plan.unit);
-            plan.tile = Some(tile);
-            let (b, r, c) = plan.batch_rows_cols().expect("tiled plans are transposes");
-            b * r.div_ceil(tile.extent()) * c.div_ceil(tile.extent())
-        }
-        Kernel::Copy | Kernel::Empty => 0,
-    };
-    if plan.total_workgroups > 0 {
-        plan.workgroups = fold_grid(plan.total_workgroups, caps.max_workgroups_per_dim)?;
+    if plan.kernel == Kernel::Copy {
+        return Ok(plan);
     }
+
+    let limit = caps
+        .max_storage_binding
+        .min(opts.binding_limit.unwrap_or(u64::MAX));
+    if plan.src_extent() <= limit && plan.dst_extent() <= limit {
+        let total = match plan.kernel {
+            Kernel::Tiled => {
+                let tile = Tile::for_unit(plan.unit);
+                plan.tile = Some(tile);
+                let (b, r, c) = plan.batch_rows_cols().unwrap_or((0, 0, 0));
+                b * r.div_ceil(tile.extent()) * c.div_ceil(tile.extent())
+            }
+            _ => plan
+                .items()
+                .div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64),
+        };
+        plan.chunks = vec![Chunk {
+            lo: vec![0; plan.dims.len()],
+            hi: plan.dims.clone(),
+            src_window: (0, plan.src_extent()),
+            dst_window: (0, plan.dst_extent()),
+            total_workgroups: total,
+            workgroups: fold_grid(total, caps.max_workgroups_per_dim)?,
+        }];
+        return Ok(plan);
+    }
+    // Larger than one binding: the generic kernel over boxes whose windows fit.
+    if plan.kernel == Kernel::Tiled && opts.kernel == Some(Kernel::Tiled) {
+        return Err(PermuteError::ForcedChoice {
+            what: "tiled kernel",
+            why: "the tensor exceeds one storage binding; only the generic kernel splits into windows",
+        });
+    }
+    plan.kernel = Kernel::Generic;
+    plan.chunks = split_into_chunks(&plan, caps, limit)?;
     Ok(plan)
+}
+
+/// Splits the index space into boxes whose source and destination windows each fit in
+/// `limit` bytes (after aligning the window's start), one dispatch per box.
+///
+/// A box that is too large on the source side is cut along the input dim with the largest
+/// stride (the outermost one it spans); too large on the destination side, along the input
+/// dim with the largest output stride; each cut as coarse as the remaining dims allow.
+/// Boxes of one element always fit, so this ends.
+fn split_into_chunks(
+    plan: &Plan,
+    caps: &DeviceCaps,
+    limit: u64,
+) -> Result<Vec<Chunk>, PermuteError> {
+    let unit = plan.unit as u64;
+    let align = (caps.storage_offset_alignment.max(4)) as u64;
+    let too_small = || PermuteError::DeviceLimit {
+        what: "a binding window of one row",
+        limit: "max_storage_buffer_binding_size",
+        need: align + 4 + unit,
+        have: limit,
+    };
+    // Window spans (in units) this box may have, leaving room for aligning its start.
+    let max_span = limit.checked_sub(align + 4).ok_or_else(too_small)? / unit;
+    if max_span == 0 {
+        return Err(too_small());
+    }
+    let in_strides = plan.in_strides();
+    let out_strides = plan.out_strides_by_input_dim();
+    let span = |lo: &[u64], hi: &[u64], strides: &[u64]| -> u64 {
+        (0..lo.len())
+            .map(|d| (hi[d] - lo[d] - 1) * strides[d])
+            .sum::<u64>()
+            + 1
+    };
+
+    let mut todo = vec![(vec![0u64; plan.dims.len()], plan.dims.clone())];
+    let mut boxes = Vec::new();
+    while let Some((lo, hi)) = todo.pop() {
+        let mut piece: Vec<u64> = (0..lo.len()).map(|d| hi[d] - lo[d]).collect();
+        let mut fits = true;
+        for strides in [&in_strides, &out_strides] {
+            let whole = span(&lo, &hi, strides);
+            if whole <= max_span {
+                continue;
+            }
+            fits = false;
+            let d = (0..lo.len())
+                .filter(|&d| hi[d] - lo[d] > 1)
+                .max_by_key(|&d| strides[d])
+                .expect("a span above one unit has a dim to cut");
+            let others = whole - (hi[d] - lo[d] - 1) * strides[d];
+            let p = if others >= max_span {
+                1
+            } else {
+                (max_span - others) / strides[d] + 1
+            };
+            piece[d] = piece[d].min(p.max(1));
+        }
+        if fits {
+            boxes.push((lo, hi));
+            if boxes.len() > MAX_CHUNKS {
+                return Err(PermuteError::DeviceLimit {
+                    what: "splitting the tensor into binding windows",
+                    limit: "max_storage_buffer_binding_size",
+                    need: plan.src_extent().max(plan.dst_extent()),
+                    have: limit,
+                });
+            }
+            continue;
+        }
+        // Push every sub-box of the cut dims.
+        let mut corner = lo.clone();
+        loop {
+            let sub_hi: Vec<u64> = (0..lo.len())
+                .map(|d| (corner[d] + piece[d]).min(hi[d]))
+                .collect();
+            todo.push((corner.clone(), sub_hi));
+            let mut d = lo.len();
+            loop {
+                if d == 0 {
+                    break;
+                }
+                d -= 1;
+                corner[d] += piece[d];
+                if corner[d] < hi[d] {
+                    break;
+                }
+                corner[d] = lo[d];
+            }
+            if corner == lo {
+                break;
+            }
+        }
+    }
+    boxes.sort();
+
+    let window = |offset: u64, lo: &[u64], hi: &[u64], strides: &[u64]| {
+        let first: u64 = (0..lo.len()).map(|d| lo[d] * strides[d]).sum();
+        let start = offset + first * unit;
+        let end = start + span(lo, hi, strides) * unit;
+        let binding = start - start % align;
+        (binding, end.next_multiple_of(4) - binding)
+    };
+    boxes
+        .into_iter()
+        .map(|(lo, hi)| {
+            let dst_window = window(plan.dst_offset, &lo, &hi, &out_strides);
+            let items = if plan.pack() == 1 {
+                (0..lo.len()).map(|d| hi[d] - lo[d]).product()
+            } else {
+                dst_window.1 / 4
+            };
+            let total = items.div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64);
+            Ok(Chunk {
+                src_window: window(plan.src_offset, &lo, &hi, &in_strides),
+                dst_window,
+                lo,
+                hi,
+                total_workgroups: total,
+                workgroups: fold_grid(total, caps.max_workgroups_per_dim)?,
+            })
+        })
+        .collect()
 }
 
 /// 32-bit math when every offset in units (plus a workgroup's overshoot) fits in `u32`;
@@ -580,31 +775,13 @@ fn tiled_fits(plan: &Plan, caps: &DeviceCaps) -> Result<(), PermuteError> {
     Ok(())
 }
 
-/// Shader bindings cover `[0, extent)` of each buffer; each must fit one storage binding.
-fn check_bindings(plan: &Plan, caps: &DeviceCaps) -> Result<(), PermuteError> {
-    if plan.kernel == Kernel::Copy {
-        return Ok(());
-    }
-    for (what, extent) in [
-        ("binding the source", plan.src_extent()),
-        ("binding the destination", plan.dst_extent()),
-    ] {
-        if extent > caps.max_storage_binding {
-            return Err(PermuteError::DeviceLimit {
-                what,
-                limit: "max_storage_buffer_binding_size",
-                need: extent,
-                have: caps.max_storage_binding,
-            });
-        }
-    }
-    Ok(())
-}
-
 /// Folds a workgroup count into a 1-D, 2-D or 3-D grid with no side above `max_per_dim`.
 /// The grid may cover a few more workgroups than asked; the shaders skip the extra ones.
 pub fn fold_grid(total: u64, max_per_dim: u32) -> Result<[u32; 3], PermuteError> {
     let max = max_per_dim.max(1) as u64;
+    if total == 0 {
+        return Ok([0, 0, 0]);
+    }
     let x = total.min(max);
     let y = total.div_ceil(x).min(max);
     let z = total.div_ceil(x * y);
@@ -705,14 +882,21 @@ impl Plan {
                 },
             },
         });
-        if self.total_workgroups > 0 {
+        if let [chunk] = self.chunks.as_slice() {
             why.push(format!(
                 "{} workgroups, dispatched as {}x{}x{} (at most {} per dimension)",
-                self.total_workgroups,
-                self.workgroups[0],
-                self.workgroups[1],
-                self.workgroups[2],
+                chunk.total_workgroups,
+                chunk.workgroups[0],
+                chunk.workgroups[1],
+                chunk.workgroups[2],
                 caps.max_workgroups_per_dim
+            ));
+        } else if self.boxed() {
+            why.push(format!(
+                "the tensor exceeds one storage binding ({} bytes): {} dispatches over windows of the buffers, {} workgroups in all",
+                caps.max_storage_binding,
+                self.chunks.len(),
+                self.total_workgroups()
             ));
         }
         why
@@ -748,16 +932,24 @@ impl fmt::Display for Plan {
                 tile.pack
             )?;
         }
-        if self.total_workgroups > 0 {
-            write!(
+        match self.chunks.as_slice() {
+            [] => {}
+            [chunk] => write!(
                 f,
                 ", index {}, {} workgroups as {}x{}x{}",
                 self.index.name(),
-                self.total_workgroups,
-                self.workgroups[0],
-                self.workgroups[1],
-                self.workgroups[2]
-            )?;
+                chunk.total_workgroups,
+                chunk.workgroups[0],
+                chunk.workgroups[1],
+                chunk.workgroups[2]
+            )?,
+            chunks => write!(
+                f,
+                ", index {}, {} dispatches over binding windows, {} workgroups",
+                self.index.name(),
+                chunks.len(),
+                self.total_workgroups()
+            )?,
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use crate::plan::{
-    ELEM_SIZES, GENERIC_ITEMS, IndexMath, Kernel, MAX_RANK, Plan, Tile, Variant, pack_of,
+    Chunk, ELEM_SIZES, GENERIC_ITEMS, IndexMath, Kernel, MAX_RANK, Plan, Tile, Variant, pack_of,
 };
 
 /// Template of the generic kernel (entry point `generic`).
@@ -35,15 +35,19 @@ pub fn all_variants() -> Vec<Variant> {
             rank: 0,
             unit,
             index: IndexMath::U32,
+            boxed: false,
         });
         for rank in 1..=MAX_RANK {
             for index in [IndexMath::U32, IndexMath::U64, IndexMath::U32Pair] {
-                all.push(Variant {
-                    kernel: Kernel::Generic,
-                    rank,
-                    unit,
-                    index,
-                });
+                for boxed in [false, true] {
+                    all.push(Variant {
+                        kernel: Kernel::Generic,
+                        rank,
+                        unit,
+                        index,
+                        boxed,
+                    });
+                }
             }
         }
     }
@@ -80,36 +84,101 @@ fn fill(template: &str, pairs: &[(&str, String)]) -> String {
     })
 }
 
+/// The three shapes of the generic kernel's work.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// One dispatch over the whole tensor: items are output units (or packed words) in order.
+    Whole,
+    /// A box of 4/8/16-byte units: items enumerate the box; one decode gives both offsets.
+    Box,
+    /// A box of packed 8/16-bit data: items are words of the destination window, and only
+    /// the lanes inside the box are gathered (the others keep their bytes), so every word
+    /// still has one owner.
+    Window,
+}
+
+fn mode(v: &Variant) -> Mode {
+    match (v.boxed, pack_of(v.unit)) {
+        (false, _) => Mode::Whole,
+        (true, 1) => Mode::Box,
+        (true, _) => Mode::Window,
+    }
+}
+
+/// Index values of the generic kernel: N_UNITS, N_ITEMS, SRC_OFF, DST_OFF, then per output
+/// dim (outermost first): dims, source strides, and by mode destination strides (Box) or
+/// box bounds lo and hi (Window).
+fn generic_values(rank: usize, mode: Mode) -> usize {
+    4 + rank
+        * match mode {
+            Mode::Whole => 2,
+            Mode::Box => 3,
+            Mode::Window => 4,
+        }
+}
+
 fn generic_source(v: &Variant) -> String {
     let rank = v.rank;
-    // Index values: N_UNITS, N_ITEMS, SRC_OFF, DST_OFF, then the output dims, then strides.
-    let dims = 4;
-    let strides = dims + rank;
-    let words = 4 + (4 + 2 * rank) * value_words(v.index);
+    let mode = mode(v);
+    let (dims, strides, extra) = (4, 4 + rank, 4 + 2 * rank);
+    let words = 4 + generic_values(rank, mode) * value_words(v.index);
 
-    let mut decode =
-        String::from("fn src_offset(o: Idx) -> Idx {\n    var rem = o;\n    var s = ix(0u);\n");
-    for i in (1..rank).rev() {
-        let _ = writeln!(
-            decode,
-            "    s = iadd(s, imul(imod(rem, ip({d}u)), ip({s}u)));\n    rem = idiv(rem, ip({d}u));",
-            d = dims + i,
-            s = strides + i
-        );
+    // The decode of an output position into coordinates, unrolled over the rank.
+    let (name, ret) = match mode {
+        Mode::Whole => ("src_offset", "Idx"),
+        Mode::Box => ("box_offsets", "At"),
+        Mode::Window => ("window_source", "At"),
+    };
+    let mut decode = String::new();
+    if mode != Mode::Whole {
+        decode += "struct At {\n    s: Idx,\n    d: Idx,\n    inside: bool,\n}\n\n";
     }
     let _ = writeln!(
         decode,
-        "    s = iadd(s, imul(rem, ip({strides}u)));\n    return s;\n}}"
+        "fn {name}(o: Idx) -> {ret} {{\n    var rem = o;\n    var s = ix(0u);\n    var d = ix(0u);\n    var inside = true;"
     );
+    for i in (0..rank).rev() {
+        if i > 0 {
+            let _ = writeln!(
+                decode,
+                "    let c{i} = imod(rem, ip({}u));\n    rem = idiv(rem, ip({}u));",
+                dims + i,
+                dims + i
+            );
+        } else {
+            decode += "    let c0 = rem;\n";
+        }
+        let _ = writeln!(decode, "    s = iadd(s, imul(c{i}, ip({}u)));", strides + i);
+        match mode {
+            Mode::Whole => {}
+            Mode::Box => {
+                let _ = writeln!(decode, "    d = iadd(d, imul(c{i}, ip({}u)));", extra + i);
+            }
+            Mode::Window => {
+                let _ = writeln!(
+                    decode,
+                    "    inside = inside && !ilt(c{i}, ip({}u)) && ilt(c{i}, ip({}u));",
+                    extra + i,
+                    extra + rank + i
+                );
+            }
+        }
+    }
+    decode += match mode {
+        Mode::Whole => "    return s;\n}",
+        _ => "    return At(s, d, inside);\n}",
+    };
 
-    let move_fn = if pack_of(v.unit) == 1 {
-        "fn move_item(o: Idx) {
+    let move_fn = match (mode, pack_of(v.unit)) {
+        (Mode::Whole, 1) => {
+            "fn move_item(o: Idx) {
     dst[iu32(iadd(ip(DST_OFF), o))] = src[iu32(iadd(ip(SRC_OFF), src_offset(o)))];
 }"
-    } else {
+        }
         // Packed: the thread owns output word `w` and gathers its PACK lanes; lanes past the
         // tensor's end keep the bytes already in the destination.
-        "fn move_item(w: Idx) {
+        (Mode::Whole, _) => {
+            "fn move_item(w: Idx) {
     var word = 0u;
     var keep = 0u;
     for (var lane = 0u; lane < PACK; lane++) {
@@ -128,6 +197,46 @@ fn generic_source(v: &Variant) -> String {
     }
     dst[d] = word;
 }"
+        }
+        // SRC_OFF and DST_OFF already include the box's corner and the windows' starts.
+        (Mode::Box, _) => {
+            "fn move_item(o: Idx) {
+    let at = box_offsets(o);
+    dst[iu32(iadd(ip(DST_OFF), at.d))] = src[iu32(iadd(ip(SRC_OFF), at.s))];
+}"
+        }
+        // `w` is a word of the destination window; DST_OFF maps window units to tensor
+        // positions (wrapping: a window may start before the tensor).
+        (Mode::Window, _) => {
+            "fn move_item(w: Idx) {
+    var word = 0u;
+    var keep = 0u;
+    for (var lane = 0u; lane < PACK; lane++) {
+        let o = iadd(iadd(imul(w, ix(PACK)), ix(lane)), ip(DST_OFF));
+        var taken = false;
+        if ilt(o, ip(N_UNITS)) {
+            let at = window_source(o);
+            if at.inside {
+                let s = iadd(ip(SRC_OFF), at.s);
+                let v = (src[iu32(idiv(s, ix(PACK)))] >> (iu32(imod(s, ix(PACK))) * BITS)) & MASK;
+                word |= v << (lane * BITS);
+                taken = true;
+            }
+        }
+        if !taken {
+            keep |= MASK << (lane * BITS);
+        }
+    }
+    if keep == 0xffffffffu {
+        return; // no lane of this word is in the box: another dispatch owns it
+    }
+    let d = iu32(w);
+    if keep != 0u {
+        word |= dst[d] & keep;
+    }
+    dst[d] = word;
+}"
+        }
     };
     fill(
         GENERIC_WGSL,
@@ -174,25 +283,60 @@ fn tiled_source(v: &Variant) -> String {
     )
 }
 
-/// The parameter block (a uniform buffer of `u32` words, padded to whole `vec4`s) for a plan
-/// that runs a shader; empty otherwise. The layout matches the kernel's WGSL.
-pub fn params(plan: &Plan) -> Vec<u32> {
+/// The parameter block of one dispatch (a uniform buffer of `u32` words, padded to whole
+/// `vec4`s) for a plan that runs a shader; empty otherwise. The layout matches the kernel's
+/// WGSL. Offsets are wrapping: relative to a binding window they may be "negative" until
+/// added to a position, and 32-bit kernels only ever see the low word, which is exact.
+pub fn params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
     let unit = plan.unit as u64;
     let mut words = match plan.kernel {
         Kernel::Generic => {
-            let out_dims = plan.out_dims();
+            let v = plan.variant().expect("generic plans have a variant");
+            let rank = plan.dims.len();
             let in_strides = plan.in_strides();
-            let strides = plan.dims_perm.iter().map(|&p| in_strides[p]);
-            let values = [
-                plan.units(),
-                plan.items(),
-                plan.src_offset / unit,
-                plan.dst_offset / unit,
-            ]
-            .into_iter()
-            .chain(out_dims)
-            .chain(strides);
-            let mut words = vec![plan.total_workgroups as u32, 0, 0, 0];
+            let out_strides = plan.out_strides_by_input_dim();
+            let in_out_order = |per_dim: &[u64]| -> Vec<u64> {
+                plan.dims_perm.iter().map(|&d| per_dim[d]).collect()
+            };
+            let src_bias = (plan.src_offset / unit).wrapping_sub(chunk.src_window.0 / unit);
+            let dst_bias = (plan.dst_offset / unit).wrapping_sub(chunk.dst_window.0 / unit);
+            let corner = |strides: &[u64]| -> u64 {
+                (0..rank).fold(0u64, |a, d| {
+                    a.wrapping_add(chunk.lo[d].wrapping_mul(strides[d]))
+                })
+            };
+            let extents: Vec<u64> = (0..rank).map(|d| chunk.hi[d] - chunk.lo[d]).collect();
+            let mut values = match mode(&v) {
+                Mode::Whole => vec![plan.units(), plan.items(), src_bias, dst_bias],
+                Mode::Box => vec![
+                    plan.units(),
+                    extents.iter().product(),
+                    src_bias.wrapping_add(corner(&in_strides)),
+                    dst_bias.wrapping_add(corner(&out_strides)),
+                ],
+                Mode::Window => vec![
+                    plan.units(),
+                    chunk.dst_window.1 / 4,
+                    src_bias,
+                    0u64.wrapping_sub(dst_bias),
+                ],
+            };
+            match mode(&v) {
+                Mode::Box => {
+                    values.extend(in_out_order(&extents));
+                    values.extend(in_out_order(&in_strides));
+                    values.extend(in_out_order(&out_strides));
+                }
+                Mode::Whole | Mode::Window => {
+                    values.extend(plan.out_dims());
+                    values.extend(in_out_order(&in_strides));
+                    if mode(&v) == Mode::Window {
+                        values.extend(in_out_order(&chunk.lo));
+                        values.extend(in_out_order(&chunk.hi));
+                    }
+                }
+            }
+            let mut words = vec![chunk.total_workgroups as u32, 0, 0, 0];
             for value in values {
                 words.push(value as u32);
                 if value_words(plan.index) == 2 {
@@ -206,7 +350,7 @@ pub fn params(plan: &Plan) -> Vec<u32> {
             let (b, r, c) = plan.batch_rows_cols().unwrap_or((0, 0, 0));
             let word_bytes = unit.max(4);
             [
-                plan.total_workgroups,
+                chunk.total_workgroups,
                 c.div_ceil(tile.extent()),
                 r.div_ceil(tile.extent()),
                 b,

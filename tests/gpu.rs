@@ -24,10 +24,12 @@ fn expect_all_ok(failures: Vec<String>, total: usize) {
 const GENERIC: Options = Options {
     kernel: Some(Kernel::Generic),
     index: None,
+    binding_limit: None,
 };
 const TILED: Options = Options {
     kernel: Some(Kernel::Tiled),
     index: None,
+    binding_limit: None,
 };
 
 #[test]
@@ -154,13 +156,28 @@ fn every_shader_variant_runs_and_matches_the_reference() {
             continue;
         }
         let elem = variant.unit as usize;
-        let (shape, perm) = match variant.kernel {
+        let (mut shape, perm) = match variant.kernel {
             Kernel::Tiled => (vec![2, 20, 36], vec![0, 2, 1]),
             _ => unmergeable(variant.rank),
         };
+        // Boxed variants need tensors larger than one binding window can be.
+        if variant.boxed {
+            let rest: usize = shape[1..].iter().product();
+            shape[0] = if variant.rank == 1 {
+                333
+            } else {
+                (400 / rest).max(2)
+            };
+        }
+        // Boxed variants: a binding limit that splits even the smallest of these tensors.
+        let bytes = (shape.iter().product::<usize>() * elem) as u64;
+        let align = p.caps().storage_offset_alignment as u64;
         let options = Options {
             kernel: Some(variant.kernel),
             index: Some(variant.index),
+            binding_limit: variant
+                .boxed
+                .then(|| align + 4 + (bytes / 2).max(elem as u64)),
         };
         total += 1;
         match check(p, &shape, &perm, elem, options, (0, 0)) {
@@ -199,6 +216,7 @@ fn forced_64_bit_index_math_on_common_permutes() {
                 let options = Options {
                     kernel: Some(Kernel::Generic),
                     index: Some(index),
+                    binding_limit: None,
                 };
                 total += 1;
                 if let Err(m) = check(p, shape, perm, elem, options, (4, 12)) {

@@ -95,7 +95,11 @@ fn kernel_choice() {
 #[test]
 fn forced_choices_that_cannot_apply_are_refused() {
     let forced = |shape: &[usize], perm: &[usize], elem, kernel, index| {
-        let options = Options { kernel, index };
+        let options = Options {
+            kernel,
+            index,
+            binding_limit: None,
+        };
         plan::plan(
             &Request::new(shape, perm, elem).with_options(options),
             &DeviceCaps::default(),
@@ -167,8 +171,8 @@ fn index_width_follows_the_offsets() {
     assert_eq!(plan::plan(&req, &big).unwrap().index, IndexMath::U32Pair);
     assert_eq!(plan::plan(&req, &with_int64).unwrap().index, IndexMath::U64);
     let forced32 = req.with_options(Options {
-        kernel: None,
         index: Some(IndexMath::U32),
+        ..Options::default()
     });
     assert!(matches!(
         plan::plan(&forced32, &big),
@@ -235,13 +239,19 @@ fn request_errors_are_exact() {
             offset: 6
         }
     );
+    // A binding limit too small for even one unit and the aligned start of a window.
+    let tiny = DeviceCaps {
+        max_storage_binding: 64,
+        storage_offset_alignment: 256,
+        ..DeviceCaps::default()
+    };
     assert_eq!(
-        err_of(Request::new(&[1 << 15, 1 << 13], &[1, 0], 1)),
+        plan::plan(&Request::new(&[1000, 1000], &[1, 0], 4), &tiny).unwrap_err(),
         PermuteError::DeviceLimit {
-            what: "binding the source",
+            what: "a binding window of one row",
             limit: "max_storage_buffer_binding_size",
-            need: 1 << 28,
-            have: 128 << 20
+            need: 264,
+            have: 64
         }
     );
     // Every error reads as a sentence.
@@ -276,8 +286,9 @@ fn grid_folding_respects_the_per_dimension_limit() {
         ..DeviceCaps::default()
     };
     let p = plan::plan(&Request::new(&[200, 200], &[1, 0], 4), &caps).unwrap();
-    assert!(p.workgroups.iter().all(|&d| d <= 4), "{p}");
-    assert!(p.workgroups.iter().map(|&d| d as u64).product::<u64>() >= p.total_workgroups);
+    let chunk = &p.chunks[0];
+    assert!(chunk.workgroups.iter().all(|&d| d <= 4), "{p}");
+    assert!(chunk.workgroups.iter().map(|&d| d as u64).product::<u64>() >= chunk.total_workgroups);
 }
 
 #[test]
@@ -365,8 +376,10 @@ proptest! {
         prop_assert!(p.dims_perm.windows(2).all(|w| w[1] != w[0] + 1), "{}", p);
         prop_assert_eq!(src_off % p.unit as u64, 0);
         prop_assert_eq!(dst_off % p.unit as u64, 0);
-        let covered: u64 = p.workgroups.iter().map(|&d| d as u64).product();
-        prop_assert!(covered >= p.total_workgroups);
+        for chunk in &p.chunks {
+            let covered: u64 = chunk.workgroups.iter().map(|&d| d as u64).product();
+            prop_assert!(covered >= chunk.total_workgroups);
+        }
         if p.kernel == Kernel::Tiled {
             prop_assert!(p.batch_rows_cols().is_some());
         }
@@ -382,5 +395,113 @@ proptest! {
     ) {
         let req = Request::new(&shape, &perm, elem).with_offsets(offsets.0, offsets.1);
         let _ = plan::plan(&req, &DeviceCaps::default());
+    }
+}
+
+/// Every element lies in exactly one chunk's box, and each box's reads and writes fall inside
+/// its windows, which fit the binding limit and start aligned.
+fn check_chunks(p: &wgpu_permute::Plan, caps: &DeviceCaps, limit: u64) {
+    let unit = p.unit as u64;
+    let in_strides = p.in_strides();
+    let out_strides = p.out_strides_by_input_dim();
+    let volume: u64 = p
+        .chunks
+        .iter()
+        .map(|c| (0..c.lo.len()).map(|d| c.hi[d] - c.lo[d]).product::<u64>())
+        .sum();
+    assert_eq!(volume, p.units(), "{p}");
+    for c in &p.chunks {
+        for (window, offset, strides) in [
+            (c.src_window, p.src_offset, &in_strides),
+            (c.dst_window, p.dst_offset, &out_strides),
+        ] {
+            assert!(window.1 <= limit, "{p}: window {window:?} over {limit}");
+            assert_eq!(window.0 % caps.storage_offset_alignment as u64, 0);
+            assert_eq!(window.1 % 4, 0);
+            let first: u64 = (0..c.lo.len()).map(|d| c.lo[d] * strides[d]).sum();
+            let last: u64 = (0..c.lo.len()).map(|d| (c.hi[d] - 1) * strides[d]).sum();
+            assert!(window.0 <= offset + first * unit);
+            assert!(offset + (last + 1) * unit <= window.0 + window.1);
+        }
+    }
+    // Boxes are disjoint: they tile the space (volume matches and none overlap).
+    for (i, a) in p.chunks.iter().enumerate() {
+        for b in &p.chunks[i + 1..] {
+            let overlap = (0..a.lo.len()).all(|d| a.lo[d] < b.hi[d] && b.lo[d] < a.hi[d]);
+            assert!(!overlap, "{p}: boxes overlap");
+        }
+    }
+}
+
+#[test]
+fn tensors_beyond_one_binding_split_into_fitting_windows() {
+    let caps = DeviceCaps::default(); // 128 MiB bindings, 256-byte alignment
+    let cases: &[(&[usize], &[usize], usize)] = &[
+        (&[8192, 8192], &[1, 0], 4),                  // 256 MiB transpose
+        (&[3, 8192, 8192], &[2, 1, 0], 2),            // 384 MiB, packed
+        (&[1 << 30], &[0], 1),                        // identity: a buffer copy, no binding
+        (&[64, 64, 64, 64, 16], &[4, 3, 2, 1, 0], 4), // 256 MiB, every dim moves
+        (&[2, 40000, 1000], &[0, 2, 1], 4),
+    ];
+    for (shape, perm, elem) in cases {
+        let p = plan::plan(&Request::new(shape, perm, *elem), &caps).unwrap();
+        if p.kernel == Kernel::Copy {
+            assert!(p.chunks.is_empty());
+            continue;
+        }
+        assert_eq!(p.kernel, Kernel::Generic, "{p}");
+        assert!(p.boxed(), "{p}");
+        check_chunks(&p, &caps, caps.max_storage_binding);
+    }
+}
+
+#[test]
+fn tensors_needing_64_bit_offsets_plan_with_windows() {
+    // 2^33 bytes of u8: offsets exceed 32 bits, windows still fit 128 MiB bindings.
+    let caps = DeviceCaps {
+        int64: true,
+        ..DeviceCaps::default()
+    };
+    let shape = [1usize << 17, 1 << 16];
+    let p = plan::plan(&Request::new(&shape, &[1, 0], 1), &caps).unwrap();
+    assert_eq!(
+        (p.kernel, p.index),
+        (Kernel::Generic, IndexMath::U64),
+        "{p}"
+    );
+    check_chunks(&p, &caps, caps.max_storage_binding);
+    let without = plan::plan(&Request::new(&shape, &[1, 0], 1), &DeviceCaps::default()).unwrap();
+    assert_eq!(without.index, IndexMath::U32Pair);
+}
+
+#[test]
+fn forced_tiling_of_a_tensor_beyond_one_binding_is_refused() {
+    let req = Request::new(&[8192, 8192], &[1, 0], 4).with_options(Options {
+        kernel: Some(Kernel::Tiled),
+        ..Options::default()
+    });
+    assert!(matches!(
+        plan::plan(&req, &DeviceCaps::default()),
+        Err(PermuteError::ForcedChoice { .. })
+    ));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+    /// Any binding limit that can hold a row either splits the work into fitting windows or
+    /// is refused with a clear error; never a panic.
+    #[test]
+    fn windows_fit_any_binding_limit(req in any_request(), limit in 40u64..4096, align_log in 2u32..9) {
+        let (shape, perm, elem, src_off, dst_off) = req;
+        let caps = DeviceCaps { storage_offset_alignment: 1 << align_log, ..DeviceCaps::default() };
+        let request = Request::new(&shape, &perm, elem)
+            .with_offsets(src_off, dst_off)
+            .with_options(Options { binding_limit: Some(limit), ..Options::default() });
+        match plan::plan(&request, &caps) {
+            Ok(p) if p.chunks.len() > 1 => check_chunks(&p, &caps, limit),
+            Ok(_) => {}
+            Err(e) => prop_assert!(matches!(e, PermuteError::DeviceLimit { .. }), "{}", e),
+        }
     }
 }

@@ -52,6 +52,7 @@ fn kernels_without_shaders_have_no_source() {
             rank: 1,
             unit: 4,
             index: IndexMath::U32,
+            boxed: false,
         };
         assert!(shaders::source(&v).is_none());
     }

@@ -118,6 +118,7 @@ impl Force {
                 IndexArg::U64 => IndexMath::U64,
                 IndexArg::U32Pair => IndexMath::U32Pair,
             }),
+            binding_limit: None,
         }
     }
 }
