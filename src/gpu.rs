@@ -172,6 +172,10 @@ pub fn read_buffer(
     Ok(bytes)
 }
 
+/// Most shape-specialised pipelines a [`Permuter`] compiles; later shapes use the uniform
+/// kernel, so a program permuting ever new shapes stays bounded in memory.
+pub const MAX_SPECIALIZED: usize = 64;
+
 /// A permute engine bound to one device and queue, caching a compute pipeline per shader
 /// variant. `Send + Sync`: share one across threads.
 pub struct Permuter {
@@ -181,7 +185,8 @@ pub struct Permuter {
     caps: DeviceCaps,
     pipeline_layout: wgpu::PipelineLayout,
     bind_group_layout: wgpu::BindGroupLayout,
-    pipelines: Mutex<HashMap<Variant, wgpu::ComputePipeline>>,
+    /// Keyed by variant and, for shape-specialised ones, the constants' values.
+    pipelines: Mutex<HashMap<(Variant, Vec<u64>), wgpu::ComputePipeline>>,
     /// Set by the device-lost callback, for devices this crate made itself.
     lost: Arc<Mutex<Option<String>>>,
 }
@@ -294,12 +299,35 @@ impl Permuter {
         self.pipelines.lock().map(|p| p.len()).unwrap_or(0)
     }
 
-    fn pipeline(&self, variant: Variant) -> Result<wgpu::ComputePipeline, PermuteError> {
+    /// The plan's pipeline, compiled on first use. Once [`MAX_SPECIALIZED`] shapes have
+    /// specialised pipelines, new shapes run the uniform kernel instead (and the plan says
+    /// so): evicting would recompile forever, and some drivers never give back the memory
+    /// of a destroyed pipeline.
+    fn pipeline(&self, plan: &mut Plan) -> Result<wgpu::ComputePipeline, PermuteError> {
         let mut cache = self
             .pipelines
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(pipeline) = cache.get(&variant) {
+        let key_of = |plan: &Plan| {
+            plan.variant().map(|v| {
+                let constants = shaders::constants(plan);
+                (
+                    v,
+                    constants.iter().map(|c| c.1 as u64).collect::<Vec<u64>>(),
+                )
+            })
+        };
+        let full = || cache.keys().filter(|(v, _)| v.specialized).count() >= MAX_SPECIALIZED;
+        if plan.specialized && key_of(plan).is_some_and(|key| !cache.contains_key(&key)) && full() {
+            plan.specialized = false;
+        }
+        let (variant, _) = key_of(plan).ok_or(PermuteError::ForcedChoice {
+            what: "shader",
+            why: "this kernel runs no shader",
+        })?;
+        let constants = shaders::constants(plan);
+        let key = (variant, constants.iter().map(|c| c.1 as u64).collect());
+        if let Some(pipeline) = cache.get(&key) {
             return Ok(pipeline.clone());
         }
         let source = shaders::source(&variant).ok_or(PermuteError::ForcedChoice {
@@ -307,12 +335,19 @@ impl Permuter {
             why: "this kernel runs no shader",
         })?;
         let label = format!(
-            "wgpu-permute {} rank {} unit {} {}",
+            "wgpu-permute {} rank {} unit {} {}{}{}",
             variant.kernel.name(),
             variant.rank,
             variant.unit,
-            variant.index.name()
+            variant.index.name(),
+            if variant.boxed { " boxed" } else { "" },
+            if variant.specialized {
+                " specialized"
+            } else {
+                ""
+            }
         );
+        let constants: Vec<(&str, f64)> = constants.iter().map(|(k, v)| (k.as_str(), *v)).collect();
         let pipeline = captured(&self.device, || {
             let module = self
                 .device
@@ -327,13 +362,13 @@ impl Permuter {
                     module: &module,
                     entry_point: Some(variant.kernel.name()),
                     compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &constants,
                         zero_initialize_workgroup_memory: false,
-                        ..Default::default()
                     },
                     cache: None,
                 })
         })?;
-        cache.insert(variant, pipeline.clone());
+        cache.insert(key, pipeline.clone());
         Ok(pipeline)
     }
 
@@ -394,7 +429,7 @@ impl Permuter {
         dst: &wgpu::Buffer,
         req: &Request,
     ) -> Result<Plan, PermuteError> {
-        let plan = self.plan(req)?;
+        let mut plan = self.plan(req)?;
         self.check_device()?;
         self.check_buffers(&plan, src, dst)?;
         match plan.kernel {
@@ -409,11 +444,7 @@ impl Permuter {
                 );
             }
             Kernel::Generic | Kernel::Tiled => {
-                let variant = plan.variant().ok_or(PermuteError::ForcedChoice {
-                    what: "shader",
-                    why: "this kernel runs no shader",
-                })?;
-                let pipeline = self.pipeline(variant)?;
+                let pipeline = self.pipeline(&mut plan)?;
                 // All parameter blocks in one uniform buffer, each at an aligned offset.
                 let blocks: Vec<Vec<u32>> = plan
                     .chunks

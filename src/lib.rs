@@ -33,7 +33,7 @@ pub mod shaders;
 
 pub use error::PermuteError;
 pub use gpu::{
-    Permuter, WANTED_FEATURES, caps_of, captured, default_device, device_on, gpu_permute,
-    read_buffer, upload,
+    MAX_SPECIALIZED, Permuter, WANTED_FEATURES, caps_of, captured, default_device, device_on,
+    gpu_permute, read_buffer, upload,
 };
 pub use plan::{DeviceCaps, IndexMath, Kernel, Options, Plan, Request, plan};

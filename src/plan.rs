@@ -108,6 +108,9 @@ pub struct Options {
     /// Split the work as if storage bindings held at most this many bytes (tests use it to
     /// run the windowed path on small tensors).
     pub binding_limit: Option<u64>,
+    /// Force baking the shape into the generic kernel (on or off) instead of
+    /// [`specialize_shape`]'s choice.
+    pub specialize: Option<bool>,
 }
 
 /// A permute request: contiguous row-major tensors, output dim `i` is input dim `perm[i]`.
@@ -213,6 +216,9 @@ pub struct Variant {
     pub index: IndexMath,
     /// The work is split into boxes over binding windows (generic kernel only).
     pub boxed: bool,
+    /// Dims and strides are pipeline constants rather than uniforms (generic kernel only):
+    /// the compiler turns divisions by them into multiplies and shifts.
+    pub specialized: bool,
 }
 
 /// One dispatch: a box of the simplified index space, and the windows of the two buffers
@@ -262,6 +268,8 @@ pub struct Plan {
     pub tile: Option<Tile>,
     /// The kernel the request forced, if any.
     pub forced_kernel: Option<Kernel>,
+    /// The generic kernel is compiled for this shape (see [`specialize_shape`]).
+    pub specialized: bool,
 }
 
 /// Validates a permutation against a rank.
@@ -416,6 +424,7 @@ impl Plan {
                 unit: self.unit,
                 index: self.index,
                 boxed: self.boxed(),
+                specialized: self.specialized,
             }),
             Kernel::Empty | Kernel::Copy => None,
         }
@@ -499,6 +508,7 @@ pub fn plan(req: &Request, caps: &DeviceCaps) -> Result<Plan, PermuteError> {
         chunks: Vec::new(),
         tile: None,
         forced_kernel: req.options.kernel,
+        specialized: false,
     };
     if n == 0 {
         return Ok(plan);
@@ -552,6 +562,11 @@ pub fn plan(req: &Request, caps: &DeviceCaps) -> Result<Plan, PermuteError> {
             total_workgroups: total,
             workgroups: fold_grid(total, caps.max_workgroups_per_dim)?,
         }];
+        plan.specialized = plan.kernel == Kernel::Generic
+            && plan.index == IndexMath::U32
+            && opts
+                .specialize
+                .unwrap_or_else(|| specialize_shape(plan.bytes));
         return Ok(plan);
     }
     // Larger than one binding: the generic kernel over boxes whose windows fit.
@@ -564,6 +579,16 @@ pub fn plan(req: &Request, caps: &DeviceCaps) -> Result<Plan, PermuteError> {
     plan.kernel = Kernel::Generic;
     plan.chunks = split_into_chunks(&plan, caps, limit)?;
     Ok(plan)
+}
+
+/// Smallest tensor (in bytes) for which the generic kernel is compiled for its shape. A
+/// specialised pipeline costs a compile per shape (tens of milliseconds), repaid many times
+/// over by tensors of a few MiB; errs towards uniforms for small, varied tensors.
+pub const SPECIALIZE_MIN_BYTES: u64 = 1 << 20;
+
+/// Whether to bake the shape into the generic kernel (see [`SPECIALIZE_MIN_BYTES`]).
+pub fn specialize_shape(bytes: u64) -> bool {
+    bytes >= SPECIALIZE_MIN_BYTES
 }
 
 /// Splits the index space into boxes whose source and destination windows each fit in
@@ -591,6 +616,12 @@ fn split_into_chunks(
     if max_span == 0 {
         return Err(too_small());
     }
+    let too_many = || PermuteError::DeviceLimit {
+        what: "splitting the tensor into at most 65536 binding windows",
+        limit: "max_storage_buffer_binding_size",
+        need: plan.src_extent().max(plan.dst_extent()),
+        have: limit,
+    };
     let in_strides = plan.in_strides();
     let out_strides = plan.out_strides_by_input_dim();
     let span = |lo: &[u64], hi: &[u64], strides: &[u64]| -> u64 {
@@ -625,21 +656,21 @@ fn split_into_chunks(
         }
         if fits {
             boxes.push((lo, hi));
-            if boxes.len() > MAX_CHUNKS {
-                return Err(PermuteError::DeviceLimit {
-                    what: "splitting the tensor into binding windows",
-                    limit: "max_storage_buffer_binding_size",
-                    need: plan.src_extent().max(plan.dst_extent()),
-                    have: limit,
-                });
-            }
             continue;
         }
-        // Push every sub-box of the cut dims.
+        // Push every sub-box of the cut dims, unless that many could never be dispatched.
+        let count = (0..lo.len()).try_fold(1u64, |n, d| {
+            n.checked_mul((hi[d] - lo[d]).div_ceil(piece[d]))
+        });
+        if count
+            .is_none_or(|c| c.saturating_add((boxes.len() + todo.len()) as u64) > MAX_CHUNKS as u64)
+        {
+            return Err(too_many());
+        }
         let mut corner = lo.clone();
         loop {
             let sub_hi: Vec<u64> = (0..lo.len())
-                .map(|d| (corner[d] + piece[d]).min(hi[d]))
+                .map(|d| corner[d].saturating_add(piece[d]).min(hi[d]))
                 .collect();
             todo.push((corner.clone(), sub_hi));
             let mut d = lo.len();
@@ -648,7 +679,7 @@ fn split_into_chunks(
                     break;
                 }
                 d -= 1;
-                corner[d] += piece[d];
+                corner[d] = corner[d].saturating_add(piece[d]);
                 if corner[d] < hi[d] {
                     break;
                 }

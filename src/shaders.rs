@@ -36,6 +36,7 @@ pub fn all_variants() -> Vec<Variant> {
             unit,
             index: IndexMath::U32,
             boxed: false,
+            specialized: false,
         });
         for rank in 1..=MAX_RANK {
             for index in [IndexMath::U32, IndexMath::U64, IndexMath::U32Pair] {
@@ -46,6 +47,17 @@ pub fn all_variants() -> Vec<Variant> {
                         unit,
                         index,
                         boxed,
+                        specialized: false,
+                    });
+                }
+                if index == IndexMath::U32 {
+                    all.push(Variant {
+                        kernel: Kernel::Generic,
+                        rank,
+                        unit,
+                        index,
+                        boxed: false,
+                        specialized: true,
                     });
                 }
             }
@@ -129,7 +141,27 @@ fn generic_source(v: &Variant) -> String {
         Mode::Box => ("box_offsets", "At"),
         Mode::Window => ("window_source", "At"),
     };
+    // Specialised: dims and strides are pipeline constants D{i} and S{i}.
+    let dim = |i: usize| {
+        if v.specialized {
+            format!("ix(D{i})")
+        } else {
+            format!("ip({}u)", dims + i)
+        }
+    };
+    let stride = |i: usize| {
+        if v.specialized {
+            format!("ix(S{i})")
+        } else {
+            format!("ip({}u)", strides + i)
+        }
+    };
     let mut decode = String::new();
+    if v.specialized {
+        for i in 0..rank {
+            let _ = writeln!(decode, "override D{i}: u32;\noverride S{i}: u32;");
+        }
+    }
     if mode != Mode::Whole {
         decode += "struct At {\n    s: Idx,\n    d: Idx,\n    inside: bool,\n}\n\n";
     }
@@ -141,14 +173,13 @@ fn generic_source(v: &Variant) -> String {
         if i > 0 {
             let _ = writeln!(
                 decode,
-                "    let c{i} = imod(rem, ip({}u));\n    rem = idiv(rem, ip({}u));",
-                dims + i,
-                dims + i
+                "    let c{i} = imod(rem, {d});\n    rem = idiv(rem, {d});",
+                d = dim(i)
             );
         } else {
             decode += "    let c0 = rem;\n";
         }
-        let _ = writeln!(decode, "    s = iadd(s, imul(c{i}, ip({}u)));", strides + i);
+        let _ = writeln!(decode, "    s = iadd(s, imul(c{i}, {}));", stride(i));
         match mode {
             Mode::Whole => {}
             Mode::Box => {
@@ -281,6 +312,26 @@ fn tiled_source(v: &Variant) -> String {
             ),
         ],
     )
+}
+
+/// Values of the pipeline constants of a specialised generic plan: `D{i}` (output dims)
+/// and `S{i}` (source strides, in output order). Empty for other plans.
+pub fn constants(plan: &Plan) -> Vec<(String, f64)> {
+    if !plan.specialized {
+        return Vec::new();
+    }
+    let in_strides = plan.in_strides();
+    let dims = plan
+        .out_dims()
+        .into_iter()
+        .enumerate()
+        .map(|(i, d)| (format!("D{i}"), d as f64));
+    let strides = plan
+        .dims_perm
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| (format!("S{i}"), in_strides[d] as f64));
+    dims.chain(strides).collect()
 }
 
 /// The parameter block of one dispatch (a uniform buffer of `u32` words, padded to whole

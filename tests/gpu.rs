@@ -25,11 +25,13 @@ const GENERIC: Options = Options {
     kernel: Some(Kernel::Generic),
     index: None,
     binding_limit: None,
+    specialize: None,
 };
 const TILED: Options = Options {
     kernel: Some(Kernel::Tiled),
     index: None,
     binding_limit: None,
+    specialize: None,
 };
 
 #[test]
@@ -178,6 +180,7 @@ fn every_shader_variant_runs_and_matches_the_reference() {
             binding_limit: variant
                 .boxed
                 .then(|| align + 4 + (bytes / 2).max(elem as u64)),
+            specialize: Some(variant.specialized),
         };
         total += 1;
         match check(p, &shape, &perm, elem, options, (0, 0)) {
@@ -217,6 +220,7 @@ fn forced_64_bit_index_math_on_common_permutes() {
                     kernel: Some(Kernel::Generic),
                     index: Some(index),
                     binding_limit: None,
+                    specialize: None,
                 };
                 total += 1;
                 if let Err(m) = check(p, shape, perm, elem, options, (4, 12)) {
@@ -543,7 +547,8 @@ proptest! {
     fn random_permutes_up_to_rank_8_match_the_reference(case in random_case()) {
         let Some(p) = gpu() else { return Ok(()) };
         let (shape, perm, elem, offsets) = case;
-        for options in [Options::default(), GENERIC] {
+        let specialized = Options { specialize: Some(true), ..GENERIC };
+        for options in [Options::default(), GENERIC, specialized] {
             if let Err(m) = check(p, &shape, &perm, elem, options, offsets) {
                 prop_assert!(false, "{}", m);
             }

@@ -98,7 +98,7 @@ fn forced_choices_that_cannot_apply_are_refused() {
         let options = Options {
             kernel,
             index,
-            binding_limit: None,
+            ..Options::default()
         };
         plan::plan(
             &Request::new(shape, perm, elem).with_options(options),
@@ -504,4 +504,20 @@ proptest! {
             Err(e) => prop_assert!(matches!(e, PermuteError::DeviceLimit { .. }), "{}", e),
         }
     }
+}
+
+/// Found by the fuzzer (docs/FUZZING.md): splitting a dim near 2^64 overflowed.
+#[test]
+fn splitting_dims_near_the_top_of_u64_does_not_overflow() {
+    let caps = DeviceCaps {
+        max_storage_binding: 12_031_929_354_473_701_376,
+        storage_offset_alignment: 64,
+        max_workgroups_per_dim: 182,
+        ..DeviceCaps::default()
+    };
+    let shape = [17_942_235_362_159_755_265usize];
+    let req =
+        Request::new(&shape, &[0], 1).with_offsets(31_316_006_942_419_456, 288_230_376_152_432_648);
+    // A clear answer either way, without a panic.
+    let _ = plan::plan(&req, &caps);
 }

@@ -24,6 +24,7 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
         } else {
             naga::valid::Capabilities::empty()
         };
+        // Pipeline constants get values at pipeline creation; naga validates them as such.
         let module = validate(&source, caps).unwrap_or_else(|e| panic!("{v:?}:\n{e}"));
         let names: Vec<&str> = module
             .entry_points
@@ -53,6 +54,7 @@ fn kernels_without_shaders_have_no_source() {
             unit: 4,
             index: IndexMath::U32,
             boxed: false,
+            specialized: false,
         };
         assert!(shaders::source(&v).is_none());
     }

@@ -89,6 +89,9 @@ struct Force {
     /// Force the index math.
     #[arg(long, value_enum)]
     index: Option<IndexArg>,
+    /// Force compiling the generic kernel for the shape (true) or not (false).
+    #[arg(long)]
+    specialize: Option<bool>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -119,6 +122,7 @@ impl Force {
                 IndexArg::U32Pair => IndexMath::U32Pair,
             }),
             binding_limit: None,
+            specialize: self.specialize,
         }
     }
 }
