@@ -1,29 +1,41 @@
-// tiled: batch transpose (B, R, C) -> (B, C, R) through workgroup memory. A workgroup reads
-// a tile of the input row by row (coalesced), then writes it column by column as rows of the
-// output (coalesced). Each tile row is padded by one unit so that reading a column of the
-// tile touches a different bank per thread.
+// tiled: a permute whose innermost dim moves, through workgroup memory (cuTT's "Tiled"
+// method). The tile spans the input's innermost dim (C, the tile's columns) and the input
+// dim that becomes the output's innermost (R, the tile's rows); all other dims are batch.
+// A batch transpose (B, R, C) -> (B, C, R) is the case with one batch dim. A workgroup reads
+// its tile row by row (coalesced), then writes it column by column as rows of the output
+// (coalesced). Each tile row is padded by one unit so that reading a column of the tile
+// touches a different bank per thread.
 //
 // 8- and 16-bit data moves packed, PACK elements per 32-bit word: a thread loads whole input
 // words (PACK neighbouring columns), and each output word is assembled from PACK neighbouring
 // input rows. Input rows are stored in PACK planes by row % PACK, so both phases stay
-// conflict-free. Needs R and C divisible by PACK (the planner checks).
+// conflict-free. Needs R and C divisible by PACK (the planner checks); then every other
+// stride is too, and no word is split between tiles.
 //
 // Placeholders (names in double braces) are filled in by src/shaders.rs.
 
 struct Params {
-    total_workgroups: u32,
-    tiles_c: u32,
-    tiles_r: u32,
-    batch: u32,
-    rows: u32,
-    cols: u32,
-    src_off: u32,
-    dst_off: u32,
+    v: array<vec4<u32>, {{PARAM_VEC4S}}>,
 }
 
 @group(0) @binding(0) var<storage, read> src: array<{{STORE}}>;
 @group(0) @binding(1) var<storage, read_write> dst: array<{{STORE}}>;
 @group(0) @binding(2) var<uniform> params: Params;
+
+fn param(i: u32) -> u32 {
+    return params.v[i >> 2u][i & 3u];
+}
+
+// Parameter words; the batch dims follow from word 12 (see src/shaders.rs).
+const TOTAL_WORKGROUPS: u32 = 0u;
+const TILES_C: u32 = 1u;
+const TILES_R: u32 = 2u;
+const ROWS: u32 = 4u;     // R, in units
+const COLS: u32 = 5u;     // C, in units
+const SRC_OFF: u32 = 6u;  // in storage words
+const DST_OFF: u32 = 7u;  // in storage words
+const IN_ROW: u32 = 8u;   // input stride of the row dim, in units
+const OUT_ROW: u32 = 9u;  // output stride of the column dim, in units
 
 const TW: u32 = {{TILE_WORDS}};
 const BY: u32 = {{TILE_ROWS}};
@@ -33,6 +45,9 @@ const MASK: u32 = 0xffffffffu >> (32u - BITS);
 const PITCH: u32 = TW + 1u;
 
 var<workgroup> tile: array<{{STORE}}, {{TILE_LEN}}>;
+
+// Input and output offsets (in units) of batch index `b`, unrolled over the batch dims.
+{{BATCH_FN}}
 
 // The output word at tile column `c` (an output row) and tile word `q` (an output column).
 {{OUT_WORD_FN}}
@@ -44,20 +59,23 @@ fn tiled(
     @builtin(local_invocation_id) lid: vec3<u32>,
 ) {
     let wg = wid.x + nwg.x * (wid.y + nwg.y * wid.z);
-    if wg >= params.total_workgroups {
+    if wg >= param(TOTAL_WORKGROUPS) {
         return;
     }
-    let tc = wg % params.tiles_c;
-    let rest = wg / params.tiles_c;
-    let tr = rest % params.tiles_r;
-    let b = rest / params.tiles_r;
+    let tc = wg % param(TILES_C);
+    let rest = wg / param(TILES_C);
+    let tr = rest % param(TILES_R);
+    let b = rest / param(TILES_R);
 
-    let rows = params.rows;
-    let cols = params.cols;
-    let in_words = cols / PACK;  // words per input row
-    let out_words = rows / PACK; // words per output row
-    let in_base = params.src_off + b * rows * in_words;
-    let out_base = params.dst_off + b * cols * out_words;
+    let rows = param(ROWS);
+    let cols = param(COLS);
+    let in_words = cols / PACK;         // words across the tile's columns
+    let out_words = rows / PACK;        // words across the tile's rows, in the output
+    let in_row = param(IN_ROW) / PACK;  // words between input rows
+    let out_row = param(OUT_ROW) / PACK; // words between output rows
+    let bases = batch_bases(b);
+    let in_base = param(SRC_OFF) + bases.x / PACK;
+    let out_base = param(DST_OFF) + bases.y / PACK;
 
     // Load: TW * PACK input rows of TW words each.
     let row0 = tr * TW * PACK;
@@ -65,7 +83,7 @@ fn tiled(
     for (var r = lid.y; r < TW * PACK; r += BY) {
         let gr = row0 + r;
         if gr < rows && gw < in_words {
-            tile[((r % PACK) * TW + r / PACK) * PITCH + lid.x] = src[in_base + gr * in_words + gw];
+            tile[((r % PACK) * TW + r / PACK) * PITCH + lid.x] = src[in_base + gr * in_row + gw];
         }
     }
     workgroupBarrier();
@@ -76,7 +94,7 @@ fn tiled(
     for (var c = lid.y; c < TW * PACK; c += BY) {
         let gc = col0 + c;
         if gc < cols && ow < out_words {
-            dst[out_base + gc * out_words + ow] = out_word(c, lid.x);
+            dst[out_base + gc * out_row + ow] = out_word(c, lid.x);
         }
     }
 }

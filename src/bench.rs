@@ -167,19 +167,16 @@ pub enum BenchError {
     Mismatch(String),
 }
 
-/// Times work on one permuter's device.
-pub struct Bench<'a> {
-    permuter: &'a Permuter,
+/// Times GPU work: timestamps written around it in the command encoder where the device has
+/// `TIMESTAMP_QUERY_INSIDE_ENCODERS`, wall clock around submit and wait otherwise.
+pub struct Timer {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
     queries: Option<(wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer)>,
-    copy_pipeline: wgpu::ComputePipeline,
-    pub warmups: usize,
-    pub runs: usize,
 }
 
-impl<'a> Bench<'a> {
-    /// Uses timestamps when the device has `TIMESTAMP_QUERY_INSIDE_ENCODERS`.
-    pub fn new(permuter: &'a Permuter, runs: usize) -> Result<Self, PermuteError> {
-        let device = permuter.device();
+impl Timer {
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Self, PermuteError> {
         let queries = device
             .features()
             .contains(
@@ -188,13 +185,13 @@ impl<'a> Bench<'a> {
             .then(|| {
                 captured(device, || {
                     let set = device.create_query_set(&wgpu::QuerySetDescriptor {
-                        label: Some("bench timestamps"),
+                        label: Some("wgpu-permute timestamps"),
                         ty: wgpu::QueryType::Timestamp,
                         count: 2,
                     });
                     let buffer = |usage| {
                         device.create_buffer(&wgpu::BufferDescriptor {
-                            label: Some("bench timestamps"),
+                            label: Some("wgpu-permute timestamps"),
                             size: 16,
                             usage,
                             mapped_at_creation: false,
@@ -208,26 +205,10 @@ impl<'a> Bench<'a> {
                 })
             })
             .transpose()?;
-        let copy_pipeline = captured(device, || {
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("vec4_copy"),
-                source: wgpu::ShaderSource::Wgsl(VEC4_COPY_WGSL.into()),
-            });
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some("vec4_copy"),
-                layout: None,
-                module: &module,
-                entry_point: Some("vec4_copy"),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        })?;
-        Ok(Bench {
-            permuter,
+        Ok(Timer {
+            device: device.clone(),
+            queue: queue.clone(),
             queries,
-            copy_pipeline,
-            warmups: 2,
-            runs: runs.max(1),
         })
     }
 
@@ -244,8 +225,7 @@ impl<'a> Bench<'a> {
         &self,
         record: &dyn Fn(&mut wgpu::CommandEncoder),
     ) -> Result<Duration, PermuteError> {
-        let device = self.permuter.device();
-        let queue = self.permuter.queue();
+        let (device, queue) = (&self.device, &self.queue);
         let mut encoder = device.create_command_encoder(&Default::default());
         match &self.queries {
             Some((set, resolve, readback)) => {
@@ -274,14 +254,73 @@ impl<'a> Bench<'a> {
     }
 
     /// Median and minimum over `runs` timed submissions, after `warmups` untimed ones.
-    pub fn time(&self, record: &dyn Fn(&mut wgpu::CommandEncoder)) -> Result<Stats, PermuteError> {
-        for _ in 0..self.warmups {
+    pub fn time(
+        &self,
+        record: &dyn Fn(&mut wgpu::CommandEncoder),
+        warmups: usize,
+        runs: usize,
+    ) -> Result<Stats, PermuteError> {
+        for _ in 0..warmups {
             self.time_once(record)?;
         }
-        let samples = (0..self.runs)
+        let samples = (0..runs.max(1))
             .map(|_| self.time_once(record))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Stats::of(samples))
+    }
+}
+
+/// Runs benchmark cases on one permuter's device.
+pub struct Bench<'a> {
+    permuter: &'a Permuter,
+    timer: Timer,
+    copy_pipeline: wgpu::ComputePipeline,
+    pub warmups: usize,
+    pub runs: usize,
+}
+
+impl<'a> Bench<'a> {
+    pub fn new(permuter: &'a Permuter, runs: usize) -> Result<Self, PermuteError> {
+        let device = permuter.device();
+        let timer = Timer::new(device, permuter.queue())?;
+        let copy_pipeline = captured(device, || {
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("vec4_copy"),
+                source: wgpu::ShaderSource::Wgsl(VEC4_COPY_WGSL.into()),
+            });
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("vec4_copy"),
+                layout: None,
+                module: &module,
+                entry_point: Some("vec4_copy"),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        })?;
+        Ok(Bench {
+            permuter,
+            timer,
+            copy_pipeline,
+            warmups: 2,
+            runs: runs.max(1),
+        })
+    }
+
+    pub fn clock(&self) -> Clock {
+        self.timer.clock()
+    }
+
+    /// Time of one submission of the work `record` puts in an encoder.
+    pub fn time_once(
+        &self,
+        record: &dyn Fn(&mut wgpu::CommandEncoder),
+    ) -> Result<Duration, PermuteError> {
+        self.timer.time_once(record)
+    }
+
+    /// Median and minimum over the runs, after the warm-ups.
+    pub fn time(&self, record: &dyn Fn(&mut wgpu::CommandEncoder)) -> Result<Stats, PermuteError> {
+        self.timer.time(record, self.warmups, self.runs)
     }
 
     /// Measures one case (with `options` forcing choices, for kernel comparisons).

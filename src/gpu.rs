@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::PermuteError;
-use crate::plan::{self, DeviceCaps, Kernel, Plan, Request, Variant};
+use crate::bench::Timer;
+use crate::plan::{self, DeviceCaps, Kernel, Options, Plan, Request, ShapeClass, Variant};
 use crate::shaders;
 
 /// Reads what the planner needs from a device's limits and features.
@@ -18,6 +19,7 @@ pub fn caps_of(device: &wgpu::Device) -> DeviceCaps {
         max_storage_binding: limits.max_storage_buffer_binding_size,
         storage_offset_alignment: limits.min_storage_buffer_offset_alignment,
         int64: device.features().contains(wgpu::Features::SHADER_INT64),
+        cpu: false,
     }
 }
 
@@ -189,6 +191,10 @@ pub struct Permuter {
     pipelines: Mutex<HashMap<(Variant, Vec<u64>), wgpu::ComputePipeline>>,
     /// Set by the device-lost callback, for devices this crate made itself.
     lost: Arc<Mutex<Option<String>>>,
+    /// Time the candidate kernels on first use of each shape class (see `with_autotune`).
+    autotune: bool,
+    tuned: Mutex<HashMap<ShapeClass, Kernel>>,
+    timer: Mutex<Option<Timer>>,
 }
 
 impl Permuter {
@@ -235,7 +241,110 @@ impl Permuter {
             bind_group_layout,
             pipelines: Mutex::new(HashMap::new()),
             lost: Arc::new(Mutex::new(None)),
+            autotune: false,
+            tuned: Mutex::new(HashMap::new()),
+            timer: Mutex::new(None),
         }
+    }
+
+    /// Chooses between the generic and tiled kernels by measurement instead of the
+    /// heuristic: the first request of each shape class (dims rounded to powers of two, same
+    /// simplified permutation and movement size) times both on scratch buffers of its size,
+    /// with GPU timestamps where the device has them, and the winner serves the class from
+    /// then on. Forced kernels are left alone; if timing fails, the heuristic decides.
+    pub fn with_autotune(mut self, on: bool) -> Self {
+        self.autotune = on;
+        self
+    }
+
+    /// The kernels autotuning chose so far, per shape class.
+    pub fn tuned(&self) -> Vec<(ShapeClass, Kernel)> {
+        let tuned = self.tuned.lock().unwrap_or_else(|p| p.into_inner());
+        tuned.iter().map(|(c, k)| (c.clone(), *k)).collect()
+    }
+
+    /// The request with its kernel forced to the measured winner, when autotuning applies.
+    fn tune<'r>(&self, req: &Request<'r>) -> Request<'r> {
+        if !self.autotune || req.options.kernel.is_some() {
+            return *req;
+        }
+        let force = |kernel| {
+            req.with_options(Options {
+                kernel: Some(kernel),
+                ..req.options
+            })
+        };
+        let (Ok(generic), Ok(tiled)) = (
+            self.plan(&force(Kernel::Generic)),
+            self.plan(&force(Kernel::Tiled)),
+        ) else {
+            return *req; // one candidate at most: nothing to choose
+        };
+        let class = generic.shape_class();
+        if let Some(&kernel) = self
+            .tuned
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&class)
+        {
+            return force(kernel);
+        }
+        match self.race(
+            &force(Kernel::Generic),
+            &force(Kernel::Tiled),
+            &generic,
+            &tiled,
+        ) {
+            Ok(kernel) => {
+                self.tuned
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(class, kernel);
+                force(kernel)
+            }
+            Err(_) => *req,
+        }
+    }
+
+    /// Times two forced requests on scratch buffers (best of 3 after a warm-up each).
+    fn race(
+        &self,
+        generic_req: &Request,
+        tiled_req: &Request,
+        generic: &Plan,
+        tiled: &Plan,
+    ) -> Result<Kernel, PermuteError> {
+        let mut timer = self.timer.lock().unwrap_or_else(|p| p.into_inner());
+        if timer.is_none() {
+            *timer = Some(Timer::new(&self.device, &self.queue)?);
+        }
+        let timer = timer.as_ref().expect("made above");
+        let (src, dst) = captured(&self.device, || {
+            let buffer = |size: u64| {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("wgpu-permute autotune"),
+                    size,
+                    usage: wgpu::BufferUsages::STORAGE,
+                    mapped_at_creation: false,
+                })
+            };
+            (buffer(generic.src_extent()), buffer(generic.dst_extent()))
+        })?;
+        let mut best = Vec::new();
+        for (req, kernel) in [(generic_req, Kernel::Generic), (tiled_req, tiled.kernel)] {
+            let failed = std::cell::Cell::new(false);
+            let stats = timer.time(
+                &|e| failed.set(failed.get() || self.encode(e, &src, &dst, req).is_err()),
+                1,
+                3,
+            )?;
+            if failed.get() {
+                return Err(PermuteError::Validation("autotune candidate failed".into()));
+            }
+            best.push((stats.min, kernel));
+        }
+        best.sort_by_key(|(time, _)| *time);
+        Ok(best[0].1)
     }
 
     /// Makes its own device on the default adapter (see [`default_device`]).
@@ -246,8 +355,7 @@ impl Permuter {
     /// Makes its own device on the default adapter among `backends` (see [`device_on`]).
     pub fn new_on(backends: wgpu::Backends) -> Result<Self, PermuteError> {
         let (adapter, device, queue) = device_on(backends)?;
-        let mut permuter = Permuter::new(&device, &queue);
-        permuter.adapter_info = Some(adapter.get_info());
+        let permuter = Permuter::new(&device, &queue).with_adapter_info(adapter.get_info());
         // Only on our own device: the callback of a caller's device is the caller's to set.
         let lost = permuter.lost.clone();
         device.set_device_lost_callback(move |reason, message| {
@@ -255,6 +363,14 @@ impl Permuter {
                 Some(format!("{reason:?}: {message}"));
         });
         Ok(permuter)
+    }
+
+    /// Tells the permuter which adapter its device is on (a device does not say), so that
+    /// plans can suit the kind of device; see [`plan::prefer_tiled`].
+    pub fn with_adapter_info(mut self, info: wgpu::AdapterInfo) -> Self {
+        self.caps.cpu = info.device_type == wgpu::DeviceType::Cpu;
+        self.adapter_info = Some(info);
+        self
     }
 
     pub fn device(&self) -> &wgpu::Device {
@@ -429,6 +545,7 @@ impl Permuter {
         dst: &wgpu::Buffer,
         req: &Request,
     ) -> Result<Plan, PermuteError> {
+        let req = &self.tune(req);
         let mut plan = self.plan(req)?;
         self.check_device()?;
         self.check_buffers(&plan, src, dst)?;

@@ -84,6 +84,8 @@ pub struct DeviceCaps {
     pub storage_offset_alignment: u32,
     /// The device supports native 64-bit integers in shaders.
     pub int64: bool,
+    /// The device is a CPU (lavapipe, SwiftShader, WARP); see [`prefer_tiled`].
+    pub cpu: bool,
 }
 
 impl Default for DeviceCaps {
@@ -95,6 +97,7 @@ impl Default for DeviceCaps {
             max_storage_binding: 128 << 20,
             storage_offset_alignment: 256,
             int64: false,
+            cpu: false,
         }
     }
 }
@@ -210,7 +213,7 @@ impl Tile {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Variant {
     pub kernel: Kernel,
-    /// Rank of the simplified tensor (generic kernel only; 0 otherwise).
+    /// Rank of the simplified tensor.
     pub rank: usize,
     pub unit: u32,
     pub index: IndexMath,
@@ -416,11 +419,7 @@ impl Plan {
         match self.kernel {
             Kernel::Generic | Kernel::Tiled => Some(Variant {
                 kernel: self.kernel,
-                rank: if self.kernel == Kernel::Generic {
-                    self.dims.len()
-                } else {
-                    0
-                },
+                rank: self.dims.len(),
                 unit: self.unit,
                 index: self.index,
                 boxed: self.boxed(),
@@ -452,13 +451,28 @@ impl Plan {
         strides
     }
 
-    /// For the tiled kernel: `(batch, rows, cols)` of the transpose, in units.
+    /// For tiling, when the innermost dim moves: `(batch, rows, cols)` in units. The columns
+    /// are the input's innermost dim, the rows the input dim that becomes the output's
+    /// innermost ([`Plan::row_dim`]), and the batch everything else.
     pub fn batch_rows_cols(&self) -> Option<(u64, u64, u64)> {
-        match (self.dims.as_slice(), self.dims_perm.as_slice()) {
-            ([r, c], [1, 0]) => Some((1, *r, *c)),
-            ([b, r, c], [0, 2, 1]) => Some((*b, *r, *c)),
-            _ => None,
-        }
+        let a = self.row_dim()?;
+        let (r, c) = (self.dims[a], self.dims[self.dims.len() - 1]);
+        Some((self.units() / (r * c), r, c))
+    }
+
+    /// The input dim that becomes the output's innermost, unless that is the input's
+    /// innermost too (then nothing needs tiling).
+    pub fn row_dim(&self) -> Option<usize> {
+        let a = *self.dims_perm.last()?;
+        (a + 1 != self.dims.len()).then_some(a)
+    }
+
+    /// Batch dims of a tiled plan: all but the row and column dims, in input order.
+    pub fn batch_dims(&self) -> Vec<usize> {
+        let a = self.row_dim();
+        (0..self.dims.len().saturating_sub(1))
+            .filter(|&d| Some(d) != a)
+            .collect()
     }
 }
 
@@ -579,6 +593,26 @@ pub fn plan(req: &Request, caps: &DeviceCaps) -> Result<Plan, PermuteError> {
     plan.kernel = Kernel::Generic;
     plan.chunks = split_into_chunks(&plan, caps, limit)?;
     Ok(plan)
+}
+
+/// Plans that autotuning treats alike: same simplified permutation and movement size, dims
+/// equal after rounding up to a power of two.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ShapeClass {
+    pub dims: Vec<u64>,
+    pub dims_perm: Vec<usize>,
+    pub unit: u32,
+}
+
+impl Plan {
+    /// This plan's class for autotuning.
+    pub fn shape_class(&self) -> ShapeClass {
+        ShapeClass {
+            dims: self.dims.iter().map(|d| d.next_power_of_two()).collect(),
+            dims_perm: self.dims_perm.clone(),
+            unit: self.unit,
+        }
+    }
 }
 
 /// Smallest tensor (in bytes) for which the generic kernel is compiled for its shape. A
@@ -746,7 +780,8 @@ fn choose_index(plan: &Plan, caps: &DeviceCaps, opts: &Options) -> Result<IndexM
 }
 
 /// Identity -> copy (when the byte count is a multiple of 4, as buffer copies need);
-/// a batch transpose with both sides at least [`MIN_TILED_EXTENT`] -> tiled; else generic.
+/// innermost dim moving, with both tile sides at least [`MIN_TILED_EXTENT`], on a device
+/// where tiling pays -> tiled; else generic.
 fn choose_kernel(plan: &Plan, caps: &DeviceCaps, opts: &Options) -> Result<Kernel, PermuteError> {
     let identity = plan.dims_perm.len() == 1;
     let copy_ok = identity && plan.bytes.is_multiple_of(4);
@@ -767,13 +802,22 @@ fn choose_kernel(plan: &Plan, caps: &DeviceCaps, opts: &Options) -> Result<Kerne
             let big = plan
                 .batch_rows_cols()
                 .is_some_and(|(_, r, c)| r >= MIN_TILED_EXTENT && c >= MIN_TILED_EXTENT);
-            Ok(if big && tiled_ok.is_ok() {
+            Ok(if big && tiled_ok.is_ok() && prefer_tiled(caps) {
                 Kernel::Tiled
             } else {
                 Kernel::Generic
             })
         }
     }
+}
+
+/// Whether tiling through workgroup memory pays on this device. On GPUs it turns strided
+/// reads or writes into coalesced ones; on a CPU device workgroup memory is ordinary memory
+/// and the barrier splits the shader, so the generic kernel (shape-specialised) was faster
+/// on lavapipe for every case of the suite (docs/BENCHMARKS.md). Errs towards tiling on any
+/// device that is not known to be a CPU.
+pub fn prefer_tiled(caps: &DeviceCaps) -> bool {
+    !caps.cpu
 }
 
 /// Whether the tiled kernel can run this plan at all (size aside).
@@ -786,7 +830,7 @@ fn tiled_fits(plan: &Plan, caps: &DeviceCaps) -> Result<(), PermuteError> {
     };
     let Some((_, r, c)) = plan.batch_rows_cols() else {
         return refuse(
-            "the simplified permutation is not a batch transpose (..., R, C) -> (..., C, R)",
+            "the innermost dim stays innermost: reads and writes are already contiguous",
         );
     };
     let tile = Tile::for_unit(plan.unit);
@@ -893,7 +937,7 @@ impl Plan {
                 let (b, r, c) = self.batch_rows_cols().unwrap_or((0, 0, 0));
                 let tile = self.tile.unwrap_or(Tile::for_unit(self.unit));
                 format!(
-                    "a batch transpose of {b} x ({r} x {c}): the tiled kernel, {0}x{0} tiles through workgroup memory with coalesced reads and writes",
+                    "the innermost dim moves: the tiled kernel over the input's innermost dim ({c}) and the dim that becomes the output's innermost ({r}), {b} tiles' worth of batch; {0}x{0} tiles through workgroup memory, reads and writes coalesced",
                     tile.extent()
                 )
             }
@@ -901,14 +945,15 @@ impl Plan {
                 "the generic kernel, as forced by the request's options".into()
             }
             Kernel::Generic => match self.batch_rows_cols() {
-                None => "not a batch transpose: the generic kernel (each thread decodes its output positions and gathers)".into(),
+                None => "the innermost dim stays innermost: the generic kernel (each thread decodes its output positions and gathers whole rows' units)".into(),
                 Some((_, r, c)) if r < MIN_TILED_EXTENT || c < MIN_TILED_EXTENT => format!(
-                    "a batch transpose with a side below {MIN_TILED_EXTENT} ({r} x {c}): the generic kernel, as most of a tile would idle"
+                    "the innermost dim moves, but a tile side is below {MIN_TILED_EXTENT} ({r} x {c}): the generic kernel, as most of a tile would idle"
                 ),
                 Some(_) => match tiled_fits(self, caps) {
                     Err(PermuteError::ForcedChoice { why, .. }) => {
-                        format!("a batch transpose, but {why}: the generic kernel")
+                        format!("the innermost dim moves, but {why}: the generic kernel")
                     }
+                    _ if !prefer_tiled(caps) => "the innermost dim moves, but on a CPU device tiling does not pay: the generic kernel".into(),
                     _ => "the generic kernel".into(),
                 },
             },

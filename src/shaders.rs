@@ -30,15 +30,17 @@ pub fn all_variants() -> Vec<Variant> {
     let units = ELEM_SIZES.map(|u| u as u32);
     let mut all = Vec::new();
     for &unit in &units {
-        all.push(Variant {
-            kernel: Kernel::Tiled,
-            rank: 0,
-            unit,
-            index: IndexMath::U32,
-            boxed: false,
-            specialized: false,
-        });
         for rank in 1..=MAX_RANK {
+            if rank >= 2 {
+                all.push(Variant {
+                    kernel: Kernel::Tiled,
+                    rank,
+                    unit,
+                    index: IndexMath::U32,
+                    boxed: false,
+                    specialized: false,
+                });
+            }
             for index in [IndexMath::U32, IndexMath::U64, IndexMath::U32Pair] {
                 for boxed in [false, true] {
                     all.push(Variant {
@@ -283,8 +285,38 @@ fn generic_source(v: &Variant) -> String {
     )
 }
 
+/// Parameter words of the tiled kernel before the batch dims (see `shaders/tiled.wgsl`).
+const TILED_HEAD: usize = 12;
+
 fn tiled_source(v: &Variant) -> String {
     let tile = Tile::for_unit(v.unit);
+    let batch = v.rank.saturating_sub(2);
+    let mut batch_fn = String::from("fn batch_bases(b: u32) -> vec2<u32> {\n");
+    if batch == 0 {
+        batch_fn += "    return vec2<u32>(0u, 0u);\n}";
+    } else {
+        batch_fn += "    var rem = b;\n    var bases = vec2<u32>(0u, 0u);\n";
+        for j in (0..batch).rev() {
+            let (d, is, os) = (
+                TILED_HEAD + j,
+                TILED_HEAD + batch + j,
+                TILED_HEAD + 2 * batch + j,
+            );
+            if j > 0 {
+                let _ = writeln!(
+                    batch_fn,
+                    "    let c{j} = rem % param({d}u);\n    rem = rem / param({d}u);"
+                );
+            } else {
+                batch_fn += "    let c0 = rem;\n";
+            }
+            let _ = writeln!(
+                batch_fn,
+                "    bases += vec2<u32>(c{j} * param({is}u), c{j} * param({os}u));"
+            );
+        }
+        batch_fn += "    return bases;\n}";
+    }
     let out_word = if tile.pack == 1 {
         "fn out_word(c: u32, q: u32) -> {{STORE}} {
     return tile[q * PITCH + c];
@@ -302,6 +334,11 @@ fn tiled_source(v: &Variant) -> String {
     fill(
         &with_fn,
         &[
+            (
+                "PARAM_VEC4S",
+                (TILED_HEAD + 3 * batch).div_ceil(4).to_string(),
+            ),
+            ("BATCH_FN", batch_fn),
             ("STORE", store_type(v.unit).to_string()),
             ("TILE_WORDS", format!("{}u", tile.words)),
             ("TILE_ROWS", format!("{}u", tile.rows)),
@@ -399,7 +436,12 @@ pub fn params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
         Kernel::Tiled => {
             let tile = plan.tile.unwrap_or(Tile::for_unit(plan.unit));
             let (b, r, c) = plan.batch_rows_cols().unwrap_or((0, 0, 0));
+            let a = plan.row_dim().unwrap_or(0);
             let word_bytes = unit.max(4);
+            let in_strides = plan.in_strides();
+            let out_strides = plan.out_strides_by_input_dim();
+            let last = plan.dims.len() - 1;
+            let batch = plan.batch_dims();
             [
                 chunk.total_workgroups,
                 c.div_ceil(tile.extent()),
@@ -409,9 +451,17 @@ pub fn params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
                 c,
                 plan.src_offset / word_bytes,
                 plan.dst_offset / word_bytes,
+                in_strides[a],
+                out_strides[last],
+                0,
+                0,
             ]
+            .into_iter()
+            .chain(batch.iter().map(|&d| plan.dims[d]))
+            .chain(batch.iter().map(|&d| in_strides[d]))
+            .chain(batch.iter().map(|&d| out_strides[d]))
             .map(|v| v as u32)
-            .to_vec()
+            .collect()
         }
         Kernel::Empty | Kernel::Copy => Vec::new(),
     };

@@ -37,17 +37,28 @@ const TILED: Options = Options {
 #[test]
 fn every_permutation_of_ranks_1_to_5_every_elem_size() {
     let Some(p) = gpu() else { return };
-    let base = [5usize, 3, 7, 2, 3];
+    // Odd extents, and even ones (so that packed 8/16-bit data can tile too).
     let (mut failures, mut total) = (Vec::new(), 0);
-    for rank in 1..=5 {
-        for (i, perm) in permutations(rank).iter().enumerate() {
-            for &elem in &ELEM_SIZES {
-                // Vary the offsets so that narrower movement sizes run too.
-                let offsets = (4 * (i as u64 % 3), 4 * ((i as u64 + 1) % 2));
-                for options in [Options::default(), GENERIC] {
-                    total += 1;
-                    if let Err(m) = check(p, &base[..rank], perm, elem, options, offsets) {
-                        failures.push(m);
+    for base in [[5usize, 3, 7, 2, 3], [4, 6, 8, 2, 4]] {
+        for rank in 1..=5 {
+            for (i, perm) in permutations(rank).iter().enumerate() {
+                for &elem in &ELEM_SIZES {
+                    // Vary the offsets so that narrower movement sizes run too.
+                    let offsets = (4 * (i as u64 % 3), 4 * ((i as u64 + 1) % 2));
+                    let shape = &base[..rank];
+                    let forced_tiled = Request::new(shape, perm, elem)
+                        .with_offsets(offsets.0, offsets.1)
+                        .with_options(TILED);
+                    let kernels = if p.plan(&forced_tiled).is_ok() {
+                        &[Options::default(), GENERIC, TILED][..]
+                    } else {
+                        &[Options::default(), GENERIC][..]
+                    };
+                    for &options in kernels {
+                        total += 1;
+                        if let Err(m) = check(p, shape, perm, elem, options, offsets) {
+                            failures.push(m);
+                        }
                     }
                 }
             }
@@ -158,10 +169,13 @@ fn every_shader_variant_runs_and_matches_the_reference() {
             continue;
         }
         let elem = variant.unit as usize;
-        let (mut shape, perm) = match variant.kernel {
-            Kernel::Tiled => (vec![2, 20, 36], vec![0, 2, 1]),
-            _ => unmergeable(variant.rank),
-        };
+        let (mut shape, perm) = unmergeable(variant.rank);
+        if variant.kernel == Kernel::Tiled {
+            // Tile sides divisible by 4 (packed data), with partial edge tiles while small.
+            let last = shape.len() - 1;
+            let small = variant.rank <= 6;
+            (shape[0], shape[last]) = if small { (20, 36) } else { (4, 8) };
+        }
         // Boxed variants need tensors larger than one binding window can be.
         if variant.boxed {
             let rest: usize = shape[1..].iter().product();
@@ -183,7 +197,15 @@ fn every_shader_variant_runs_and_matches_the_reference() {
             specialize: Some(variant.specialized),
         };
         total += 1;
-        match check(p, &shape, &perm, elem, options, (0, 0)) {
+        // A permuter compiles at most MAX_SPECIALIZED shapes; give these a fresh cache.
+        let fresh;
+        let target = if variant.specialized {
+            fresh = wgpu_permute::Permuter::new(p.device(), p.queue());
+            &fresh
+        } else {
+            p
+        };
+        match check(target, &shape, &perm, elem, options, (0, 0)) {
             Ok(plan) => assert_eq!(plan.variant(), Some(variant), "{plan}"),
             Err(m) => failures.push(m),
         }
@@ -564,4 +586,37 @@ fn test_data_shows_misplaced_writes() {
     let words: Vec<&[u8]> = data.chunks(4).collect();
     let distinct: std::collections::HashSet<_> = words.iter().collect();
     assert!(distinct.len() > 4000, "{}", distinct.len());
+}
+
+#[test]
+fn autotuning_picks_a_kernel_per_shape_class_and_stays_correct() {
+    let Some(shared) = gpu() else { return };
+    let p = wgpu_permute::Permuter::new(shared.device(), shared.queue()).with_autotune(true);
+    let cases: [(&[usize], &[usize], usize); 4] = [
+        (&[4, 96, 160], &[0, 2, 1], 4),
+        (&[128, 128], &[1, 0], 2),
+        (&[16, 24, 32], &[2, 1, 0], 8),
+        (&[30, 40, 8], &[1, 0, 2], 4), // the innermost dim stays: one candidate, no race
+    ];
+    for (shape, perm, elem) in cases {
+        check(&p, shape, perm, elem, Options::default(), (0, 0)).unwrap_or_else(|m| panic!("{m}"));
+    }
+    let tuned = p.tuned();
+    assert_eq!(tuned.len(), 3, "{tuned:?}");
+    // A shape of the same class reuses the winner without racing again.
+    let plan = check(
+        &p,
+        &[4, 100, 150],
+        &[0, 2, 1],
+        4,
+        Options::default(),
+        (0, 0),
+    )
+    .unwrap();
+    assert_eq!(p.tuned().len(), 3);
+    let winner = tuned
+        .iter()
+        .find(|(class, _)| class.dims_perm == [0, 2, 1] && class.unit == 4)
+        .map(|(_, k)| *k);
+    assert_eq!(Some(plan.kernel), winner, "{plan}");
 }

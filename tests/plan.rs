@@ -85,9 +85,26 @@ fn kernel_choice() {
     assert_eq!(plan_of(&[thin, 4096], &[1, 0], 4).kernel, Kernel::Generic);
     assert_eq!(plan_of(&[63, 64], &[1, 0], 2).kernel, Kernel::Generic);
     assert_eq!(plan_of(&[64, 66], &[1, 0], 1).kernel, Kernel::Generic);
-    // Not a batch transpose.
+    // Any permutation whose innermost dim moves tiles (cuTT's method), on a GPU...
     assert_eq!(
         plan_of(&[64, 64, 64, 64], &[3, 2, 1, 0], 4).kernel,
+        Kernel::Tiled
+    );
+    // A tile side of 8 (the dim that becomes innermost) is below the minimum.
+    assert_eq!(
+        plan_of(&[8, 8, 8, 8, 8, 32], &[2, 5, 0, 4, 1, 3], 4).kernel,
+        Kernel::Generic
+    );
+    // ...but not on a CPU device, where the generic kernel was faster in every case.
+    let cpu = DeviceCaps {
+        cpu: true,
+        ..DeviceCaps::default()
+    };
+    let p = plan::plan(&Request::new(&[64, 512, 512], &[0, 2, 1], 4), &cpu).unwrap();
+    assert_eq!(p.kernel, Kernel::Generic);
+    // The innermost dim stays: the generic kernel, in wide units.
+    assert_eq!(
+        plan_of(&[64, 64, 64], &[1, 0, 2], 4).kernel,
         Kernel::Generic
     );
 }
@@ -106,13 +123,15 @@ fn forced_choices_that_cannot_apply_are_refused() {
         )
     };
     let refused = |r: Result<_, PermuteError>| matches!(r, Err(PermuteError::ForcedChoice { .. }));
+    // The innermost run of 3 f32 stays innermost: nothing to tile.
     assert!(refused(forced(
-        &[4, 4, 4],
-        &[2, 1, 0],
+        &[4, 4, 3],
+        &[1, 0, 2],
         4,
         Some(Kernel::Tiled),
         None
     )));
+    assert!(forced(&[4, 4, 4], &[2, 1, 0], 4, Some(Kernel::Tiled), None).is_ok());
     assert!(refused(forced(
         &[4, 4],
         &[1, 0],

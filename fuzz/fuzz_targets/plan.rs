@@ -22,6 +22,7 @@ struct Input {
     max_workgroup_storage: u32,
     max_invocations: u32,
     int64: bool,
+    cpu: bool,
     kernel: u8,
     index: u8,
     binding_limit: Option<u32>,
@@ -42,6 +43,7 @@ fuzz_target!(|input: Input| {
         max_storage_binding: input.max_storage_binding,
         storage_offset_alignment: 1u32 << (input.align_log % 12),
         int64: input.int64,
+        cpu: input.cpu,
     };
     let options = Options {
         kernel: [None, Some(Kernel::Copy), Some(Kernel::Generic), Some(Kernel::Tiled), Some(Kernel::Empty)]

@@ -108,7 +108,9 @@ pub fn check(
         mapped_at_creation: false,
     });
     let mut encoder = device.create_command_encoder(&Default::default());
-    p.encode(&mut encoder, &src, &dst, &req)
+    // The plan that ran (autotuning may change the kernel `plan` above chose).
+    let plan = p
+        .encode(&mut encoder, &src, &dst, &req)
         .map_err(|e| format!("encode failed: {e}\n  plan: {plan}"))?;
     encoder.copy_buffer_to_buffer(&dst, 0, &readback, 0, dst_size);
     p.queue().submit([encoder.finish()]);

@@ -75,6 +75,9 @@ enum Command {
         /// Only the cases whose label contains this text.
         #[arg(long)]
         filter: Option<String>,
+        /// Choose between kernels by timing them on first use (per shape class).
+        #[arg(long)]
+        autotune: bool,
         #[command(flatten)]
         force: Force,
     },
@@ -162,8 +165,9 @@ fn run(cli: Cli) -> Result<()> {
             scale,
             runs,
             filter,
+            autotune,
             force,
-        } => run_bench(json, plot, scale, runs, filter, force.options()),
+        } => run_bench(json, plot, scale, runs, filter, autotune, force.options()),
     }
 }
 
@@ -344,9 +348,10 @@ fn run_bench(
     scale: usize,
     runs: usize,
     filter: Option<String>,
+    autotune: bool,
     options: Options,
 ) -> Result<()> {
-    let p = permuter()?;
+    let p = permuter()?.with_autotune(autotune);
     let device = device_name(&p);
     let bench = Bench::new(&p, runs).map_err(|e| e.to_string())?;
     let cases: Vec<_> = bench::default_suite(scale)
