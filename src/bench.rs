@@ -328,7 +328,7 @@ impl<'a> Bench<'a> {
         let permuter = self.permuter;
         let device = permuter.device();
         let req = case.request().with_options(options);
-        let plan = permuter.plan(&req)?;
+        permuter.plan(&req)?; // refuse a bad case before allocating for it
         let bytes = case.bytes();
         // Buffers padded to whole 16-byte units so the vec4 copy moves every byte.
         let size = bytes.next_multiple_of(16).max(16);
@@ -373,9 +373,10 @@ impl<'a> Bench<'a> {
             (src, dst, readback, (params, total))
         })?;
 
-        // Correct first: one permute, read back, compared with the reference.
+        // Correct first: one permute, read back, compared with the reference. Its plan is
+        // the one that runs (autotuning may choose another kernel than `plan` above).
         let mut encoder = device.create_command_encoder(&Default::default());
-        permuter.encode(&mut encoder, &src, &dst, &req)?;
+        let plan = permuter.encode(&mut encoder, &src, &dst, &req)?;
         encoder.copy_buffer_to_buffer(&dst, 0, &readback, 0, size);
         captured(device, || permuter.queue().submit([encoder.finish()]))?;
         if read_buffer(device, &readback, bytes)? != want {
