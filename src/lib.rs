@@ -8,8 +8,9 @@
 //! |---|---|
 //! | no elements | nothing |
 //! | identity, byte count a multiple of 4 | `copy_buffer_to_buffer` |
-//! | batch transpose `(..., R, C) -> (..., C, R)`, R and C >= 16 | `tiled`: workgroup-memory tile |
-//! | anything else | `generic`: unrolled index decode, several items per thread |
+//! | innermost dim moves, tile sides >= 16, on a GPU | `tiled`: workgroup-memory tiles |
+//! | innermost dim moves, sides divisible by 4, on a CPU device | `micro`: 4x4 register tiles |
+//! | anything else, or larger than one binding | `generic`: unrolled index decode |
 //!
 //! 8- and 16-bit data moves packed in 32-bit words, so `SHADER_F16` is never needed, and
 //! 64-bit index math is used only when offsets exceed 32 bits.

@@ -34,8 +34,12 @@ pub enum Kernel {
     Copy,
     /// One thread per group of output items, gathering from the input (`shaders/generic.wgsl`).
     Generic,
-    /// Workgroup-memory tiled batch transpose `(B, R, C) -> (B, C, R)` (`shaders/tiled.wgsl`).
+    /// Workgroup-memory tiles over the input's and the output's innermost dims
+    /// (`shaders/tiled.wgsl`).
     Tiled,
+    /// 4x4 register micro-tiles over the same two dims, no workgroup memory
+    /// (`shaders/micro.wgsl`).
+    Micro,
 }
 
 impl Kernel {
@@ -46,6 +50,7 @@ impl Kernel {
             Kernel::Copy => "copy",
             Kernel::Generic => "generic",
             Kernel::Tiled => "tiled",
+            Kernel::Micro => "micro",
         }
     }
 }
@@ -417,7 +422,7 @@ impl Plan {
     /// The shader this plan runs, if any.
     pub fn variant(&self) -> Option<Variant> {
         match self.kernel {
-            Kernel::Generic | Kernel::Tiled => Some(Variant {
+            Kernel::Generic | Kernel::Tiled | Kernel::Micro => Some(Variant {
                 kernel: self.kernel,
                 rank: self.dims.len(),
                 unit: self.unit,
@@ -564,6 +569,7 @@ pub fn plan(req: &Request, caps: &DeviceCaps) -> Result<Plan, PermuteError> {
                 let (b, r, c) = plan.batch_rows_cols().unwrap_or((0, 0, 0));
                 b * r.div_ceil(tile.extent()) * c.div_ceil(tile.extent())
             }
+            Kernel::Micro => (plan.units() / 16).div_ceil(GENERIC_WORKGROUP as u64),
             _ => plan
                 .items()
                 .div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64),
@@ -584,9 +590,12 @@ pub fn plan(req: &Request, caps: &DeviceCaps) -> Result<Plan, PermuteError> {
         return Ok(plan);
     }
     // Larger than one binding: the generic kernel over boxes whose windows fit.
-    if plan.kernel == Kernel::Tiled && opts.kernel == Some(Kernel::Tiled) {
+    if opts
+        .kernel
+        .is_some_and(|k| k == Kernel::Tiled || k == Kernel::Micro)
+    {
         return Err(PermuteError::ForcedChoice {
-            what: "tiled kernel",
+            what: "tiled or micro kernel",
             why: "the tensor exceeds one storage binding; only the generic kernel splits into windows",
         });
     }
@@ -780,12 +789,13 @@ fn choose_index(plan: &Plan, caps: &DeviceCaps, opts: &Options) -> Result<IndexM
 }
 
 /// Identity -> copy (when the byte count is a multiple of 4, as buffer copies need);
-/// innermost dim moving, with both tile sides at least [`MIN_TILED_EXTENT`], on a device
-/// where tiling pays -> tiled; else generic.
+/// innermost dim moving: micro-tiles where they apply on a CPU device, tiled with both tile
+/// sides at least [`MIN_TILED_EXTENT`] on a device where tiling pays; else generic.
 fn choose_kernel(plan: &Plan, caps: &DeviceCaps, opts: &Options) -> Result<Kernel, PermuteError> {
     let identity = plan.dims_perm.len() == 1;
     let copy_ok = identity && plan.bytes.is_multiple_of(4);
     let tiled_ok = tiled_fits(plan, caps);
+    let micro_ok = micro_fits(plan);
     match opts.kernel {
         Some(Kernel::Empty) => Err(PermuteError::ForcedChoice {
             what: "empty kernel",
@@ -796,8 +806,10 @@ fn choose_kernel(plan: &Plan, caps: &DeviceCaps, opts: &Options) -> Result<Kerne
             why: "the permutation is not the identity, or its byte count is not a multiple of 4",
         }),
         Some(Kernel::Tiled) => tiled_ok.map(|()| Kernel::Tiled),
+        Some(Kernel::Micro) => micro_ok.map(|()| Kernel::Micro),
         Some(forced) => Ok(forced),
         None if copy_ok => Ok(Kernel::Copy),
+        None if prefer_micro(caps) && micro_ok.is_ok() => Ok(Kernel::Micro),
         None => {
             let big = plan
                 .batch_rows_cols()
@@ -813,11 +825,45 @@ fn choose_kernel(plan: &Plan, caps: &DeviceCaps, opts: &Options) -> Result<Kerne
 
 /// Whether tiling through workgroup memory pays on this device. On GPUs it turns strided
 /// reads or writes into coalesced ones; on a CPU device workgroup memory is ordinary memory
-/// and the barrier splits the shader, so the generic kernel (shape-specialised) was faster
-/// on lavapipe for every case of the suite (docs/BENCHMARKS.md). Errs towards tiling on any
-/// device that is not known to be a CPU.
+/// and the barrier splits the shader, and on lavapipe tiling did no better than the
+/// generic kernel (docs/BENCHMARKS.md). Errs towards tiling on any device that is not known
+/// to be a CPU.
 pub fn prefer_tiled(caps: &DeviceCaps) -> bool {
     !caps.cpu
+}
+
+/// Whether register micro-tiles are the first choice where they apply: on CPU devices,
+/// where they beat both other kernels on every case of the suite on lavapipe (1.2-4x over
+/// the generic kernel). Unmeasured on GPUs, so there the tiled kernel keeps its place: errs
+/// towards the kernel built for GPUs.
+pub fn prefer_micro(caps: &DeviceCaps) -> bool {
+    caps.cpu
+}
+
+/// Whether the micro-tile kernel can run this plan: the innermost dim moves, elements of
+/// 1, 2 or 4 bytes, both block sides divisible by 4, 32-bit index math.
+fn micro_fits(plan: &Plan) -> Result<(), PermuteError> {
+    let refuse = |why| {
+        Err(PermuteError::ForcedChoice {
+            what: "micro kernel",
+            why,
+        })
+    };
+    let Some((_, r, c)) = plan.batch_rows_cols() else {
+        return refuse(
+            "the innermost dim stays innermost: reads and writes are already contiguous",
+        );
+    };
+    if plan.unit > 4 {
+        return refuse("8- and 16-byte units already move as vectors");
+    }
+    if r % 4 != 0 || c % 4 != 0 {
+        return refuse("both block sides must be divisible by 4");
+    }
+    if plan.index != IndexMath::U32 {
+        return refuse("the micro kernel uses 32-bit index math only");
+    }
+    Ok(())
 }
 
 /// Whether the tiled kernel can run this plan at all (size aside).
@@ -941,6 +987,12 @@ impl Plan {
                     tile.extent()
                 )
             }
+            Kernel::Micro => {
+                let (b, r, c) = self.batch_rows_cols().unwrap_or((0, 0, 0));
+                format!(
+                    "the innermost dim moves: the micro kernel, each invocation moving a 4x4 block between the input's innermost dim ({c}) and the dim that becomes the output's innermost ({r}) as whole words, {b} blocks' worth of batch"
+                )
+            }
             Kernel::Generic if self.options_forced_generic() => {
                 "the generic kernel, as forced by the request's options".into()
             }
@@ -953,11 +1005,17 @@ impl Plan {
                     Err(PermuteError::ForcedChoice { why, .. }) => {
                         format!("the innermost dim moves, but {why}: the generic kernel")
                     }
-                    _ if !prefer_tiled(caps) => "the innermost dim moves, but on a CPU device tiling does not pay: the generic kernel".into(),
+                    _ if !prefer_tiled(caps) => "the innermost dim moves, but on a CPU device tiling does not pay and micro-tiles do not fit (sides not divisible by 4, or 8/16-byte units): the generic kernel".into(),
                     _ => "the generic kernel".into(),
                 },
             },
         });
+        if self.specialized {
+            why.push(format!(
+                "the tensor is at least {} KiB: dims and strides are compiled into the pipeline, so its divisions become multiplies and shifts",
+                SPECIALIZE_MIN_BYTES >> 10
+            ));
+        }
         if let [chunk] = self.chunks.as_slice() {
             why.push(format!(
                 "{} workgroups, dispatched as {}x{}x{} (at most {} per dimension)",
@@ -997,6 +1055,9 @@ impl fmt::Display for Plan {
             self.unit,
             self.kernel.name()
         )?;
+        if self.specialized {
+            write!(f, " (compiled for this shape)")?;
+        }
         if let Some(tile) = self.tile {
             write!(
                 f,

@@ -10,8 +10,10 @@ use crate::plan::{
 
 /// Template of the generic kernel (entry point `generic`).
 pub const GENERIC_WGSL: &str = include_str!("../shaders/generic.wgsl");
-/// Template of the tiled batch-transpose kernel (entry point `tiled`).
+/// Template of the tiled kernel (entry point `tiled`).
 pub const TILED_WGSL: &str = include_str!("../shaders/tiled.wgsl");
+/// Template of the register micro-tile kernel (entry point `micro`).
+pub const MICRO_WGSL: &str = include_str!("../shaders/micro.wgsl");
 const INDEX_U32_WGSL: &str = include_str!("../shaders/index_u32.wgsl");
 const INDEX_U64_WGSL: &str = include_str!("../shaders/index_u64.wgsl");
 const INDEX_PAIR_WGSL: &str = include_str!("../shaders/index_pair.wgsl");
@@ -31,9 +33,12 @@ pub fn all_variants() -> Vec<Variant> {
     let mut all = Vec::new();
     for &unit in &units {
         for rank in 1..=MAX_RANK {
-            if rank >= 2 {
+            let tiled = [Kernel::Tiled, Kernel::Micro]
+                .into_iter()
+                .filter(|&k| rank >= 2 && (k == Kernel::Tiled || unit <= 4));
+            for kernel in tiled {
                 all.push(Variant {
-                    kernel: Kernel::Tiled,
+                    kernel,
                     rank,
                     unit,
                     index: IndexMath::U32,
@@ -73,6 +78,7 @@ pub fn source(v: &Variant) -> Option<String> {
     match v.kernel {
         Kernel::Generic => Some(generic_source(v)),
         Kernel::Tiled => Some(tiled_source(v)),
+        Kernel::Micro => Some(micro_source(v)),
         Kernel::Empty | Kernel::Copy => None,
     }
 }
@@ -288,35 +294,57 @@ fn generic_source(v: &Variant) -> String {
 /// Parameter words of the tiled kernel before the batch dims (see `shaders/tiled.wgsl`).
 const TILED_HEAD: usize = 12;
 
+/// `batch_bases(b)`: input and output offsets of batch index `b` over `batch` batch dims
+/// (parameter words from `TILED_HEAD`: dims, input strides, output strides).
+fn batch_fn(batch: usize) -> String {
+    let mut f = String::from("fn batch_bases(b: u32) -> vec2<u32> {\n");
+    if batch == 0 {
+        f += "    return vec2<u32>(0u, 0u);\n}";
+        return f;
+    }
+    f += "    var rem = b;\n    var bases = vec2<u32>(0u, 0u);\n";
+    for j in (0..batch).rev() {
+        let (d, is, os) = (
+            TILED_HEAD + j,
+            TILED_HEAD + batch + j,
+            TILED_HEAD + 2 * batch + j,
+        );
+        if j > 0 {
+            let _ = writeln!(
+                f,
+                "    let c{j} = rem % param({d}u);\n    rem = rem / param({d}u);"
+            );
+        } else {
+            f += "    let c0 = rem;\n";
+        }
+        let _ = writeln!(
+            f,
+            "    bases += vec2<u32>(c{j} * param({is}u), c{j} * param({os}u));"
+        );
+    }
+    f += "    return bases;\n}";
+    f
+}
+
+fn micro_source(v: &Variant) -> String {
+    let batch = v.rank.saturating_sub(2);
+    fill(
+        MICRO_WGSL,
+        &[
+            (
+                "PARAM_VEC4S",
+                (TILED_HEAD + 3 * batch).div_ceil(4).to_string(),
+            ),
+            ("BATCH_FN", batch_fn(batch)),
+            ("PACK_VALUE", format!("{}u", pack_of(v.unit))),
+        ],
+    )
+}
+
 fn tiled_source(v: &Variant) -> String {
     let tile = Tile::for_unit(v.unit);
     let batch = v.rank.saturating_sub(2);
-    let mut batch_fn = String::from("fn batch_bases(b: u32) -> vec2<u32> {\n");
-    if batch == 0 {
-        batch_fn += "    return vec2<u32>(0u, 0u);\n}";
-    } else {
-        batch_fn += "    var rem = b;\n    var bases = vec2<u32>(0u, 0u);\n";
-        for j in (0..batch).rev() {
-            let (d, is, os) = (
-                TILED_HEAD + j,
-                TILED_HEAD + batch + j,
-                TILED_HEAD + 2 * batch + j,
-            );
-            if j > 0 {
-                let _ = writeln!(
-                    batch_fn,
-                    "    let c{j} = rem % param({d}u);\n    rem = rem / param({d}u);"
-                );
-            } else {
-                batch_fn += "    let c0 = rem;\n";
-            }
-            let _ = writeln!(
-                batch_fn,
-                "    bases += vec2<u32>(c{j} * param({is}u), c{j} * param({os}u));"
-            );
-        }
-        batch_fn += "    return bases;\n}";
-    }
+    let batch_fn = batch_fn(batch);
     let out_word = if tile.pack == 1 {
         "fn out_word(c: u32, q: u32) -> {{STORE}} {
     return tile[q * PITCH + c];
@@ -433,9 +461,16 @@ pub fn params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
             }
             words
         }
-        Kernel::Tiled => {
-            let tile = plan.tile.unwrap_or(Tile::for_unit(plan.unit));
+        Kernel::Tiled | Kernel::Micro => {
             let (b, r, c) = plan.batch_rows_cols().unwrap_or((0, 0, 0));
+            // Tiles (or 4x4 blocks) along each side; word 3 is the batch count for tiles,
+            // the block count for micro-tiles.
+            let (side_c, side_r, third) = if plan.kernel == Kernel::Tiled {
+                let extent = plan.tile.unwrap_or(Tile::for_unit(plan.unit)).extent();
+                (c.div_ceil(extent), r.div_ceil(extent), b)
+            } else {
+                (c / 4, r / 4, b * (r / 4) * (c / 4))
+            };
             let a = plan.row_dim().unwrap_or(0);
             let word_bytes = unit.max(4);
             let in_strides = plan.in_strides();
@@ -444,9 +479,9 @@ pub fn params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
             let batch = plan.batch_dims();
             [
                 chunk.total_workgroups,
-                c.div_ceil(tile.extent()),
-                r.div_ceil(tile.extent()),
-                b,
+                side_c,
+                side_r,
+                third,
                 r,
                 c,
                 plan.src_offset / word_bytes,

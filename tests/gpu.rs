@@ -33,6 +33,10 @@ const TILED: Options = Options {
     binding_limit: None,
     specialize: None,
 };
+const MICRO: Options = Options {
+    kernel: Some(Kernel::Micro),
+    ..TILED
+};
 
 #[test]
 fn every_permutation_of_ranks_1_to_5_every_elem_size() {
@@ -46,15 +50,18 @@ fn every_permutation_of_ranks_1_to_5_every_elem_size() {
                     // Vary the offsets so that narrower movement sizes run too.
                     let offsets = (4 * (i as u64 % 3), 4 * ((i as u64 + 1) % 2));
                     let shape = &base[..rank];
-                    let forced_tiled = Request::new(shape, perm, elem)
-                        .with_offsets(offsets.0, offsets.1)
-                        .with_options(TILED);
-                    let kernels = if p.plan(&forced_tiled).is_ok() {
-                        &[Options::default(), GENERIC, TILED][..]
-                    } else {
-                        &[Options::default(), GENERIC][..]
+                    let applies = |options| {
+                        p.plan(
+                            &Request::new(shape, perm, elem)
+                                .with_offsets(offsets.0, offsets.1)
+                                .with_options(options),
+                        )
+                        .is_ok()
                     };
-                    for &options in kernels {
+                    let kernels = [Options::default(), GENERIC, TILED, MICRO]
+                        .into_iter()
+                        .filter(|&o| applies(o));
+                    for options in kernels {
                         total += 1;
                         if let Err(m) = check(p, shape, perm, elem, options, offsets) {
                             failures.push(m);
@@ -170,7 +177,7 @@ fn every_shader_variant_runs_and_matches_the_reference() {
         }
         let elem = variant.unit as usize;
         let (mut shape, perm) = unmergeable(variant.rank);
-        if variant.kernel == Kernel::Tiled {
+        if variant.kernel != Kernel::Generic {
             // Tile sides divisible by 4 (packed data), with partial edge tiles while small.
             let last = shape.len() - 1;
             let small = variant.rank <= 6;
@@ -604,9 +611,13 @@ fn autotuning_picks_a_kernel_per_shape_class_and_stays_correct() {
     let tuned = p.tuned();
     assert_eq!(tuned.len(), 3, "{tuned:?}");
     // A shape of the same class reuses the winner without racing again.
+    let winner = tuned
+        .iter()
+        .find(|(class, _)| class.dims_perm == [0, 2, 1] && class.unit == 4)
+        .map(|(_, k)| *k);
     let plan = check(
         &p,
-        &[4, 100, 150],
+        &[4, 100, 152],
         &[0, 2, 1],
         4,
         Options::default(),
@@ -614,9 +625,15 @@ fn autotuning_picks_a_kernel_per_shape_class_and_stays_correct() {
     )
     .unwrap();
     assert_eq!(p.tuned().len(), 3);
-    let winner = tuned
-        .iter()
-        .find(|(class, _)| class.dims_perm == [0, 2, 1] && class.unit == 4)
-        .map(|(_, k)| *k);
     assert_eq!(Some(plan.kernel), winner, "{plan}");
+    // One the winner cannot serve (a side not divisible by 4) still permutes correctly.
+    check(
+        &p,
+        &[4, 100, 150],
+        &[0, 2, 1],
+        4,
+        Options::default(),
+        (0, 0),
+    )
+    .unwrap_or_else(|m| panic!("{m}"));
 }

@@ -95,13 +95,15 @@ fn kernel_choice() {
         plan_of(&[8, 8, 8, 8, 8, 32], &[2, 5, 0, 4, 1, 3], 4).kernel,
         Kernel::Generic
     );
-    // ...but not on a CPU device, where the generic kernel was faster in every case.
+    // ...but not on a CPU device: micro-tiles where they fit, else the generic kernel.
     let cpu = DeviceCaps {
         cpu: true,
         ..DeviceCaps::default()
     };
     let p = plan::plan(&Request::new(&[64, 512, 512], &[0, 2, 1], 4), &cpu).unwrap();
-    assert_eq!(p.kernel, Kernel::Generic);
+    assert_eq!(p.kernel, Kernel::Micro);
+    let odd = plan::plan(&Request::new(&[64, 510, 512], &[0, 2, 1], 4), &cpu).unwrap();
+    assert_eq!(odd.kernel, Kernel::Generic);
     // The innermost dim stays: the generic kernel, in wide units.
     assert_eq!(
         plan_of(&[64, 64, 64], &[1, 0, 2], 4).kernel,
@@ -123,6 +125,29 @@ fn forced_choices_that_cannot_apply_are_refused() {
         )
     };
     let refused = |r: Result<_, PermuteError>| matches!(r, Err(PermuteError::ForcedChoice { .. }));
+    // Micro-tiles: 4x4 blocks of 1, 2 or 4-byte elements.
+    assert!(forced(&[8, 12], &[1, 0], 2, Some(Kernel::Micro), None).is_ok());
+    assert!(refused(forced(
+        &[8, 10],
+        &[1, 0],
+        2,
+        Some(Kernel::Micro),
+        None
+    )));
+    assert!(refused(forced(
+        &[8, 12],
+        &[1, 0],
+        8,
+        Some(Kernel::Micro),
+        None
+    )));
+    assert!(refused(forced(
+        &[4, 4, 3],
+        &[1, 0, 2],
+        4,
+        Some(Kernel::Micro),
+        None
+    )));
     // The innermost run of 3 f32 stays innermost: nothing to tile.
     assert!(refused(forced(
         &[4, 4, 3],

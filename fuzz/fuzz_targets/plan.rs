@@ -46,8 +46,14 @@ fuzz_target!(|input: Input| {
         cpu: input.cpu,
     };
     let options = Options {
-        kernel: [None, Some(Kernel::Copy), Some(Kernel::Generic), Some(Kernel::Tiled), Some(Kernel::Empty)]
-            [input.kernel as usize % 5],
+        kernel: [
+            None,
+            Some(Kernel::Copy),
+            Some(Kernel::Generic),
+            Some(Kernel::Tiled),
+            Some(Kernel::Micro),
+            Some(Kernel::Empty),
+        ][input.kernel as usize % 6],
         index: [None, Some(IndexMath::U32), Some(IndexMath::U64), Some(IndexMath::U32Pair)]
             [input.index as usize % 4],
         binding_limit: input.binding_limit.map(u64::from),

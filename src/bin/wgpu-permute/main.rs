@@ -102,6 +102,7 @@ enum KernelArg {
     Copy,
     Generic,
     Tiled,
+    Micro,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -118,6 +119,7 @@ impl Force {
                 KernelArg::Copy => Kernel::Copy,
                 KernelArg::Generic => Kernel::Generic,
                 KernelArg::Tiled => Kernel::Tiled,
+                KernelArg::Micro => Kernel::Micro,
             }),
             index: self.index.map(|i| match i {
                 IndexArg::U32 => IndexMath::U32,
