@@ -424,32 +424,31 @@ impl Permuter {
             .pipelines
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let key_of = |plan: &Plan| {
-            plan.variant().map(|v| {
-                let constants = shaders::constants(plan);
-                (
-                    v,
-                    constants.iter().map(|c| c.1 as u64).collect::<Vec<u64>>(),
-                )
-            })
-        };
-        let full = || cache.keys().filter(|(v, _)| v.specialized).count() >= MAX_SPECIALIZED;
-        if plan.specialized && key_of(plan).is_some_and(|key| !cache.contains_key(&key)) && full() {
-            plan.specialized = false;
-        }
-        let (variant, _) = key_of(plan).ok_or(PermuteError::ForcedChoice {
+        let no_shader = PermuteError::ForcedChoice {
             what: "shader",
             why: "this kernel runs no shader",
-        })?;
-        let constants = shaders::constants(plan);
-        let key = (variant, constants.iter().map(|c| c.1 as u64).collect());
+        };
+        let key_of = |plan: &Plan| {
+            let values = shaders::constants(plan)
+                .iter()
+                .map(|c| c.1 as u64)
+                .collect();
+            plan.variant().map(|v| (v, values))
+        };
+        let mut key: (Variant, Vec<u64>) = key_of(plan).ok_or(no_shader.clone())?;
         if let Some(pipeline) = cache.get(&key) {
             return Ok(pipeline.clone());
         }
-        let source = shaders::source(&variant).ok_or(PermuteError::ForcedChoice {
-            what: "shader",
-            why: "this kernel runs no shader",
-        })?;
+        let specialized = cache.keys().filter(|(v, _)| v.specialized).count();
+        if plan.specialized && specialized >= MAX_SPECIALIZED {
+            plan.specialized = false;
+            key = key_of(plan).ok_or(no_shader.clone())?;
+            if let Some(pipeline) = cache.get(&key) {
+                return Ok(pipeline.clone());
+            }
+        }
+        let variant = key.0;
+        let source = shaders::source(&variant).ok_or(no_shader)?;
         let label = format!(
             "wgpu-permute {} rank {} unit {} {}{}{}",
             variant.kernel.name(),
@@ -463,6 +462,7 @@ impl Permuter {
                 ""
             }
         );
+        let constants = shaders::constants(plan);
         let constants: Vec<(&str, f64)> = constants.iter().map(|(k, v)| (k.as_str(), *v)).collect();
         let pipeline = captured(&self.device, || {
             let module = self
