@@ -1,9 +1,9 @@
 // Index math, 64-bit emulated with vec2<u32>(low, high), for devices without SHADER_INT64.
-// Index values are (low, high) word pairs from word 4. Division is shift-and-subtract, slow
+// Index values are (low, high) word pairs from word VALUES. Division is shift-and-subtract, slow
 // but only used for tensors whose offsets exceed 32 bits; divisors stay below 2^63.
 alias Idx = vec2<u32>;
 fn ix(a: u32) -> Idx { return vec2<u32>(a, 0u); }
-fn ip(k: u32) -> Idx { return vec2<u32>(param(4u + 2u * k), param(5u + 2u * k)); }
+fn ip(k: u32) -> Idx { return vec2<u32>(param(VALUES + 2u * k), param(VALUES + 1u + 2u * k)); }
 fn iu32(a: Idx) -> u32 { return a.x; }
 fn iadd(a: Idx, b: Idx) -> Idx {
     let lo = a.x + b.x;

@@ -1,7 +1,7 @@
-// Index math, 32-bit: every offset fits in u32. Index values are one word each from word 4.
+// Index math, 32-bit: every offset fits in u32. Index values are one word each from word VALUES.
 alias Idx = u32;
 fn ix(a: u32) -> Idx { return a; }
-fn ip(k: u32) -> Idx { return param(4u + k); }
+fn ip(k: u32) -> Idx { return param(VALUES + k); }
 fn iu32(a: Idx) -> u32 { return a; }
 fn iadd(a: Idx, b: Idx) -> Idx { return a + b; }
 fn imul(a: Idx, b: Idx) -> Idx { return a * b; }

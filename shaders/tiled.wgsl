@@ -12,36 +12,12 @@
 // conflict-free. Needs R and C divisible by PACK (the planner checks); then every other
 // stride is too, and no word is split between tiles.
 //
-// Placeholders (names in double braces) are filled in by src/shaders.rs.
-
-struct Params {
-    v: array<vec4<u32>, {{PARAM_VEC4S}}>,
-}
-
-@group(0) @binding(0) var<storage, read> src: array<{{STORE}}>;
-@group(0) @binding(1) var<storage, read_write> dst: array<{{STORE}}>;
-@group(0) @binding(2) var<uniform> params: Params;
-
-fn param(i: u32) -> u32 {
-    return params.v[i >> 2u][i & 3u];
-}
-
-// Parameter words; the batch dims follow from word 12 (see src/shaders.rs).
-const TOTAL_WORKGROUPS: u32 = 0u;
-const TILES_C: u32 = 1u;
-const TILES_R: u32 = 2u;
-const ROWS: u32 = 4u;     // R, in units
-const COLS: u32 = 5u;     // C, in units
-const SRC_OFF: u32 = 6u;  // in storage words
-const DST_OFF: u32 = 7u;  // in storage words
-const IN_ROW: u32 = 8u;   // input stride of the row dim, in units
-const OUT_ROW: u32 = 9u;  // output stride of the column dim, in units
+// Filled in by src/shaders.rs: the tile geometry (TILE_WORDS x TILE_ROWS threads, TILE_LEN
+// units of workgroup memory), BATCH_FN (the unrolled batch decode) and OUT_WORD_FN
+// (shaders/fragments/tiled_out_word*.wgsl).
 
 const TW: u32 = {{TILE_WORDS}};
 const BY: u32 = {{TILE_ROWS}};
-const PACK: u32 = {{PACK_VALUE}};
-const BITS: u32 = 32u / PACK;
-const MASK: u32 = 0xffffffffu >> (32u - BITS);
 const PITCH: u32 = TW + 1u;
 
 var<workgroup> tile: array<{{STORE}}, {{TILE_LEN}}>;
@@ -49,16 +25,15 @@ var<workgroup> tile: array<{{STORE}}, {{TILE_LEN}}>;
 // Input and output offsets (in units) of batch index `b`, unrolled over the batch dims.
 {{BATCH_FN}}
 
-// The output word at tile column `c` (an output row) and tile word `q` (an output column).
 {{OUT_WORD_FN}}
 
-@compute @workgroup_size({{TILE_WORDS}}, {{TILE_ROWS}})
+@compute @workgroup_size(TW, BY)
 fn tiled(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
     @builtin(local_invocation_id) lid: vec3<u32>,
 ) {
-    let wg = wid.x + nwg.x * (wid.y + nwg.y * wid.z);
+    let wg = flat_workgroup(wid, nwg);
     if wg >= param(TOTAL_WORKGROUPS) {
         return;
     }

@@ -7,11 +7,11 @@
 use std::time::{Duration, Instant};
 
 use crate::plan::{GENERIC_ITEMS, GENERIC_WORKGROUP, Options, Plan, Request, fold_grid};
+use crate::shaders::{self, CopyWord};
+use crate::timing::Timer;
+pub use crate::timing::{Clock, Stats};
 use crate::{PermuteError, Permuter, captured, read_buffer, reference, upload};
 use thiserror::Error;
-
-/// The copy kernel used as the shader ceiling (entry point `vec4_copy`).
-pub const VEC4_COPY_WGSL: &str = include_str!("../shaders/vec4_copy.wgsl");
 
 /// One benchmark case: a permute of a contiguous tensor.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,46 +85,6 @@ pub fn default_suite(scale: usize) -> Vec<Case> {
         .collect()
 }
 
-/// How times were taken.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Clock {
-    /// GPU timestamps written before and after the work in the command encoder.
-    GpuTimestamps,
-    /// Host time around submit and wait: includes submission overhead.
-    WallClock,
-}
-
-impl Clock {
-    pub fn describe(self) -> &'static str {
-        match self {
-            Clock::GpuTimestamps => "GPU timestamp queries",
-            Clock::WallClock => "wall clock around submit + wait (no timestamp queries)",
-        }
-    }
-}
-
-/// Median and minimum of repeated runs.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Stats {
-    pub median: Duration,
-    pub min: Duration,
-}
-
-impl Stats {
-    fn of(mut samples: Vec<Duration>) -> Stats {
-        samples.sort();
-        Stats {
-            median: samples[samples.len() / 2],
-            min: samples[0],
-        }
-    }
-
-    /// GB/s for `traffic` bytes at the median time.
-    pub fn gbps(&self, traffic: u64) -> f64 {
-        traffic as f64 / self.median.as_secs_f64().max(1e-12) / 1e9
-    }
-}
-
 /// Measurements of one case.
 #[derive(Clone, Debug)]
 pub struct CaseResult {
@@ -167,109 +127,6 @@ pub enum BenchError {
     Mismatch(String),
 }
 
-/// Times GPU work: timestamps written around it in the command encoder where the device has
-/// `TIMESTAMP_QUERY_INSIDE_ENCODERS`, wall clock around submit and wait otherwise.
-pub struct Timer {
-    device: wgpu::Device,
-    queue: wgpu::Queue,
-    queries: Option<(wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer)>,
-}
-
-impl Timer {
-    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Self, PermuteError> {
-        let queries = device
-            .features()
-            .contains(
-                wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS,
-            )
-            .then(|| {
-                captured(device, || {
-                    let set = device.create_query_set(&wgpu::QuerySetDescriptor {
-                        label: Some("wgpu-permute timestamps"),
-                        ty: wgpu::QueryType::Timestamp,
-                        count: 2,
-                    });
-                    let buffer = |usage| {
-                        device.create_buffer(&wgpu::BufferDescriptor {
-                            label: Some("wgpu-permute timestamps"),
-                            size: 16,
-                            usage,
-                            mapped_at_creation: false,
-                        })
-                    };
-                    let resolve =
-                        buffer(wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC);
-                    let readback =
-                        buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
-                    (set, resolve, readback)
-                })
-            })
-            .transpose()?;
-        Ok(Timer {
-            device: device.clone(),
-            queue: queue.clone(),
-            queries,
-        })
-    }
-
-    pub fn clock(&self) -> Clock {
-        if self.queries.is_some() {
-            Clock::GpuTimestamps
-        } else {
-            Clock::WallClock
-        }
-    }
-
-    /// Time of one submission of the work `record` puts in an encoder.
-    pub fn time_once(
-        &self,
-        record: &dyn Fn(&mut wgpu::CommandEncoder),
-    ) -> Result<Duration, PermuteError> {
-        let (device, queue) = (&self.device, &self.queue);
-        let mut encoder = device.create_command_encoder(&Default::default());
-        match &self.queries {
-            Some((set, resolve, readback)) => {
-                encoder.write_timestamp(set, 0);
-                record(&mut encoder);
-                encoder.write_timestamp(set, 1);
-                encoder.resolve_query_set(set, 0..2, resolve, 0);
-                encoder.copy_buffer_to_buffer(resolve, 0, readback, 0, 16);
-                captured(device, || queue.submit([encoder.finish()]))?;
-                let ticks: Vec<u64> =
-                    bytemuck::pod_collect_to_vec(&read_buffer(device, readback, 16)?);
-                let ns =
-                    ticks[1].saturating_sub(ticks[0]) as f64 * queue.get_timestamp_period() as f64;
-                Ok(Duration::from_nanos(ns as u64))
-            }
-            None => {
-                record(&mut encoder);
-                let start = Instant::now();
-                captured(device, || queue.submit([encoder.finish()]))?;
-                device
-                    .poll(wgpu::PollType::wait_indefinitely())
-                    .map_err(|e| PermuteError::Readback(e.to_string()))?;
-                Ok(start.elapsed())
-            }
-        }
-    }
-
-    /// Median and minimum over `runs` timed submissions, after `warmups` untimed ones.
-    pub fn time(
-        &self,
-        record: &dyn Fn(&mut wgpu::CommandEncoder),
-        warmups: usize,
-        runs: usize,
-    ) -> Result<Stats, PermuteError> {
-        for _ in 0..warmups {
-            self.time_once(record)?;
-        }
-        let samples = (0..runs.max(1))
-            .map(|_| self.time_once(record))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Stats::of(samples))
-    }
-}
-
 /// Runs benchmark cases on one permuter's device.
 pub struct Bench<'a> {
     permuter: &'a Permuter,
@@ -283,10 +140,12 @@ impl<'a> Bench<'a> {
     pub fn new(permuter: &'a Permuter, runs: usize) -> Result<Self, PermuteError> {
         let device = permuter.device();
         let timer = Timer::new(device, permuter.queue())?;
+        let source = shaders::vec4_copy_source()
+            .map_err(|e| PermuteError::Validation(format!("shader generation: {e}")))?;
         let copy_pipeline = captured(device, || {
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("vec4_copy"),
-                source: wgpu::ShaderSource::Wgsl(VEC4_COPY_WGSL.into()),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
             });
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some("vec4_copy"),
@@ -363,11 +222,14 @@ impl<'a> Bench<'a> {
             let readback = buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
             let units = size / 16;
             let total = units.div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64);
+            let mut words = [0u32; 4];
+            words[CopyWord::TotalWorkgroups as usize] = total as u32;
+            words[CopyWord::Units as usize] = units as u32;
             let params = upload(
                 device,
                 permuter.queue(),
                 "bench vec4_copy params",
-                bytemuck::cast_slice(&[total as u32, units as u32, 0, 0]),
+                bytemuck::cast_slice(&words),
                 wgpu::BufferUsages::UNIFORM,
             );
             (src, dst, readback, (params, total))

@@ -54,6 +54,14 @@ pub enum PermuteError {
     #[error("source and destination are the same buffer; a permute cannot run in place")]
     SameBuffer,
 
+    /// wgpu reports the two buffers as one, yet they differ in size or usage: they come
+    /// from different `wgpu::Instance`s (whose buffer ids coincide). Use buffers made on
+    /// the permuter's device.
+    #[error(
+        "source and destination are different buffers that wgpu cannot tell apart: they come from different wgpu instances; use buffers of the permuter's device"
+    )]
+    ForeignBuffer,
+
     /// A host slice's length does not match the shape.
     #[error("data holds {have} elements but the shape describes {need}")]
     DataLength { need: usize, have: usize },
@@ -93,6 +101,10 @@ pub enum PermuteError {
     /// The device was lost (destroyed, reset or removed); make a new one.
     #[error("the GPU device was lost: {0}")]
     DeviceLost(String),
+
+    /// The GPU did not finish within the wait limit (`gpu::WAIT_TIMEOUT`).
+    #[error("the GPU did not finish within {0:?}")]
+    Timeout(std::time::Duration),
 
     /// Reading results back, or waiting for the GPU, failed.
     #[error("GPU readback failed: {0}")]

@@ -31,10 +31,11 @@ mod gpu;
 pub mod plan;
 pub mod reference;
 pub mod shaders;
+pub mod timing;
 
 pub use error::PermuteError;
 pub use gpu::{
-    MAX_SPECIALIZED, Permuter, WANTED_FEATURES, caps_of, captured, default_device, device_on,
+    Permuter, WAIT_TIMEOUT, WANTED_FEATURES, caps_of, captured, default_device, device_on,
     gpu_permute, read_buffer, upload,
 };
 pub use plan::{DeviceCaps, IndexMath, Kernel, Options, Plan, Request, plan};

@@ -1,22 +1,233 @@
-//! The only link to `shaders/`: loads the WGSL templates, generates the source of each
-//! [`Variant`], and lays out each kernel's parameter block. The rank is baked into the
-//! generated code, so the index decode is straight-line code with no loop over dims.
+//! The only link to `shaders/`: loads the WGSL templates, fills them strictly, generates the
+//! source of each [`Variant`], and lays out each kernel's parameter block. Every kernel is
+//! the shared prelude (`shaders/prelude.wgsl`) followed by its own file. The rank is baked
+//! into the generated code, so index decodes are straight-line code with no loop over dims.
+//!
+//! Constants that Rust and WGSL share (workgroup size, items per thread, the micro-tile
+//! side, the names and positions of parameter words) are written once, here or in
+//! [`crate::plan`], and filled into the WGSL.
 
 use std::fmt::Write;
 
+use thiserror::Error;
+
 use crate::plan::{
-    Chunk, ELEM_SIZES, GENERIC_ITEMS, IndexMath, Kernel, MAX_RANK, Plan, Tile, Variant, pack_of,
+    Chunk, ELEM_SIZES, GENERIC_ITEMS, GENERIC_WORKGROUP, IndexMath, Kernel, MAX_RANK, MICRO_SIDE,
+    Plan, Tile, Variant, pack_of,
 };
 
+/// The prelude every kernel starts with: bindings, parameters, packing helpers.
+pub const PRELUDE_WGSL: &str = include_str!("../shaders/prelude.wgsl");
 /// Template of the generic kernel (entry point `generic`).
 pub const GENERIC_WGSL: &str = include_str!("../shaders/generic.wgsl");
 /// Template of the tiled kernel (entry point `tiled`).
 pub const TILED_WGSL: &str = include_str!("../shaders/tiled.wgsl");
 /// Template of the register micro-tile kernel (entry point `micro`).
 pub const MICRO_WGSL: &str = include_str!("../shaders/micro.wgsl");
+/// Template of the benchmarks' copy kernel, the shader ceiling (entry point `vec4_copy`).
+pub const VEC4_COPY_WGSL: &str = include_str!("../shaders/vec4_copy.wgsl");
 const INDEX_U32_WGSL: &str = include_str!("../shaders/index_u32.wgsl");
 const INDEX_U64_WGSL: &str = include_str!("../shaders/index_u64.wgsl");
 const INDEX_PAIR_WGSL: &str = include_str!("../shaders/index_pair.wgsl");
+const GENERIC_WHOLE_WGSL: &str = include_str!("../shaders/fragments/generic_whole.wgsl");
+const GENERIC_PACKED_WGSL: &str = include_str!("../shaders/fragments/generic_packed.wgsl");
+const GENERIC_BOX_WGSL: &str = include_str!("../shaders/fragments/generic_box.wgsl");
+const GENERIC_WINDOW_WGSL: &str = include_str!("../shaders/fragments/generic_window.wgsl");
+const TILED_OUT_WORD_WGSL: &str = include_str!("../shaders/fragments/tiled_out_word.wgsl");
+const TILED_OUT_WORD_PACKED_WGSL: &str =
+    include_str!("../shaders/fragments/tiled_out_word_packed.wgsl");
+
+/// A template that cannot be filled: a mistake in this crate, caught when a variant is
+/// generated (every variant is generated and validated by the tests).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum TemplateError {
+    /// The template names a placeholder no value was given for (a misspelt name).
+    #[error("{template}: placeholder {{{{{name}}}}} has no value")]
+    Missing {
+        /// The template's name.
+        template: &'static str,
+        /// The placeholder's name.
+        name: String,
+    },
+    /// A value was given for a placeholder the template does not name.
+    #[error("{template}: the value for {name} fills no placeholder")]
+    Unused {
+        /// The template's name.
+        template: &'static str,
+        /// The value's name.
+        name: String,
+    },
+    /// Two values were given for one placeholder.
+    #[error("{template}: two values for {name}")]
+    Duplicate {
+        /// The template's name.
+        template: &'static str,
+        /// The value's name.
+        name: String,
+    },
+    /// `{{` not followed by a name of capitals, digits and underscores and `}}`.
+    #[error("{template}: malformed placeholder at byte {at}")]
+    Malformed {
+        /// The template's name.
+        template: &'static str,
+        /// Byte offset of the `{{`.
+        at: usize,
+    },
+    /// The kernel runs no shader (empty, copy).
+    #[error("the {0} kernel runs no shader")]
+    NoShader(&'static str),
+}
+
+/// Fills the `{{NAME}}` placeholders of `template` in one pass: every placeholder must have
+/// exactly one value, every value must fill a placeholder, and values are not scanned again
+/// (a value that contains `{{` stays as it is).
+pub fn fill(
+    name: &'static str,
+    template: &str,
+    values: &[(&str, &str)],
+) -> Result<String, TemplateError> {
+    for (i, (key, _)) in values.iter().enumerate() {
+        if values[..i].iter().any(|(k, _)| k == key) {
+            return Err(TemplateError::Duplicate {
+                template: name,
+                name: key.to_string(),
+            });
+        }
+    }
+    let mut used = vec![false; values.len()];
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        let at = template.len() - rest.len() + start;
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after
+            .find("}}")
+            .ok_or(TemplateError::Malformed { template: name, at })?;
+        let key = &after[..end];
+        let well_formed = !key.is_empty()
+            && key
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+        if !well_formed {
+            return Err(TemplateError::Malformed { template: name, at });
+        }
+        let i =
+            values
+                .iter()
+                .position(|(k, _)| *k == key)
+                .ok_or_else(|| TemplateError::Missing {
+                    template: name,
+                    name: key.to_string(),
+                })?;
+        used[i] = true;
+        out.push_str(values[i].1);
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    match used.iter().position(|u| !u) {
+        Some(i) => Err(TemplateError::Unused {
+            template: name,
+            name: values[i].0.to_string(),
+        }),
+        None => Ok(out),
+    }
+}
+
+/// Declares an enum of parameter words (or index values) with their WGSL names: the
+/// variant's position is its index, and the WGSL constants are generated from the list.
+macro_rules! named_words {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $wgsl:literal,)* }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant,)*
+        }
+
+        impl $name {
+            /// Every word, in block order.
+            pub const ALL: &'static [$name] = &[$($name::$variant,)*];
+
+            /// The WGSL constant naming this word's index.
+            pub fn wgsl_name(self) -> &'static str {
+                match self {
+                    $($name::$variant => $wgsl,)*
+                }
+            }
+
+            fn decls() -> Vec<(&'static str, usize)> {
+                Self::ALL.iter().map(|w| (w.wgsl_name(), *w as usize)).collect()
+            }
+        }
+    };
+}
+
+named_words! {
+    /// Index values of the generic kernel, from word [`GENERIC_VALUES`] on (one word each
+    /// with 32-bit index math, two otherwise). The per-dim arrays follow.
+    GenericValue {
+        /// Units in the tensor.
+        NUnits = "N_UNITS",
+        /// Items this dispatch moves.
+        NItems = "N_ITEMS",
+        /// Source offset, in units from the start of the binding window.
+        SrcOff = "SRC_OFF",
+        /// Destination offset, likewise.
+        DstOff = "DST_OFF",
+    }
+}
+
+named_words! {
+    /// Words of the tiled and micro kernels' parameter block (the micro kernel counts its
+    /// 4x4 blocks as tiles); the batch dims follow from word [`TILE_BATCH`].
+    TileWord {
+        /// Workgroups in the dispatch.
+        TotalWorkgroups = "TOTAL_WORKGROUPS",
+        /// Tiles along the columns (the input's innermost dim).
+        TilesC = "TILES_C",
+        /// Tiles along the rows (the dim that becomes the output's innermost).
+        TilesR = "TILES_R",
+        /// Tiles in all, batch included.
+        Tiles = "TILES",
+        /// Rows, in units.
+        Rows = "ROWS",
+        /// Columns, in units.
+        Cols = "COLS",
+        /// Source offset, in storage words.
+        SrcOff = "SRC_OFF",
+        /// Destination offset, in storage words.
+        DstOff = "DST_OFF",
+        /// Input stride of the row dim, in units.
+        InRow = "IN_ROW",
+        /// Output stride of the column dim, in units.
+        OutRow = "OUT_ROW",
+    }
+}
+
+named_words! {
+    /// Words of the benchmarks' copy kernel's parameter block.
+    CopyWord {
+        /// Workgroups in the dispatch.
+        TotalWorkgroups = "TOTAL_WORKGROUPS",
+        /// 16-byte units to copy.
+        Units = "UNITS",
+    }
+}
+
+/// The word where the generic kernel's index values start (word 0 is the workgroup count;
+/// values start on a whole `vec4`).
+pub const GENERIC_VALUES: usize = 4;
+
+/// The word where the tiled and micro kernels' batch dims start.
+pub const TILE_BATCH: usize = TileWord::ALL.len();
+
+/// `const NAME: u32 = Nu;` lines.
+fn consts(decls: &[(&str, usize)]) -> String {
+    decls
+        .iter()
+        .map(|(name, i)| format!("const {name}: u32 = {i}u;\n"))
+        .collect()
+}
 
 /// WGSL storage type of one movement unit: 8/16-bit data lives packed in `u32` words.
 pub fn store_type(unit: u32) -> &'static str {
@@ -27,45 +238,52 @@ pub fn store_type(unit: u32) -> &'static str {
     }
 }
 
+/// The prelude, filled for one kernel: its storage type, parameter block size (in `vec4`s),
+/// named words and packing.
+fn prelude(
+    store: &str,
+    param_words: usize,
+    words: &[(&str, usize)],
+    pack: u32,
+) -> Result<String, TemplateError> {
+    fill(
+        "prelude.wgsl",
+        PRELUDE_WGSL,
+        &[
+            ("PARAM_VEC4S", &param_words.div_ceil(4).max(1).to_string()),
+            ("STORE", store),
+            ("PARAM_WORDS", &consts(words)),
+            ("WORKGROUP", &format!("{GENERIC_WORKGROUP}u")),
+            ("PACK", &format!("{pack}u")),
+        ],
+    )
+}
+
 /// Every variant the planner can ask for; the naga test validates each one.
 pub fn all_variants() -> Vec<Variant> {
-    let units = ELEM_SIZES.map(|u| u as u32);
     let mut all = Vec::new();
-    for &unit in &units {
+    for unit in ELEM_SIZES.map(|u| u as u32) {
         for rank in 1..=MAX_RANK {
-            let tiled = [Kernel::Tiled, Kernel::Micro]
-                .into_iter()
-                .filter(|&k| rank >= 2 && (k == Kernel::Tiled || unit <= 4));
-            for kernel in tiled {
-                all.push(Variant {
-                    kernel,
-                    rank,
-                    unit,
-                    index: IndexMath::U32,
-                    boxed: false,
-                    specialized: false,
-                });
+            let variant = |kernel, index, boxed, specialized| Variant {
+                kernel,
+                rank,
+                unit,
+                index,
+                boxed,
+                specialized,
+            };
+            if rank >= 2 {
+                all.push(variant(Kernel::Tiled, IndexMath::U32, false, false));
+                if unit <= 4 {
+                    all.push(variant(Kernel::Micro, IndexMath::U32, false, false));
+                }
             }
             for index in [IndexMath::U32, IndexMath::U64, IndexMath::U32Pair] {
                 for boxed in [false, true] {
-                    all.push(Variant {
-                        kernel: Kernel::Generic,
-                        rank,
-                        unit,
-                        index,
-                        boxed,
-                        specialized: false,
-                    });
+                    all.push(variant(Kernel::Generic, index, boxed, false));
                 }
                 if index == IndexMath::U32 {
-                    all.push(Variant {
-                        kernel: Kernel::Generic,
-                        rank,
-                        unit,
-                        index,
-                        boxed: false,
-                        specialized: true,
-                    });
+                    all.push(variant(Kernel::Generic, index, false, true));
                 }
             }
         }
@@ -73,18 +291,28 @@ pub fn all_variants() -> Vec<Variant> {
     all
 }
 
-/// The WGSL source of a variant; `None` for kernels that run no shader (empty, copy).
-pub fn source(v: &Variant) -> Option<String> {
+/// The WGSL source of a variant.
+pub fn source(v: &Variant) -> Result<String, TemplateError> {
     match v.kernel {
-        Kernel::Generic => Some(generic_source(v)),
-        Kernel::Tiled => Some(tiled_source(v)),
-        Kernel::Micro => Some(micro_source(v)),
-        Kernel::Empty | Kernel::Copy => None,
+        Kernel::Generic => generic_source(v),
+        Kernel::Tiled => tiled_source(v),
+        Kernel::Micro => micro_source(v),
+        Kernel::Empty | Kernel::Copy => Err(TemplateError::NoShader(v.kernel.name())),
     }
 }
 
+/// The benchmarks' vec4 copy kernel.
+pub fn vec4_copy_source() -> Result<String, TemplateError> {
+    let kernel = fill(
+        "vec4_copy.wgsl",
+        VEC4_COPY_WGSL,
+        &[("ITEMS", &format!("{GENERIC_ITEMS}u"))],
+    )?;
+    Ok(prelude("vec4<u32>", CopyWord::ALL.len(), &CopyWord::decls(), 1)? + &kernel)
+}
+
 /// The index-math helpers (`Idx`, `ix`, `ip`, `iadd`, `imul`, `idiv`, `imod`, `ilt`, `iu32`)
-/// for one index width; they expect a `param(i: u32) -> u32` accessor in scope.
+/// for one index width; they expect `param(i: u32) -> u32` and `VALUES` in scope.
 pub fn index_math(index: IndexMath) -> &'static str {
     match index {
         IndexMath::U32 => INDEX_U32_WGSL,
@@ -98,12 +326,6 @@ fn value_words(index: IndexMath) -> usize {
     if index == IndexMath::U32 { 1 } else { 2 }
 }
 
-fn fill(template: &str, pairs: &[(&str, String)]) -> String {
-    pairs.iter().fold(template.to_string(), |s, (name, value)| {
-        s.replace(&format!("{{{{{name}}}}}"), value)
-    })
-}
-
 /// The three shapes of the generic kernel's work.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -112,8 +334,7 @@ enum Mode {
     /// A box of 4/8/16-byte units: items enumerate the box; one decode gives both offsets.
     Box,
     /// A box of packed 8/16-bit data: items are words of the destination window, and only
-    /// the lanes inside the box are gathered (the others keep their bytes), so every word
-    /// still has one owner.
+    /// the lanes inside the box are gathered.
     Window,
 }
 
@@ -125,177 +346,114 @@ fn mode(v: &Variant) -> Mode {
     }
 }
 
-/// Index values of the generic kernel: N_UNITS, N_ITEMS, SRC_OFF, DST_OFF, then per output
-/// dim (outermost first): dims, source strides, and by mode destination strides (Box) or
-/// box bounds lo and hi (Window).
-fn generic_values(rank: usize, mode: Mode) -> usize {
-    4 + rank
-        * match mode {
-            Mode::Whole => 2,
-            Mode::Box => 3,
-            Mode::Window => 4,
-        }
+/// Per-dim arrays of the generic kernel's index values (each `rank` long, outermost output
+/// dim first), after the [`GenericValue`]s: dims and source strides, then by mode
+/// destination strides (Box) or box bounds lo and hi (Window).
+fn generic_arrays(mode: Mode) -> &'static [&'static str] {
+    match mode {
+        Mode::Whole => &["DIMS", "SRC_STRIDES"],
+        Mode::Box => &["DIMS", "SRC_STRIDES", "DST_STRIDES"],
+        Mode::Window => &["DIMS", "SRC_STRIDES", "BOX_LO", "BOX_HI"],
+    }
 }
 
-fn generic_source(v: &Variant) -> String {
+/// The unrolled decode of an output position into input (and for boxes, output) offsets.
+fn generic_decode(v: &Variant, mode: Mode) -> String {
     let rank = v.rank;
-    let mode = mode(v);
-    let (dims, strides, extra) = (4, 4 + rank, 4 + 2 * rank);
-    let words = 4 + generic_values(rank, mode) * value_words(v.index);
-
-    // The decode of an output position into coordinates, unrolled over the rank.
     let (name, ret) = match mode {
         Mode::Whole => ("src_offset", "Idx"),
         Mode::Box => ("box_offsets", "At"),
         Mode::Window => ("window_source", "At"),
     };
     // Specialised: dims and strides are pipeline constants D{i} and S{i}.
-    let dim = |i: usize| {
-        if v.specialized {
-            format!("ix(D{i})")
-        } else {
-            format!("ip({}u)", dims + i)
-        }
+    let dim = |i: usize| match v.specialized {
+        true => format!("ix(D{i})"),
+        false => format!("ip(DIMS + {i}u)"),
     };
-    let stride = |i: usize| {
-        if v.specialized {
-            format!("ix(S{i})")
-        } else {
-            format!("ip({}u)", strides + i)
-        }
+    let stride = |i: usize| match v.specialized {
+        true => format!("ix(S{i})"),
+        false => format!("ip(SRC_STRIDES + {i}u)"),
     };
-    let mut decode = String::new();
+    let mut f = String::new();
     if v.specialized {
         for i in 0..rank {
-            let _ = writeln!(decode, "override D{i}: u32;\noverride S{i}: u32;");
+            let _ = writeln!(f, "override D{i}: u32;\noverride S{i}: u32;");
         }
     }
     if mode != Mode::Whole {
-        decode += "struct At {\n    s: Idx,\n    d: Idx,\n    inside: bool,\n}\n\n";
+        f += "struct At {\n    s: Idx,\n    d: Idx,\n    inside: bool,\n}\n\n";
     }
     let _ = writeln!(
-        decode,
-        "fn {name}(o: Idx) -> {ret} {{\n    var rem = o;\n    var s = ix(0u);\n    var d = ix(0u);\n    var inside = true;"
+        f,
+        "// Offsets of output position `o`, unrolled over the rank.\nfn {name}(o: Idx) -> {ret} {{\n    var rem = o;\n    var s = ix(0u);\n    var d = ix(0u);\n    var inside = true;"
     );
     for i in (0..rank).rev() {
         if i > 0 {
             let _ = writeln!(
-                decode,
+                f,
                 "    let c{i} = imod(rem, {d});\n    rem = idiv(rem, {d});",
                 d = dim(i)
             );
         } else {
-            decode += "    let c0 = rem;\n";
+            f += "    let c0 = rem;\n";
         }
-        let _ = writeln!(decode, "    s = iadd(s, imul(c{i}, {}));", stride(i));
+        let _ = writeln!(f, "    s = iadd(s, imul(c{i}, {}));", stride(i));
         match mode {
             Mode::Whole => {}
             Mode::Box => {
-                let _ = writeln!(decode, "    d = iadd(d, imul(c{i}, ip({}u)));", extra + i);
+                let _ = writeln!(f, "    d = iadd(d, imul(c{i}, ip(DST_STRIDES + {i}u)));");
             }
             Mode::Window => {
                 let _ = writeln!(
-                    decode,
-                    "    inside = inside && !ilt(c{i}, ip({}u)) && ilt(c{i}, ip({}u));",
-                    extra + i,
-                    extra + rank + i
+                    f,
+                    "    inside = inside && !ilt(c{i}, ip(BOX_LO + {i}u)) && ilt(c{i}, ip(BOX_HI + {i}u));"
                 );
             }
         }
     }
-    decode += match mode {
+    f += match mode {
         Mode::Whole => "    return s;\n}",
         _ => "    return At(s, d, inside);\n}",
     };
-
-    let move_fn = match (mode, pack_of(v.unit)) {
-        (Mode::Whole, 1) => {
-            "fn move_item(o: Idx) {
-    dst[iu32(iadd(ip(DST_OFF), o))] = src[iu32(iadd(ip(SRC_OFF), src_offset(o)))];
-}"
-        }
-        // Packed: the thread owns output word `w` and gathers its PACK lanes; lanes past the
-        // tensor's end keep the bytes already in the destination.
-        (Mode::Whole, _) => {
-            "fn move_item(w: Idx) {
-    var word = 0u;
-    var keep = 0u;
-    for (var lane = 0u; lane < PACK; lane++) {
-        let o = iadd(imul(w, ix(PACK)), ix(lane));
-        if ilt(o, ip(N_UNITS)) {
-            let s = iadd(ip(SRC_OFF), src_offset(o));
-            let v = (src[iu32(idiv(s, ix(PACK)))] >> (iu32(imod(s, ix(PACK))) * BITS)) & MASK;
-            word |= v << (lane * BITS);
-        } else {
-            keep |= MASK << (lane * BITS);
-        }
-    }
-    let d = iu32(iadd(idiv(ip(DST_OFF), ix(PACK)), w));
-    if keep != 0u {
-        word |= dst[d] & keep;
-    }
-    dst[d] = word;
-}"
-        }
-        // SRC_OFF and DST_OFF already include the box's corner and the windows' starts.
-        (Mode::Box, _) => {
-            "fn move_item(o: Idx) {
-    let at = box_offsets(o);
-    dst[iu32(iadd(ip(DST_OFF), at.d))] = src[iu32(iadd(ip(SRC_OFF), at.s))];
-}"
-        }
-        // `w` is a word of the destination window; DST_OFF maps window units to tensor
-        // positions (wrapping: a window may start before the tensor).
-        (Mode::Window, _) => {
-            "fn move_item(w: Idx) {
-    var word = 0u;
-    var keep = 0u;
-    for (var lane = 0u; lane < PACK; lane++) {
-        let o = iadd(iadd(imul(w, ix(PACK)), ix(lane)), ip(DST_OFF));
-        var taken = false;
-        if ilt(o, ip(N_UNITS)) {
-            let at = window_source(o);
-            if at.inside {
-                let s = iadd(ip(SRC_OFF), at.s);
-                let v = (src[iu32(idiv(s, ix(PACK)))] >> (iu32(imod(s, ix(PACK))) * BITS)) & MASK;
-                word |= v << (lane * BITS);
-                taken = true;
-            }
-        }
-        if !taken {
-            keep |= MASK << (lane * BITS);
-        }
-    }
-    if keep == 0xffffffffu {
-        return; // no lane of this word is in the box: another dispatch owns it
-    }
-    let d = iu32(w);
-    if keep != 0u {
-        word |= dst[d] & keep;
-    }
-    dst[d] = word;
-}"
-        }
-    };
-    fill(
-        GENERIC_WGSL,
-        &[
-            ("PARAM_VEC4S", words.div_ceil(4).to_string()),
-            ("STORE", store_type(v.unit).to_string()),
-            ("ITEMS_PER_THREAD", format!("{GENERIC_ITEMS}u")),
-            ("PACK_VALUE", format!("{}u", pack_of(v.unit))),
-            ("INDEX_MATH", index_math(v.index).to_string()),
-            ("SRC_OFFSET_FN", decode),
-            ("MOVE_FN", move_fn.to_string()),
-        ],
-    )
+    f
 }
 
-/// Parameter words of the tiled kernel before the batch dims (see `shaders/tiled.wgsl`).
-const TILED_HEAD: usize = 12;
+fn generic_source(v: &Variant) -> Result<String, TemplateError> {
+    let mode = mode(v);
+    let arrays = generic_arrays(mode);
+    let values = GenericValue::ALL.len() + arrays.len() * v.rank;
+    let mut decls = vec![("TOTAL_WORKGROUPS", 0), ("VALUES", GENERIC_VALUES)];
+    decls.extend(GenericValue::decls());
+    for (i, name) in arrays.iter().enumerate() {
+        decls.push((name, GenericValue::ALL.len() + i * v.rank));
+    }
+    let move_fn = match (mode, pack_of(v.unit)) {
+        (Mode::Whole, 1) => GENERIC_WHOLE_WGSL,
+        (Mode::Whole, _) => GENERIC_PACKED_WGSL,
+        (Mode::Box, _) => GENERIC_BOX_WGSL,
+        (Mode::Window, _) => GENERIC_WINDOW_WGSL,
+    };
+    let prelude = prelude(
+        store_type(v.unit),
+        GENERIC_VALUES + values * value_words(v.index),
+        &decls,
+        pack_of(v.unit),
+    )?;
+    let kernel = fill(
+        "generic.wgsl",
+        GENERIC_WGSL,
+        &[
+            ("ITEMS", &format!("{GENERIC_ITEMS}u")),
+            ("INDEX_MATH", index_math(v.index)),
+            ("DECODE_FN", &generic_decode(v, mode)),
+            ("MOVE_FN", move_fn),
+        ],
+    )?;
+    Ok(prelude + &kernel)
+}
 
 /// `batch_bases(b)`: input and output offsets of batch index `b` over `batch` batch dims
-/// (parameter words from `TILED_HEAD`: dims, input strides, output strides).
+/// (parameter words from `BATCH`: dims, input strides, output strides).
 fn batch_fn(batch: usize) -> String {
     let mut f = String::from("fn batch_bases(b: u32) -> vec2<u32> {\n");
     if batch == 0 {
@@ -304,79 +462,69 @@ fn batch_fn(batch: usize) -> String {
     }
     f += "    var rem = b;\n    var bases = vec2<u32>(0u, 0u);\n";
     for j in (0..batch).rev() {
-        let (d, is, os) = (
-            TILED_HEAD + j,
-            TILED_HEAD + batch + j,
-            TILED_HEAD + 2 * batch + j,
-        );
+        let (d, is, os) = (j, batch + j, 2 * batch + j);
         if j > 0 {
             let _ = writeln!(
                 f,
-                "    let c{j} = rem % param({d}u);\n    rem = rem / param({d}u);"
+                "    let c{j} = rem % param(BATCH + {d}u);\n    rem = rem / param(BATCH + {d}u);"
             );
         } else {
             f += "    let c0 = rem;\n";
         }
         let _ = writeln!(
             f,
-            "    bases += vec2<u32>(c{j} * param({is}u), c{j} * param({os}u));"
+            "    bases += vec2<u32>(c{j} * param(BATCH + {is}u), c{j} * param(BATCH + {os}u));"
         );
     }
     f += "    return bases;\n}";
     f
 }
 
-fn micro_source(v: &Variant) -> String {
+/// The tiled and micro kernels' prelude: words, then three per batch dim.
+fn tile_prelude(v: &Variant, store: &str) -> Result<String, TemplateError> {
+    let mut decls = TileWord::decls();
+    decls.push(("BATCH", TILE_BATCH));
     let batch = v.rank.saturating_sub(2);
-    fill(
-        MICRO_WGSL,
-        &[
-            (
-                "PARAM_VEC4S",
-                (TILED_HEAD + 3 * batch).div_ceil(4).to_string(),
-            ),
-            ("BATCH_FN", batch_fn(batch)),
-            ("PACK_VALUE", format!("{}u", pack_of(v.unit))),
-        ],
-    )
+    prelude(store, TILE_BATCH + 3 * batch, &decls, pack_of(v.unit))
 }
 
-fn tiled_source(v: &Variant) -> String {
-    let tile = Tile::for_unit(v.unit);
-    let batch = v.rank.saturating_sub(2);
-    let batch_fn = batch_fn(batch);
-    let out_word = if tile.pack == 1 {
-        "fn out_word(c: u32, q: u32) -> {{STORE}} {
-    return tile[q * PITCH + c];
-}"
-    } else {
-        "fn out_word(c: u32, q: u32) -> u32 {
-    var w = 0u;
-    for (var p = 0u; p < PACK; p++) {
-        w |= ((tile[(p * TW + q) * PITCH + c / PACK] >> ((c % PACK) * BITS)) & MASK) << (p * BITS);
-    }
-    return w;
-}"
-    };
-    let with_fn = TILED_WGSL.replace("{{OUT_WORD_FN}}", out_word);
-    fill(
-        &with_fn,
+fn micro_source(v: &Variant) -> Result<String, TemplateError> {
+    let kernel = fill(
+        "micro.wgsl",
+        MICRO_WGSL,
         &[
-            (
-                "PARAM_VEC4S",
-                (TILED_HEAD + 3 * batch).div_ceil(4).to_string(),
-            ),
-            ("BATCH_FN", batch_fn),
-            ("STORE", store_type(v.unit).to_string()),
-            ("TILE_WORDS", format!("{}u", tile.words)),
-            ("TILE_ROWS", format!("{}u", tile.rows)),
-            ("PACK_VALUE", format!("{}u", tile.pack)),
-            (
-                "TILE_LEN",
-                (tile.pack * tile.words * (tile.words + 1)).to_string(),
-            ),
+            ("SIDE", &format!("{MICRO_SIDE}u")),
+            ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2))),
         ],
-    )
+    )?;
+    Ok(tile_prelude(v, "u32")? + &kernel)
+}
+
+fn tiled_source(v: &Variant) -> Result<String, TemplateError> {
+    let tile = Tile::for_unit(v.unit);
+    let store = store_type(v.unit);
+    let out_word = if tile.pack == 1 {
+        fill(
+            "fragments/tiled_out_word.wgsl",
+            TILED_OUT_WORD_WGSL,
+            &[("STORE", store)],
+        )?
+    } else {
+        TILED_OUT_WORD_PACKED_WGSL.to_string()
+    };
+    let kernel = fill(
+        "tiled.wgsl",
+        TILED_WGSL,
+        &[
+            ("TILE_WORDS", &format!("{}u", tile.words)),
+            ("TILE_ROWS", &format!("{}u", tile.rows)),
+            ("STORE", store),
+            ("TILE_LEN", &tile.storage_units().to_string()),
+            ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2))),
+            ("OUT_WORD_FN", &out_word),
+        ],
+    )?;
+    Ok(tile_prelude(v, store)? + &kernel)
 }
 
 /// Values of the pipeline constants of a specialised generic plan: `D{i}` (output dims)
@@ -400,106 +548,188 @@ pub fn constants(plan: &Plan) -> Vec<(String, f64)> {
 }
 
 /// The parameter block of one dispatch (a uniform buffer of `u32` words, padded to whole
-/// `vec4`s) for a plan that runs a shader; empty otherwise. The layout matches the kernel's
-/// WGSL. Offsets are wrapping: relative to a binding window they may be "negative" until
-/// added to a position, and 32-bit kernels only ever see the low word, which is exact.
+/// `vec4`s) for a plan that runs a shader; empty otherwise. The layout is the one the
+/// kernel's generated constants name. Offsets are wrapping: relative to a binding window
+/// they may be "negative" until added to a position, and 32-bit kernels only ever see the
+/// low word, which is exact.
 pub fn params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
-    let unit = plan.unit as u64;
-    let mut words = match plan.kernel {
-        Kernel::Generic => {
-            let v = plan.variant().expect("generic plans have a variant");
-            let rank = plan.dims.len();
-            let in_strides = plan.in_strides();
-            let out_strides = plan.out_strides_by_input_dim();
-            let in_out_order = |per_dim: &[u64]| -> Vec<u64> {
-                plan.dims_perm.iter().map(|&d| per_dim[d]).collect()
-            };
-            let src_bias = (plan.src_offset / unit).wrapping_sub(chunk.src_window.0 / unit);
-            let dst_bias = (plan.dst_offset / unit).wrapping_sub(chunk.dst_window.0 / unit);
-            let corner = |strides: &[u64]| -> u64 {
-                (0..rank).fold(0u64, |a, d| {
-                    a.wrapping_add(chunk.lo[d].wrapping_mul(strides[d]))
-                })
-            };
-            let extents: Vec<u64> = (0..rank).map(|d| chunk.hi[d] - chunk.lo[d]).collect();
-            let mut values = match mode(&v) {
-                Mode::Whole => vec![plan.units(), plan.items(), src_bias, dst_bias],
-                Mode::Box => vec![
-                    plan.units(),
-                    extents.iter().product(),
-                    src_bias.wrapping_add(corner(&in_strides)),
-                    dst_bias.wrapping_add(corner(&out_strides)),
-                ],
-                Mode::Window => vec![
-                    plan.units(),
-                    chunk.dst_window.1 / 4,
-                    src_bias,
-                    0u64.wrapping_sub(dst_bias),
-                ],
-            };
-            match mode(&v) {
-                Mode::Box => {
-                    values.extend(in_out_order(&extents));
-                    values.extend(in_out_order(&in_strides));
-                    values.extend(in_out_order(&out_strides));
-                }
-                Mode::Whole | Mode::Window => {
-                    values.extend(plan.out_dims());
-                    values.extend(in_out_order(&in_strides));
-                    if mode(&v) == Mode::Window {
-                        values.extend(in_out_order(&chunk.lo));
-                        values.extend(in_out_order(&chunk.hi));
-                    }
-                }
-            }
-            let mut words = vec![chunk.total_workgroups as u32, 0, 0, 0];
-            for value in values {
-                words.push(value as u32);
-                if value_words(plan.index) == 2 {
-                    words.push((value >> 32) as u32);
-                }
-            }
-            words
-        }
-        Kernel::Tiled | Kernel::Micro => {
-            let (b, r, c) = plan.batch_rows_cols().unwrap_or((0, 0, 0));
-            // Tiles (or 4x4 blocks) along each side; word 3 is the batch count for tiles,
-            // the block count for micro-tiles.
-            let (side_c, side_r, third) = if plan.kernel == Kernel::Tiled {
-                let extent = plan.tile.unwrap_or(Tile::for_unit(plan.unit)).extent();
-                (c.div_ceil(extent), r.div_ceil(extent), b)
-            } else {
-                (c / 4, r / 4, b * (r / 4) * (c / 4))
-            };
-            let a = plan.row_dim().unwrap_or(0);
-            let word_bytes = unit.max(4);
-            let in_strides = plan.in_strides();
-            let out_strides = plan.out_strides_by_input_dim();
-            let last = plan.dims.len() - 1;
-            let batch = plan.batch_dims();
-            [
-                chunk.total_workgroups,
-                side_c,
-                side_r,
-                third,
-                r,
-                c,
-                plan.src_offset / word_bytes,
-                plan.dst_offset / word_bytes,
-                in_strides[a],
-                out_strides[last],
-                0,
-                0,
-            ]
-            .into_iter()
-            .chain(batch.iter().map(|&d| plan.dims[d]))
-            .chain(batch.iter().map(|&d| in_strides[d]))
-            .chain(batch.iter().map(|&d| out_strides[d]))
-            .map(|v| v as u32)
-            .collect()
-        }
-        Kernel::Empty | Kernel::Copy => Vec::new(),
+    let mut words = match (plan.kernel, plan.variant()) {
+        (Kernel::Generic, Some(v)) => generic_params(plan, chunk, &v),
+        (Kernel::Tiled | Kernel::Micro, _) => tile_params(plan, chunk),
+        _ => Vec::new(),
     };
     words.resize(words.len().next_multiple_of(4), 0);
     words
+}
+
+fn generic_params(plan: &Plan, chunk: &Chunk, v: &Variant) -> Vec<u32> {
+    let unit = plan.unit as u64;
+    let rank = plan.dims.len();
+    let in_strides = plan.in_strides();
+    let out_strides = plan.out_strides_by_input_dim();
+    let in_out_order =
+        |per_dim: &[u64]| -> Vec<u64> { plan.dims_perm.iter().map(|&d| per_dim[d]).collect() };
+    let src_bias = (plan.src_offset / unit).wrapping_sub(chunk.src_window.0 / unit);
+    let dst_bias = (plan.dst_offset / unit).wrapping_sub(chunk.dst_window.0 / unit);
+    let corner = |strides: &[u64]| -> u64 {
+        (0..rank).fold(0u64, |a, d| {
+            a.wrapping_add(chunk.lo[d].wrapping_mul(strides[d]))
+        })
+    };
+    let extents: Vec<u64> = (0..rank).map(|d| chunk.hi[d] - chunk.lo[d]).collect();
+    let mut head = [0u64; GenericValue::ALL.len()];
+    head[GenericValue::NUnits as usize] = plan.units();
+    let (n_items, src_off, dst_off) = match mode(v) {
+        Mode::Whole => (plan.items(), src_bias, dst_bias),
+        Mode::Box => (
+            extents.iter().product(),
+            src_bias.wrapping_add(corner(&in_strides)),
+            dst_bias.wrapping_add(corner(&out_strides)),
+        ),
+        Mode::Window => (
+            chunk.dst_window.1 / 4,
+            src_bias,
+            0u64.wrapping_sub(dst_bias),
+        ),
+    };
+    head[GenericValue::NItems as usize] = n_items;
+    head[GenericValue::SrcOff as usize] = src_off;
+    head[GenericValue::DstOff as usize] = dst_off;
+    let mut values = head.to_vec();
+    for array in generic_arrays(mode(v)) {
+        values.extend(match *array {
+            "DIMS" if mode(v) == Mode::Box => in_out_order(&extents),
+            "DIMS" => plan.out_dims(),
+            "SRC_STRIDES" => in_out_order(&in_strides),
+            "DST_STRIDES" => in_out_order(&out_strides),
+            "BOX_LO" => in_out_order(&chunk.lo),
+            _ => in_out_order(&chunk.hi),
+        });
+    }
+    let mut words = vec![0u32; GENERIC_VALUES];
+    words[0] = chunk.total_workgroups as u32;
+    for value in values {
+        words.push(value as u32);
+        if value_words(plan.index) == 2 {
+            words.push((value >> 32) as u32);
+        }
+    }
+    words
+}
+
+fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
+    let unit = plan.unit as u64;
+    let (b, r, c) = plan.batch_rows_cols().unwrap_or((0, 0, 0));
+    // Tiles (or micro blocks) along each side.
+    let side = match plan.kernel {
+        Kernel::Tiled => plan.tile.unwrap_or(Tile::for_unit(plan.unit)).extent(),
+        _ => MICRO_SIDE as u64,
+    };
+    let (tiles_c, tiles_r) = (c.div_ceil(side), r.div_ceil(side));
+    let a = plan.row_dim().unwrap_or(0);
+    let word_bytes = unit.max(4);
+    let in_strides = plan.in_strides();
+    let out_strides = plan.out_strides_by_input_dim();
+    let last = plan.dims.len() - 1;
+    let batch = plan.batch_dims();
+    let mut head = [0u64; TILE_BATCH];
+    for word in TileWord::ALL {
+        head[*word as usize] = match word {
+            TileWord::TotalWorkgroups => chunk.total_workgroups,
+            TileWord::TilesC => tiles_c,
+            TileWord::TilesR => tiles_r,
+            TileWord::Tiles => b * tiles_c * tiles_r,
+            TileWord::Rows => r,
+            TileWord::Cols => c,
+            TileWord::SrcOff => plan.src_offset / word_bytes,
+            TileWord::DstOff => plan.dst_offset / word_bytes,
+            TileWord::InRow => in_strides[a],
+            TileWord::OutRow => out_strides[last],
+        };
+    }
+    head.into_iter()
+        .chain(batch.iter().map(|&d| plan.dims[d]))
+        .chain(batch.iter().map(|&d| in_strides[d]))
+        .chain(batch.iter().map(|&d| out_strides[d]))
+        .map(|v| v as u32)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_misspelt_placeholder_fails_with_its_name() {
+        let err = fill("t.wgsl", "let a = {{WORKGROPU}};", &[("WORKGROUP", "256u")]);
+        assert_eq!(
+            err,
+            Err(TemplateError::Missing {
+                template: "t.wgsl",
+                name: "WORKGROPU".into()
+            })
+        );
+    }
+
+    #[test]
+    fn filling_is_strict_and_single_pass() {
+        let t = "{{A}} {{B}} {{A}}";
+        assert_eq!(
+            fill("t", t, &[("A", "1"), ("B", "{{A}}")]).unwrap(),
+            "1 {{A}} 1"
+        );
+        assert!(matches!(
+            fill("t", t, &[("A", "1"), ("B", "2"), ("C", "3")]),
+            Err(TemplateError::Unused { name, .. }) if name == "C"
+        ));
+        assert!(matches!(
+            fill("t", t, &[("A", "1"), ("A", "2"), ("B", "2")]),
+            Err(TemplateError::Duplicate { name, .. }) if name == "A"
+        ));
+        assert!(matches!(
+            fill("t", "x {{a}}", &[]),
+            Err(TemplateError::Malformed { at: 2, .. })
+        ));
+        assert!(matches!(
+            fill("t", "x {{A", &[]),
+            Err(TemplateError::Malformed { at: 2, .. })
+        ));
+    }
+
+    #[test]
+    fn every_word_name_is_used_by_its_kernels() {
+        let tiled = source(
+            &all_variants()
+                .into_iter()
+                .find(|v| v.kernel == Kernel::Tiled)
+                .unwrap(),
+        )
+        .unwrap();
+        let micro = source(
+            &all_variants()
+                .into_iter()
+                .find(|v| v.kernel == Kernel::Micro)
+                .unwrap(),
+        )
+        .unwrap();
+        for word in TileWord::ALL {
+            let used = format!("param({})", word.wgsl_name());
+            let by_tiled = tiled.contains(&used);
+            let by_micro = micro.contains(&used);
+            assert!(by_tiled || by_micro, "{word:?} is used by no kernel");
+        }
+        let generic = source(
+            &all_variants()
+                .into_iter()
+                .find(|v| v.kernel == Kernel::Generic)
+                .unwrap(),
+        )
+        .unwrap();
+        for value in GenericValue::ALL {
+            assert!(
+                generic.contains(&format!("ip({})", value.wgsl_name())),
+                "{value:?}"
+            );
+        }
+    }
 }

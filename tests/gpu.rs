@@ -3,10 +3,10 @@
 
 mod common;
 
-use common::{check, gpu, permutations, test_bytes};
+use common::{Case, check, check_many, gpu, permutations, test_bytes};
 use proptest::prelude::*;
 use wgpu::util::DeviceExt;
-use wgpu_permute::plan::{ELEM_SIZES, MAX_RANK, Variant};
+use wgpu_permute::plan::{ELEM_SIZES, MAX_RANK, MICRO_SIDE, Measured, Tile};
 use wgpu_permute::{
     IndexMath, Kernel, Options, PermuteError, Request, gpu_permute, read_buffer, reference, shaders,
 };
@@ -38,81 +38,114 @@ const MICRO: Options = Options {
     ..TILED
 };
 
+/// Runs the cases in batches and fails once with every bad case's message; returns the plans.
+fn expect_all_pass(p: &wgpu_permute::Permuter, cases: &[Case]) -> Vec<wgpu_permute::Plan> {
+    let results = check_many(p, cases);
+    let failures: Vec<String> = results.iter().filter_map(|r| r.clone().err()).collect();
+    expect_all_ok(failures, cases.len());
+    results.into_iter().map(Result::unwrap).collect()
+}
+
+/// The options among default, generic, tiled and micro that plan for this case.
+fn applicable(p: &wgpu_permute::Permuter, case: &Case) -> Vec<Options> {
+    [Options::default(), GENERIC, TILED, MICRO]
+        .into_iter()
+        .filter(|&o| {
+            let req = Request::new(&case.shape, &case.perm, case.elem)
+                .with_offsets(case.offsets.0, case.offsets.1)
+                .with_options(o);
+            p.plan(&req).is_ok()
+        })
+        .collect()
+}
+
 #[test]
 fn every_permutation_of_ranks_1_to_5_every_elem_size() {
     let Some(p) = gpu() else { return };
     // Odd extents, and even ones (so that packed 8/16-bit data can tile too).
-    let (mut failures, mut total) = (Vec::new(), 0);
+    let mut cases = Vec::new();
     for base in [[5usize, 3, 7, 2, 3], [4, 6, 8, 2, 4]] {
         for rank in 1..=5 {
             for (i, perm) in permutations(rank).iter().enumerate() {
                 for &elem in &ELEM_SIZES {
                     // Vary the offsets so that narrower movement sizes run too.
                     let offsets = (4 * (i as u64 % 3), 4 * ((i as u64 + 1) % 2));
-                    let shape = &base[..rank];
-                    let applies = |options| {
-                        p.plan(
-                            &Request::new(shape, perm, elem)
-                                .with_offsets(offsets.0, offsets.1)
-                                .with_options(options),
-                        )
-                        .is_ok()
-                    };
-                    let kernels = [Options::default(), GENERIC, TILED, MICRO]
-                        .into_iter()
-                        .filter(|&o| applies(o));
-                    for options in kernels {
-                        total += 1;
-                        if let Err(m) = check(p, shape, perm, elem, options, offsets) {
-                            failures.push(m);
-                        }
+                    let case = Case::new(&base[..rank], perm, elem, Options::default(), offsets);
+                    for options in applicable(p, &case) {
+                        cases.push(Case {
+                            options,
+                            ..case.clone()
+                        });
                     }
                 }
             }
         }
     }
-    expect_all_ok(failures, total);
+    expect_all_pass(p, &cases);
 }
 
-/// Row and column counts around each tile's edge, kept to multiples of the packing so the
-/// packed tiled kernels apply.
-fn edge_sizes(elem: usize) -> Vec<usize> {
-    match elem {
-        1 => vec![4, 60, 64, 68, 124, 128, 132],
-        2 => vec![2, 30, 32, 34, 62, 64, 66, 130],
-        16 => vec![1, 15, 16, 17, 31, 33, 65],
-        _ => vec![1, 31, 32, 33, 63, 64, 65],
-    }
+/// Sides around each kernel's block, derived from its constants: 0, one step below, at and
+/// above the block's extent, and twice it plus a step. A step is the elements per word for
+/// the tiled kernel (packed data tiles only in whole words) and one element for the micro
+/// kernel (whose sides must divide by its block: the other sides fall to the generic
+/// kernel, checked too).
+fn edge_sizes(kernel: Kernel, elem: usize) -> Vec<usize> {
+    let (extent, step) = match kernel {
+        Kernel::Micro => (MICRO_SIDE as usize, 1),
+        _ => {
+            let tile = Tile::for_unit(elem as u32);
+            (tile.extent() as usize, tile.pack as usize)
+        }
+    };
+    vec![0, extent - step, extent, extent + step, 2 * extent + step]
 }
 
 #[test]
-fn tile_edges_every_elem_size_tiled_and_generic() {
+fn edges_of_every_kernel_with_offsets_and_two_batch_dims() {
     let Some(p) = gpu() else { return };
-    let (mut failures, mut total) = (Vec::new(), 0);
+    let mut cases = Vec::new();
+    let mut forced = 0;
     for &elem in &ELEM_SIZES {
-        let sizes = edge_sizes(elem);
-        for &r in &sizes {
-            for &c in &sizes {
-                for batch in [1, 3] {
-                    let shape = [batch, r, c];
-                    // A side of 1 simplifies to a copy: tiling cannot be forced there.
-                    let kernels = if r > 1 && c > 1 {
-                        &[TILED, GENERIC][..]
-                    } else {
-                        &[GENERIC]
-                    };
-                    for &options in kernels {
-                        total += 1;
-                        match check(p, &shape, &[0, 2, 1], elem, options, (0, 0)) {
-                            Ok(plan) => assert_eq!(plan.kernel, options.kernel.unwrap(), "{plan}"),
-                            Err(m) => failures.push(m),
+        for (kernel, options) in [(Kernel::Tiled, TILED), (Kernel::Micro, MICRO)] {
+            let sizes = edge_sizes(kernel, elem);
+            for &r in &sizes {
+                for &c in &sizes {
+                    // One batch dim, and two that cannot merge: (B1, R, B2, C) -> (B2, B1, C, R).
+                    let shapes: [(&[usize], &[usize]); 2] =
+                        [(&[3, r, c], &[0, 2, 1]), (&[2, r, 3, c], &[2, 0, 3, 1])];
+                    for (shape, perm) in shapes {
+                        for offsets in [(0, 0), (4, 8)] {
+                            let case = Case::new(shape, perm, elem, options, offsets);
+                            for o in applicable(p, &case) {
+                                if o == options {
+                                    forced += 1;
+                                } else if o != GENERIC && o != Options::default() {
+                                    continue;
+                                }
+                                cases.push(Case {
+                                    options: o,
+                                    ..case.clone()
+                                });
+                            }
                         }
                     }
                 }
             }
         }
     }
-    expect_all_ok(failures, total);
+    let plans = expect_all_pass(p, &cases);
+    // The forced kernels really ran (an empty tensor runs nothing).
+    let mut ran = 0;
+    for (plan, case) in plans.iter().zip(&cases) {
+        if let Some(k @ (Kernel::Tiled | Kernel::Micro)) = case.options.kernel {
+            assert!(plan.kernel == k || plan.kernel == Kernel::Empty, "{plan}");
+            ran += (plan.kernel == k) as usize;
+        }
+    }
+    assert!(
+        ran > 100 && forced >= ran,
+        "only {ran} tiled/micro cases ran"
+    );
 }
 
 #[test]
@@ -207,7 +240,7 @@ fn every_shader_variant_runs_and_matches_the_reference() {
         // A permuter compiles at most MAX_SPECIALIZED shapes; give these a fresh cache.
         let fresh;
         let target = if variant.specialized {
-            fresh = wgpu_permute::Permuter::new(p.device(), p.queue());
+            fresh = wgpu_permute::Permuter::new(p.device(), p.queue()).unwrap();
             &fresh
         } else {
             p
@@ -285,6 +318,7 @@ fn index_math_64_bit_helpers_match_host_arithmetic() {
             "@group(0) @binding(0) var<storage, read> input: array<u32>;
              @group(0) @binding(1) var<storage, read_write> output: array<u32>;
              fn param(i: u32) -> u32 {{ return input[i]; }}
+             const VALUES: u32 = 4u;
              {}
              fn put(slot: u32, v: Idx) {{
                  output[2u * slot] = iu32(v);
@@ -547,7 +581,11 @@ fn unmergeable_helper_really_keeps_the_rank() {
         // Pure planning: runs without a GPU.
         let plan = plan.unwrap();
         assert_eq!(plan.dims.len(), rank, "{plan}");
-        let _: Option<Variant> = plan.variant();
+        match plan.variant() {
+            // Rank 1 is the identity: a buffer copy, no shader.
+            None => assert_eq!((rank, plan.kernel), (1, Kernel::Copy), "{plan}"),
+            Some(v) => assert_eq!((v.rank, v.unit), (rank, 4), "{plan}"),
+        }
     }
 }
 
@@ -598,7 +636,9 @@ fn test_data_shows_misplaced_writes() {
 #[test]
 fn autotuning_picks_a_kernel_per_shape_class_and_stays_correct() {
     let Some(shared) = gpu() else { return };
-    let p = wgpu_permute::Permuter::new(shared.device(), shared.queue()).with_autotune(true);
+    let p = wgpu_permute::Permuter::new(shared.device(), shared.queue())
+        .unwrap()
+        .with_autotune(true);
     let cases: [(&[usize], &[usize], usize); 4] = [
         (&[4, 96, 160], &[0, 2, 1], 4),
         (&[128, 128], &[1, 0], 2),
@@ -614,7 +654,10 @@ fn autotuning_picks_a_kernel_per_shape_class_and_stays_correct() {
     let winner = tuned
         .iter()
         .find(|(class, _)| class.dims_perm == [0, 2, 1] && class.unit == 4)
-        .map(|(_, k)| *k);
+        .map(|(_, m)| match m {
+            Measured::Fastest(k) => *k,
+            Measured::Failed(why) => panic!("timing failed: {why}"),
+        });
     let plan = check(
         &p,
         &[4, 100, 152],

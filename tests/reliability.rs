@@ -24,7 +24,7 @@ fn low_limit_permuter(binding: u64, buffer: u64) -> Permuter {
         ..Default::default()
     }))
     .unwrap();
-    Permuter::new(&device, &queue)
+    Permuter::new(&device, &queue).unwrap()
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Every generated WGSL variant validates with naga: runs without a GPU.
 
-use wgpu_permute::plan::{IndexMath, Kernel};
+use wgpu_permute::plan::{ELEM_SIZES, IndexMath, Kernel, MAX_RANK};
 use wgpu_permute::shaders;
 
 fn validate(source: &str, capabilities: naga::valid::Capabilities) -> Result<naga::Module, String> {
@@ -14,10 +14,23 @@ fn validate(source: &str, capabilities: naga::valid::Capabilities) -> Result<nag
 #[test]
 fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
     let variants = shaders::all_variants();
-    assert!(variants.len() > 200);
+    // Per unit and rank: generic (3 index widths x whole/boxed, + specialised), and from
+    // rank 2 tiled, plus micro for units up to 4 bytes.
+    let per_rank = |unit: usize, rank: usize| 7 + (rank >= 2) as usize * (1 + (unit <= 4) as usize);
+    let expected: usize = ELEM_SIZES
+        .iter()
+        .map(|&u| (1..=MAX_RANK).map(|r| per_rank(u, r)).sum::<usize>())
+        .sum();
+    assert_eq!(variants.len(), expected);
+    let distinct: std::collections::HashSet<_> = variants.iter().collect();
+    assert_eq!(distinct.len(), variants.len(), "a variant is listed twice");
     for v in variants {
-        let source = shaders::source(&v).expect("shader kernels have source");
+        let source = shaders::source(&v).unwrap_or_else(|e| panic!("{v:?}: {e}"));
         assert!(!source.contains("{{"), "unfilled placeholder in {v:?}");
+        assert!(
+            source.starts_with(&shaders::PRELUDE_WGSL[..20]),
+            "{v:?} does not start with the prelude"
+        );
         // Only the u64 variants may need a feature: moving 16-bit data needs no SHADER_F16.
         let caps = if v.index == IndexMath::U64 {
             naga::valid::Capabilities::SHADER_INT64
@@ -56,22 +69,31 @@ fn kernels_without_shaders_have_no_source() {
             boxed: false,
             specialized: false,
         };
-        assert!(shaders::source(&v).is_none());
+        assert_eq!(
+            shaders::source(&v),
+            Err(shaders::TemplateError::NoShader(kernel.name()))
+        );
     }
 }
 
 #[test]
 fn shader_files_are_named_after_their_kernels() {
-    assert!(shaders::GENERIC_WGSL.starts_with("// generic:"));
-    assert!(shaders::TILED_WGSL.starts_with("// tiled:"));
-    assert!(shaders::GENERIC_WGSL.contains("fn generic("));
-    assert!(shaders::TILED_WGSL.contains("fn tiled("));
+    for (kernel, text) in [
+        (Kernel::Generic, shaders::GENERIC_WGSL),
+        (Kernel::Tiled, shaders::TILED_WGSL),
+        (Kernel::Micro, shaders::MICRO_WGSL),
+    ] {
+        let name = kernel.name();
+        assert!(text.starts_with(&format!("// {name}:")), "{name}");
+        assert!(text.contains(&format!("fn {name}(")), "{name}");
+    }
+    assert!(shaders::VEC4_COPY_WGSL.starts_with("// vec4_copy:"));
 }
 
 #[test]
 fn the_benchmark_copy_shader_validates() {
     let module = validate(
-        wgpu_permute::bench::VEC4_COPY_WGSL,
+        &shaders::vec4_copy_source().unwrap(),
         naga::valid::Capabilities::empty(),
     )
     .unwrap_or_else(|e| panic!("vec4_copy:\n{e}"));

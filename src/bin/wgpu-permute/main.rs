@@ -178,9 +178,8 @@ fn permuter() -> Result<Permuter> {
 }
 
 fn device_name(p: &Permuter) -> String {
-    p.adapter_info()
-        .map(|i| format!("{} ({:?})", i.name, i.backend))
-        .unwrap_or_else(|| "unknown device".into())
+    let i = p.adapter_info();
+    format!("{} ({:?})", i.name, i.backend)
 }
 
 fn info() -> Result<()> {
@@ -285,7 +284,7 @@ fn plan(
     println!("device: {device}");
     println!("plan: {plan}");
     println!("why:");
-    for line in plan.explain(&caps) {
+    for line in plan.explain() {
         println!("  - {line}");
     }
     Ok(())

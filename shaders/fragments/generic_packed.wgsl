@@ -1,0 +1,20 @@
+// Packed 8/16-bit data: the thread owns output word `w` and gathers its PACK lanes; lanes
+// past the tensor's end keep the bytes already in the destination.
+fn move_item(w: Idx) {
+    var word = 0u;
+    var keep = 0u;
+    for (var l = 0u; l < PACK; l++) {
+        let o = iadd(imul(w, ix(PACK)), ix(l));
+        if ilt(o, ip(N_UNITS)) {
+            let s = iadd(ip(SRC_OFF), src_offset(o));
+            word |= lane(src[iu32(idiv(s, ix(PACK)))], iu32(imod(s, ix(PACK)))) << (l * BITS);
+        } else {
+            keep |= MASK << (l * BITS);
+        }
+    }
+    let d = iu32(iadd(idiv(ip(DST_OFF), ix(PACK)), w));
+    if keep != 0u {
+        word |= dst[d] & keep;
+    }
+    dst[d] = word;
+}

@@ -1,0 +1,9 @@
+// The output word at tile column `c` (an output row) and tile word `q` (an output column),
+// assembled from PACK neighbouring input rows, which live in PACK planes by row % PACK.
+fn out_word(c: u32, q: u32) -> u32 {
+    var w = 0u;
+    for (var p = 0u; p < PACK; p++) {
+        w |= lane(tile[(p * TW + q) * PITCH + c / PACK], c % PACK) << (p * BITS);
+    }
+    return w;
+}

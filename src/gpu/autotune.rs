@@ -1,0 +1,72 @@
+//! Autotuning: when a plan says its shape class has kernels to time, time each on scratch
+//! buffers of the plan's size and hand the outcome to the planner. A failed race is
+//! remembered too, so it is not retried on every encode.
+
+use super::{Permuter, captured};
+use crate::PermuteError;
+use crate::plan::{Kernel, Measured, Options, Plan, Request};
+use crate::timing::Timer;
+
+impl Permuter {
+    /// Plans `req`; when the plan has kernels to time first, times them, records the
+    /// outcome as a fact about the device, and plans again.
+    pub(super) fn plan_tuned(&self, req: &Request) -> Result<Plan, PermuteError> {
+        let plan = self.plan(req)?;
+        if plan.pending_race().is_empty() {
+            return Ok(plan);
+        }
+        let measured = match self.race(req, &plan) {
+            Ok(kernel) => Measured::Fastest(kernel),
+            Err(e) => Measured::Failed(e.to_string()),
+        };
+        self.learned().winners.insert(plan.shape_class(), measured);
+        self.plan(req)
+    }
+
+    /// Times the plan's candidate kernels on scratch buffers of its size (best of 3 after a
+    /// warm-up each) and returns the fastest.
+    fn race(&self, req: &Request, plan: &Plan) -> Result<Kernel, PermuteError> {
+        let mut timer = self.timer.lock().unwrap_or_else(|p| p.into_inner());
+        if timer.is_none() {
+            *timer = Some(Timer::new(&self.device, &self.queue)?);
+        }
+        let timer = timer.as_ref().expect("made above");
+        let (src, dst) = captured(&self.device, || {
+            let buffer = |size: u64| {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("wgpu-permute autotune"),
+                    size,
+                    usage: wgpu::BufferUsages::STORAGE,
+                    mapped_at_creation: false,
+                })
+            };
+            (buffer(plan.src_extent()), buffer(plan.dst_extent()))
+        })?;
+        let mut best: Option<(std::time::Duration, Kernel)> = None;
+        for &kernel in plan.pending_race() {
+            let forced = req.with_options(Options {
+                kernel: Some(kernel),
+                ..req.options
+            });
+            let candidate = self.plan(&forced)?;
+            let failed = std::cell::Cell::new(None);
+            let stats = timer.time(
+                &|e| {
+                    if let Err(err) = self.record(e, &src, &dst, &candidate) {
+                        failed.set(Some(err));
+                    }
+                },
+                1,
+                3,
+            )?;
+            if let Some(err) = failed.take() {
+                return Err(err);
+            }
+            if best.is_none_or(|(t, _)| stats.min < t) {
+                best = Some((stats.min, kernel));
+            }
+        }
+        best.map(|(_, k)| k)
+            .ok_or_else(|| PermuteError::Validation("autotuning had no kernel to time".into()))
+    }
+}

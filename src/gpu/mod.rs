@@ -1,0 +1,170 @@
+//! The only wgpu code of the library. It executes plans and makes no decision a plan could
+//! make: what it measures (autotuning) and compiles (shape-specialised pipelines) goes back
+//! to the planner as facts ([`crate::plan::Learned`]).
+//!
+//! - `device`: adapter and device set-up, and what the planner needs to know of a device.
+//! - `pipelines`: the layouts and the pipeline cache.
+//! - `autotune`: timing the candidate kernels of a shape class.
+//! - `permuter`: [`Permuter`]: buffer checks, encoding, the host round trip.
+//!
+//! This file holds the small helpers they share: error capture, uploads and readback.
+
+mod autotune;
+mod device;
+mod permuter;
+mod pipelines;
+
+use std::time::Duration;
+
+pub use device::{WANTED_FEATURES, caps_of, default_device, device_on};
+pub use permuter::{Permuter, gpu_permute};
+
+use crate::PermuteError;
+
+/// Runs `f` with wgpu's errors captured, so that a validation or out-of-memory error in this
+/// crate's own calls comes back as a [`PermuteError`] instead of panicking the caller.
+pub fn captured<R>(device: &wgpu::Device, f: impl FnOnce() -> R) -> Result<R, PermuteError> {
+    let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
+    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let result = f();
+    let errors = [
+        pollster::block_on(validation.pop()),
+        pollster::block_on(internal.pop()),
+        pollster::block_on(oom.pop()),
+    ];
+    match errors.into_iter().flatten().next() {
+        None => Ok(result),
+        Some(wgpu::Error::OutOfMemory { .. }) => Err(PermuteError::OutOfMemory(
+            "a buffer or pipeline could not be allocated".into(),
+        )),
+        Some(e) => Err(PermuteError::Validation(e.to_string())),
+    }
+}
+
+/// A buffer holding `contents`, padded with zeros to whole words. Made with `write_buffer`
+/// rather than wgpu's `create_buffer_init`, which panics when the device is lost.
+pub fn upload(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    label: &str,
+    contents: &[u8],
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    let size = (contents.len() as u64).next_multiple_of(4).max(4);
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: usage | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let whole = contents.len() - contents.len() % 4;
+    if whole > 0 {
+        queue.write_buffer(&buffer, 0, &contents[..whole]);
+    }
+    if whole < contents.len() {
+        let mut tail = [0u8; 4];
+        tail[..contents.len() - whole].copy_from_slice(&contents[whole..]);
+        queue.write_buffer(&buffer, whole as u64, &tail);
+    }
+    buffer
+}
+
+/// How long this crate waits for the GPU before giving up with [`PermuteError::Timeout`].
+/// Generous: lavapipe takes seconds for the largest tensors.
+pub const WAIT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Waits for the device's submitted work, at most [`WAIT_TIMEOUT`]. wgpu reports a lost
+/// device during a wait by panicking (its fatal handler); that panic is caught here and
+/// returned as [`PermuteError::DeviceLost`].
+pub(crate) fn wait_for(device: &wgpu::Device) -> Result<(), PermuteError> {
+    let poll = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        device.poll(wgpu::PollType::Wait {
+            submission_index: None,
+            timeout: Some(WAIT_TIMEOUT),
+        })
+    }));
+    match poll {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(wgpu::PollError::Timeout)) => Err(PermuteError::Timeout(WAIT_TIMEOUT)),
+        Ok(Err(e)) => Err(PermuteError::Readback(e.to_string())),
+        Err(panic) => Err(PermuteError::DeviceLost(
+            panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "the device failed while waiting".into()),
+        )),
+    }
+}
+
+/// Reads the first `len` bytes of a buffer back to the host, waiting for the GPU (at most
+/// [`WAIT_TIMEOUT`]). The buffer needs `MAP_READ` usage and must not be mapped already.
+pub fn read_buffer(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+    len: u64,
+) -> Result<Vec<u8>, PermuteError> {
+    let mut out = Vec::new();
+    read_mapped(device, buffer, len, |bytes| out.extend_from_slice(bytes))?;
+    Ok(out)
+}
+
+/// Maps the first `len` bytes of `buffer`, hands them to `take` while mapped, then unmaps:
+/// the caller copies them where it wants them, with no intermediate vector.
+pub(crate) fn read_mapped(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+    len: u64,
+    take: impl FnOnce(&[u8]),
+) -> Result<(), PermuteError> {
+    if !buffer.usage().contains(wgpu::BufferUsages::MAP_READ) {
+        return Err(PermuteError::MissingUsage {
+            which: "readback",
+            missing: "MAP_READ",
+        });
+    }
+    if len > buffer.size() {
+        return Err(PermuteError::BufferTooSmall {
+            which: "readback",
+            need: len,
+            have: buffer.size(),
+        });
+    }
+    if len == 0 {
+        take(&[]);
+        return Ok(());
+    }
+    let end = len.next_multiple_of(4).min(buffer.size());
+    let slice = buffer.slice(..end);
+    let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();
+    captured(device, || {
+        slice.map_async(wgpu::MapMode::Read, move |result| {
+            let _ = sender.send(result);
+        })
+    })?;
+    wait_for(device)?;
+    pollster::block_on(receiver.receive())
+        .ok_or_else(|| PermuteError::Readback("the map callback never ran".into()))?
+        .map_err(|e| PermuteError::Readback(e.to_string()))?;
+    {
+        let view = slice
+            .get_mapped_range()
+            .map_err(|e| PermuteError::Readback(e.to_string()))?;
+        take(&view[..len as usize]);
+    }
+    buffer.unmap();
+    Ok(())
+}
+
+/// A bind-group entry for the `(offset, size)` window of `buffer`.
+fn binding(binding: u32, buffer: &wgpu::Buffer, window: (u64, u64)) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer,
+            offset: window.0,
+            size: wgpu::BufferSize::new(window.1),
+        }),
+    }
+}

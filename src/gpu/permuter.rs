@@ -1,0 +1,461 @@
+//! [`Permuter`]: plans with what it knows of its device, checks buffers against the plan,
+//! records the plan's dispatches, and the host round trip.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use super::pipelines::Pipelines;
+use super::{binding, caps_of, captured, device_on, read_mapped, upload};
+use crate::PermuteError;
+use crate::plan::{self, DeviceCaps, Kernel, Learned, Measured, Plan, Request, ShapeKey};
+use crate::shaders;
+use crate::timing::Timer;
+
+/// A permute engine bound to one device and queue, caching a compute pipeline per shader
+/// variant. `Send + Sync`: share one across threads.
+pub struct Permuter {
+    pub(super) device: wgpu::Device,
+    pub(super) queue: wgpu::Queue,
+    caps: DeviceCaps,
+    pipelines: Pipelines,
+    /// Facts for the planner: autotuning winners, shapes with their own pipelines.
+    learned: Mutex<Learned>,
+    /// Set by the device-lost callback, for devices this crate made itself.
+    lost: Arc<Mutex<Option<String>>>,
+    pub(super) timer: Mutex<Option<Timer>>,
+}
+
+impl Permuter {
+    /// Binds to the caller's device and queue. Plans suit the device's adapter (its limits,
+    /// features and type, as the device reports them), exactly as for a permuter that made
+    /// its own device on that adapter.
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Self, PermuteError> {
+        Ok(Permuter {
+            device: device.clone(),
+            queue: queue.clone(),
+            caps: caps_of(device),
+            pipelines: Pipelines::new(device)?,
+            learned: Mutex::new(Learned::default()),
+            lost: Arc::new(Mutex::new(None)),
+            timer: Mutex::new(None),
+        })
+    }
+
+    /// Makes its own device on the default adapter (see [`super::default_device`]).
+    pub fn new_default() -> Result<Self, PermuteError> {
+        Self::new_on(wgpu::Backends::all().with_env())
+    }
+
+    /// Makes its own device on the default adapter among `backends` (see [`device_on`]).
+    pub fn new_on(backends: wgpu::Backends) -> Result<Self, PermuteError> {
+        let (_adapter, device, queue) = device_on(backends)?;
+        let permuter = Permuter::new(&device, &queue)?;
+        // Only on our own device: the callback of a caller's device is the caller's to set.
+        let lost = permuter.lost.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            *lost.lock().unwrap_or_else(|p| p.into_inner()) =
+                Some(format!("{reason:?}: {message}"));
+        });
+        Ok(permuter)
+    }
+
+    /// Chooses kernels by measurement instead of the heuristic: the first request of each
+    /// shape class (dims rounded up to powers of two, same simplified permutation and
+    /// movement size) times every kernel that applies (generic, tiled, micro) on scratch
+    /// buffers of its size, with GPU timestamps where the device has them, and the winner
+    /// serves the class from then on. Forced kernels are left alone; if timing fails, the
+    /// heuristic serves the class (and timing is not tried again).
+    pub fn with_autotune(self, on: bool) -> Self {
+        self.learned().autotune = on;
+        self
+    }
+
+    /// Timing outcomes so far, per shape class.
+    pub fn tuned(&self) -> Vec<(ShapeKey, Measured)> {
+        let learned = self.learned();
+        learned
+            .winners
+            .iter()
+            .map(|(c, m)| (c.clone(), m.clone()))
+            .collect()
+    }
+
+    pub(super) fn learned(&self) -> MutexGuard<'_, Learned> {
+        self.learned.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The device this permuter records onto.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// The queue [`Permuter::permute`] submits to.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
+    /// The adapter the device is on.
+    pub fn adapter_info(&self) -> wgpu::AdapterInfo {
+        self.device.adapter_info()
+    }
+
+    /// What the planner knows of the device.
+    pub fn caps(&self) -> &DeviceCaps {
+        &self.caps
+    }
+
+    /// Plans a request for this device and what this permuter has learnt of it, without
+    /// touching the GPU. With autotuning on, a plan may still have kernels to time
+    /// ([`Plan::pending_race`]); [`Permuter::encode`] times them first, and returns the plan
+    /// that ran.
+    pub fn plan(&self, req: &Request) -> Result<Plan, PermuteError> {
+        plan::plan_with(req, &self.caps, &self.learned())
+    }
+
+    /// Number of compiled pipelines held in the cache.
+    pub fn cached_pipelines(&self) -> usize {
+        self.pipelines.len()
+    }
+
+    /// `Err(DeviceLost)` once the device this permuter made has been lost.
+    fn check_device(&self) -> Result<(), PermuteError> {
+        match &*self.lost.lock().unwrap_or_else(|p| p.into_inner()) {
+            Some(reason) => Err(PermuteError::DeviceLost(reason.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// An error seen while the device was being lost is reported as the loss. Polling once
+    /// runs a pending device-lost callback.
+    fn or_lost(&self, error: PermuteError) -> PermuteError {
+        let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.device.poll(wgpu::PollType::Poll)
+        }));
+        if polled.is_err() {
+            return PermuteError::DeviceLost("the device failed while polling".into());
+        }
+        self.check_device().err().unwrap_or(error)
+    }
+
+    /// Checks the buffers against a plan: distinct, with the usages and sizes it needs.
+    fn check_buffers(
+        &self,
+        plan: &Plan,
+        src: &wgpu::Buffer,
+        dst: &wgpu::Buffer,
+    ) -> Result<(), PermuteError> {
+        if src == dst {
+            // wgpu compares buffers by id, and ids of different instances coincide:
+            // buffers that differ in size or usage are not one buffer.
+            if src.size() != dst.size() || src.usage() != dst.usage() {
+                return Err(PermuteError::ForeignBuffer);
+            }
+            return Err(PermuteError::SameBuffer);
+        }
+        let (usage, names) = match plan.kernel {
+            Kernel::Empty => return Ok(()),
+            Kernel::Copy => (
+                [wgpu::BufferUsages::COPY_SRC, wgpu::BufferUsages::COPY_DST],
+                ["COPY_SRC", "COPY_DST"],
+            ),
+            Kernel::Generic | Kernel::Tiled | Kernel::Micro => {
+                ([wgpu::BufferUsages::STORAGE; 2], ["STORAGE", "STORAGE"])
+            }
+        };
+        let sides = [
+            ("source", src, plan.src_extent()),
+            ("destination", dst, plan.dst_extent()),
+        ];
+        for (i, (which, buffer, extent)) in sides.into_iter().enumerate() {
+            if !buffer.usage().contains(usage[i]) {
+                return Err(PermuteError::MissingUsage {
+                    which,
+                    missing: names[i],
+                });
+            }
+            if buffer.size() < extent {
+                return Err(PermuteError::BufferTooSmall {
+                    which,
+                    need: extent,
+                    have: buffer.size(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Records the permute into the caller's encoder, so it batches with other GPU work.
+    /// Nothing runs until the caller submits. Returns the plan it recorded.
+    pub fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        src: &wgpu::Buffer,
+        dst: &wgpu::Buffer,
+        req: &Request,
+    ) -> Result<Plan, PermuteError> {
+        self.check_device()?;
+        let plan = self.plan_tuned(req)?;
+        self.record(encoder, src, dst, &plan)?;
+        Ok(plan)
+    }
+
+    /// Records a plan made by this permuter: checks the buffers, then the copy or the
+    /// dispatches, one per chunk.
+    pub(super) fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        src: &wgpu::Buffer,
+        dst: &wgpu::Buffer,
+        plan: &Plan,
+    ) -> Result<(), PermuteError> {
+        self.check_buffers(plan, src, dst)?;
+        match plan.kernel {
+            Kernel::Empty => Ok(()),
+            Kernel::Copy => {
+                self.check_same_device(src, dst, plan)?;
+                encoder.copy_buffer_to_buffer(
+                    src,
+                    plan.src_offset,
+                    dst,
+                    plan.dst_offset,
+                    plan.bytes,
+                );
+                Ok(())
+            }
+            Kernel::Generic | Kernel::Tiled | Kernel::Micro => {
+                self.record_dispatches(encoder, src, dst, plan)
+            }
+        }
+    }
+
+    /// A buffer of another device fails only when the caller's encoder is finished, and
+    /// then by panicking: a copy of the plan's first word, in an encoder of ours that is
+    /// finished under an error scope and never submitted, finds the mistake now.
+    fn check_same_device(
+        &self,
+        src: &wgpu::Buffer,
+        dst: &wgpu::Buffer,
+        plan: &Plan,
+    ) -> Result<(), PermuteError> {
+        captured(&self.device, || {
+            let mut probe = self.device.create_command_encoder(&Default::default());
+            probe.copy_buffer_to_buffer(src, plan.src_offset, dst, plan.dst_offset, 4);
+            probe.finish()
+        })
+        .map(drop)
+    }
+
+    fn record_dispatches(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        src: &wgpu::Buffer,
+        dst: &wgpu::Buffer,
+        plan: &Plan,
+    ) -> Result<(), PermuteError> {
+        let pipeline = self.pipelines.get(&self.device, plan)?;
+        if plan.specialized {
+            self.learned().specialized.insert(plan.shape_key());
+        }
+        // All parameter blocks in one uniform buffer, each at an aligned offset.
+        let blocks: Vec<Vec<u32>> = plan
+            .chunks
+            .iter()
+            .map(|chunk| shaders::params(plan, chunk))
+            .collect();
+        let stride = (blocks.iter().map(|b| b.len() * 4).max().unwrap_or(16) as u64)
+            .next_multiple_of(self.device.limits().min_uniform_buffer_offset_alignment as u64);
+        let mut bytes = vec![0u8; stride as usize * blocks.len()];
+        for (i, block) in blocks.iter().enumerate() {
+            let at = i * stride as usize;
+            bytes[at..at + block.len() * 4].copy_from_slice(bytemuck::cast_slice(block));
+        }
+        let bind_groups = captured(&self.device, || {
+            let params = upload(
+                &self.device,
+                &self.queue,
+                "wgpu-permute params",
+                &bytes,
+                wgpu::BufferUsages::UNIFORM,
+            );
+            plan.chunks
+                .iter()
+                .zip(&blocks)
+                .enumerate()
+                .map(|(i, (chunk, block))| {
+                    self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: Some("wgpu-permute"),
+                        layout: self.pipelines.bind_group_layout(),
+                        entries: &[
+                            binding(0, src, chunk.src_window),
+                            binding(1, dst, chunk.dst_window),
+                            binding(2, &params, (i as u64 * stride, block.len() as u64 * 4)),
+                        ],
+                    })
+                })
+                .collect::<Vec<_>>()
+        })?;
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("wgpu-permute"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(&pipeline);
+        // wgpu puts a barrier between dispatches that write the same storage buffer, so the
+        // windows of packed data may share edge words.
+        for (chunk, bind_group) in plan.chunks.iter().zip(&bind_groups) {
+            pass.set_bind_group(0, bind_group, &[]);
+            let [x, y, z] = chunk.workgroups;
+            pass.dispatch_workgroups(x, y, z);
+        }
+        Ok(())
+    }
+
+    /// Records and submits the permute on this permuter's queue. Returns without waiting;
+    /// later work on the queue sees the result.
+    pub fn permute(
+        &self,
+        src: &wgpu::Buffer,
+        dst: &wgpu::Buffer,
+        req: &Request,
+    ) -> Result<Plan, PermuteError> {
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("wgpu-permute"),
+            });
+        let plan = self.encode(&mut encoder, src, dst, req)?;
+        captured(&self.device, || self.queue.submit([encoder.finish()]))
+            .map_err(|e| self.or_lost(e))?;
+        Ok(plan)
+    }
+
+    /// Host convenience: uploads `data`, permutes it on the GPU and reads the result back
+    /// into a new vector. Element type `T` gives the element size.
+    pub fn permute_slice<T: bytemuck::Pod>(
+        &self,
+        data: &[T],
+        shape: &[usize],
+        perm: &[usize],
+    ) -> Result<Vec<T>, PermuteError> {
+        let req = Request::new(shape, perm, std::mem::size_of::<T>());
+        let mut out = Vec::new();
+        self.host(bytemuck::cast_slice(data), &req, |bytes| {
+            out = bytemuck::pod_collect_to_vec(bytes);
+        })?;
+        Ok(out)
+    }
+
+    /// [`Permuter::permute_slice`] on raw bytes holding elements of `elem_size` bytes.
+    pub fn permute_bytes(
+        &self,
+        data: &[u8],
+        shape: &[usize],
+        perm: &[usize],
+        elem_size: usize,
+    ) -> Result<Vec<u8>, PermuteError> {
+        self.permute_host(data, &Request::new(shape, perm, elem_size))
+    }
+
+    /// Host round trip for a full request (its forced options apply; its offsets are
+    /// ignored, since the buffers are made here).
+    pub fn permute_host(&self, data: &[u8], req: &Request) -> Result<Vec<u8>, PermuteError> {
+        let mut out = Vec::new();
+        self.host(data, req, |bytes| out = bytes.to_vec())?;
+        Ok(out)
+    }
+
+    /// Uploads, permutes, and hands the mapped result to `take` (so callers copy it once,
+    /// straight into the vector they return).
+    fn host(
+        &self,
+        data: &[u8],
+        req: &Request,
+        take: impl FnOnce(&[u8]),
+    ) -> Result<(), PermuteError> {
+        self.check_device()?;
+        self.host_round_trip(data, req, take)
+            .map_err(|e| self.or_lost(e))
+    }
+
+    fn host_round_trip(
+        &self,
+        data: &[u8],
+        req: &Request,
+        take: impl FnOnce(&[u8]),
+    ) -> Result<(), PermuteError> {
+        let req = req.with_offsets(0, 0);
+        let plan = self.plan(&req)?;
+        let n = plan::element_count(req.shape)?;
+        if data.len() as u64 != plan.bytes {
+            return Err(PermuteError::DataLength {
+                need: n,
+                have: data.len() / req.elem_size,
+            });
+        }
+        if n == 0 {
+            take(&[]);
+            return Ok(());
+        }
+        let size = plan.bytes.next_multiple_of(4);
+        let max_buffer = self.device.limits().max_buffer_size;
+        if size > max_buffer {
+            return Err(PermuteError::DeviceLimit {
+                what: "a buffer holding the tensor",
+                limit: "max_buffer_size",
+                need: size,
+                have: max_buffer,
+            });
+        }
+        let (src, dst, readback) = captured(&self.device, || {
+            let src = upload(
+                &self.device,
+                &self.queue,
+                "wgpu-permute input",
+                data,
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            );
+            let buffer = |label, usage| {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(label),
+                    size,
+                    usage,
+                    mapped_at_creation: false,
+                })
+            };
+            let dst = buffer(
+                "wgpu-permute output",
+                wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+            );
+            let readback = buffer(
+                "wgpu-permute readback",
+                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            );
+            (src, dst, readback)
+        })?;
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("wgpu-permute"),
+            });
+        self.encode(&mut encoder, &src, &dst, &req)?;
+        encoder.copy_buffer_to_buffer(&dst, 0, &readback, 0, size);
+        captured(&self.device, || self.queue.submit([encoder.finish()]))?;
+        drop((src, dst));
+        read_mapped(&self.device, &readback, plan.bytes, take)
+    }
+}
+
+/// One-call permute of `src` into `dst` (both contiguous row-major; output dim `i` is input
+/// dim `perm[i]`). Submits on `queue` and returns the plan without waiting. Compiles its
+/// pipeline on every call: hold a [`Permuter`] for repeated use.
+pub fn gpu_permute(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    src: &wgpu::Buffer,
+    dst: &wgpu::Buffer,
+    shape: &[usize],
+    perm: &[usize],
+    elem_size: usize,
+) -> Result<Plan, PermuteError> {
+    Permuter::new(device, queue)?.permute(src, dst, &Request::new(shape, perm, elem_size))
+}

@@ -1,0 +1,239 @@
+//! Plans for people: [`Plan::explain`] prints the reasons the planner recorded, one
+//! sentence per decision, and `Display` prints the plan on one line. Nothing here decides.
+
+use std::fmt;
+
+use super::{
+    IndexReason, Kernel, KernelReason, MIN_TILED_EXTENT, Plan, SPECIALIZE_MIN_BYTES,
+    SpecializeReason, Tile, Tuning, simplify,
+};
+
+impl KernelReason {
+    /// The reason as a sentence (without the kernel's name).
+    pub fn sentence(self) -> String {
+        match self {
+            KernelReason::NoElements => "the tensor has no elements: nothing to do".into(),
+            KernelReason::Forced => "forced by the request's options".into(),
+            KernelReason::Identity => {
+                "the permutation is the identity: a buffer-to-buffer copy".into()
+            }
+            KernelReason::IdentityOddBytes => {
+                "the permutation is the identity, but its byte count is not a multiple of 4 as buffer copies need".into()
+            }
+            KernelReason::InnermostStays => {
+                "the innermost dim stays innermost: each thread decodes its output positions and gathers whole rows' units".into()
+            }
+            KernelReason::Windowed { limit } => format!(
+                "the tensor exceeds one storage binding ({limit} bytes): only the generic kernel splits into windows of the buffers"
+            ),
+            KernelReason::Measured => {
+                "autotuning measured it as the fastest for this shape class".into()
+            }
+            KernelReason::CpuMicro => {
+                "the innermost dim moves, and on a CPU device register micro-tiles fit".into()
+            }
+            KernelReason::CpuNoMicro(m) => format!(
+                "the innermost dim moves, but on a CPU device tiling through workgroup memory does not pay and micro-tiles do not fit: {}",
+                m.why()
+            ),
+            KernelReason::GpuTiled => format!(
+                "the innermost dim moves and both tile sides are at least {MIN_TILED_EXTENT}: tiles through workgroup memory, reads and writes coalesced"
+            ),
+            KernelReason::SmallTile { rows, cols } => format!(
+                "the innermost dim moves, but a tile side is below {MIN_TILED_EXTENT} ({rows} x {cols} units), so most of a tile would idle"
+            ),
+            KernelReason::GpuNoTiled(m) => {
+                format!("the innermost dim moves, but the tiled kernel does not fit: {}", m.why())
+            }
+        }
+    }
+}
+
+impl Plan {
+    /// The plan's decisions, one sentence each, as recorded by the planner
+    /// (`wgpu-permute plan` prints them).
+    pub fn explain(&self) -> Vec<String> {
+        let n: u64 = self.shape.iter().map(|&d| d as u64).product();
+        let mut why = vec![format!(
+            "{n} elements of {} bytes: {} bytes read and {} written",
+            self.elem_size, self.bytes, self.bytes
+        )];
+        if self.kernel == Kernel::Empty {
+            why.push(format!("kernel empty: {}", self.reasons.kernel.sentence()));
+            return why;
+        }
+        let original: Vec<u64> = self.shape.iter().map(|&d| d as u64).collect();
+        let (dims, perm) = simplify(&original, &self.perm);
+        why.push(if dims == original {
+            "no size-1 dims and no dims that move together: nothing to simplify".into()
+        } else {
+            format!(
+                "dropping size-1 dims and merging dims that move together gives dims {dims:?}, perm {perm:?}"
+            )
+        });
+        let elem = self.elem_size as u32;
+        why.push(if self.unit > elem {
+            format!(
+                "the innermost dim stays innermost: its rows move in {}-byte units (the widest that divides the row and both offsets)",
+                self.unit
+            )
+        } else if self.unit < elem {
+            format!(
+                "the offsets allow only {}-byte units: each {elem}-byte element moves as {} units",
+                self.unit,
+                elem / self.unit
+            )
+        } else {
+            format!("elements move whole, {} bytes at a time", self.unit)
+        });
+        if self.pack() > 1 {
+            why.push(format!(
+                "{}-bit data is packed {} to a 32-bit word; each thread owns whole output words (no SHADER_F16 needed)",
+                8 * self.unit,
+                self.pack()
+            ));
+        }
+        if self.dims != dims {
+            why.push(format!(
+                "in units: dims {:?}, perm {:?}",
+                self.dims, self.dims_perm
+            ));
+        }
+        if self.kernel != Kernel::Copy {
+            why.push(
+                match self.reasons.index {
+                    IndexReason::Forced => "index math forced by the request's options",
+                    IndexReason::Fits32 => "every offset fits in 32 bits: u32 index math",
+                    IndexReason::Native64 => {
+                        "offsets exceed 32 bits: native u64 index math (SHADER_INT64)"
+                    }
+                    IndexReason::Pair64 => {
+                        "offsets exceed 32 bits and the device lacks SHADER_INT64: 64-bit math on u32 pairs"
+                    }
+                }
+                .into(),
+            );
+        }
+        why.push(format!(
+            "kernel {}: {}",
+            self.kernel.name(),
+            self.reasons.kernel.sentence()
+        ));
+        match &self.reasons.tuning {
+            Tuning::Off | Tuning::Winner => {}
+            Tuning::Pending(kernels) => why.push(format!(
+                "autotuning will time {} before the first run of this shape class",
+                kernels
+                    .iter()
+                    .map(|k| k.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+            Tuning::WinnerMisfits(k) => why.push(format!(
+                "autotuning's winner for this shape class, {}, cannot run this shape",
+                k.name()
+            )),
+            Tuning::Failed(e) => why.push(format!(
+                "timing this shape class failed earlier ({e}); the heuristic decides"
+            )),
+        }
+        if let Some((b, r, c)) = self.batch_rows_cols() {
+            match self.kernel {
+                Kernel::Tiled => {
+                    let tile = self.tile.unwrap_or(Tile::for_unit(self.unit));
+                    why.push(format!(
+                        "{0}x{0} tiles over the input's innermost dim ({c}) and the dim that becomes the output's innermost ({r}), {b} tiles' worth of batch",
+                        tile.extent()
+                    ));
+                }
+                Kernel::Micro => why.push(format!(
+                    "each invocation moves a 4x4 block between the input's innermost dim ({c}) and the dim that becomes the output's innermost ({r}) as whole words, {b} blocks' worth of batch"
+                )),
+                _ => {}
+            }
+        }
+        if let Some(reason) = self.reasons.specialize {
+            let kib = SPECIALIZE_MIN_BYTES >> 10;
+            why.push(match (self.specialized, reason) {
+                (true, SpecializeReason::Compiled) => "dims and strides are compiled into the pipeline (this shape already has one)".into(),
+                (true, _) => format!(
+                    "dims and strides are compiled into the pipeline (the tensor is at least {kib} KiB{}), so its divisions become multiplies and shifts",
+                    if reason == SpecializeReason::Forced { ", or forced" } else { "" }
+                ),
+                (false, SpecializeReason::Forced) => "dims and strides are uniforms (forced)".into(),
+                (false, SpecializeReason::Small) => format!(
+                    "dims and strides are uniforms: below {kib} KiB a compile per shape would not pay back"
+                ),
+                (false, SpecializeReason::BudgetSpent) => "dims and strides are uniforms: this permuter has compiled its most shape-specialised pipelines".into(),
+                (false, _) => "dims and strides are uniforms: only the plain 32-bit generic kernel is compiled per shape".into(),
+            });
+        }
+        match self.chunks.as_slice() {
+            [] => {}
+            [chunk] => why.push(format!(
+                "{} workgroups, dispatched as {}x{}x{}",
+                chunk.total_workgroups,
+                chunk.workgroups[0],
+                chunk.workgroups[1],
+                chunk.workgroups[2]
+            )),
+            chunks => why.push(format!(
+                "{} dispatches over windows of the buffers, {} workgroups in all",
+                chunks.len(),
+                self.total_workgroups()
+            )),
+        }
+        why
+    }
+}
+
+impl fmt::Display for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "shape {:?} perm {:?} ({} B elements, {} B) -> dims {:?} perm {:?} in {} B units; kernel {}",
+            self.shape,
+            self.perm,
+            self.elem_size,
+            self.bytes,
+            self.dims,
+            self.dims_perm,
+            self.unit,
+            self.kernel.name()
+        )?;
+        if self.specialized {
+            write!(f, " (compiled for this shape)")?;
+        }
+        if let Some(tile) = self.tile {
+            write!(
+                f,
+                " ({}x{} tile, {}x{} threads, {} per word)",
+                tile.extent(),
+                tile.extent(),
+                tile.words,
+                tile.rows,
+                tile.pack
+            )?;
+        }
+        match self.chunks.as_slice() {
+            [] => {}
+            [chunk] => write!(
+                f,
+                ", index {}, {} workgroups as {}x{}x{}",
+                self.index.name(),
+                chunk.total_workgroups,
+                chunk.workgroups[0],
+                chunk.workgroups[1],
+                chunk.workgroups[2]
+            )?,
+            chunks => write!(
+                f,
+                ", index {}, {} dispatches over binding windows, {} workgroups",
+                self.index.name(),
+                chunks.len(),
+                self.total_workgroups()
+            )?,
+        }
+        write!(f, "; because {}", self.reasons.kernel.sentence())
+    }
+}

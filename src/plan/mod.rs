@@ -1,0 +1,582 @@
+//! Planning: turns a request (shape, permutation, element size, offsets) and what is known
+//! of the device into a [`Plan`]: simplified dims, movement size, index width, kernel,
+//! dispatch geometry, and the reason for each choice. Pure: no wgpu types, so every rule is
+//! unit-testable without a GPU.
+//!
+//! The flow: [`simplify`] (validation, size-1 dims, merging, movement size), [`select`]
+//! (index width, kernel, shape specialisation, each with its reason), [`windows`] (binding
+//! windows and grid folding), [`explain`] (prints what was recorded).
+
+mod explain;
+pub mod select;
+pub mod simplify;
+mod windows;
+
+pub use select::{
+    IndexReason, KernelReason, Learned, MAX_SPECIALIZED, MIN_TILED_EXTENT, Measured, Misfit,
+    Reasons, SPECIALIZE_MIN_BYTES, ShapeKey, SpecializeReason, Tuning, prefer_micro,
+};
+pub use simplify::{check_perm, element_count, movement_unit, pack_of, simplify};
+pub use windows::fold_grid;
+
+use crate::PermuteError;
+
+/// Highest rank accepted. The kernels are generated per rank; simplification usually brings
+/// real tensors far below this.
+pub const MAX_RANK: usize = 16;
+
+/// Element sizes the kernels move, in bytes.
+pub const ELEM_SIZES: [usize; 5] = [1, 2, 4, 8, 16];
+
+/// Invocations per workgroup of the generic and micro kernels (filled into their WGSL).
+pub const GENERIC_WORKGROUP: u32 = 256;
+
+/// Output items (units, or packed words) each thread of the generic kernel writes. More items
+/// per thread amortise the workgroup bookkeeping; 4 keeps enough threads for small tensors.
+pub const GENERIC_ITEMS: u32 = 4;
+
+/// Side of the micro kernel's register blocks, in elements: each invocation moves a
+/// `MICRO_SIDE x MICRO_SIDE` block, so 8-bit rows of a block are one 32-bit word.
+pub const MICRO_SIDE: u32 = 4;
+
+/// Largest binding window, in bytes: the shaders index storage with `u32`, so a window
+/// holds at most 2^32 words. Devices that report larger bindings (wgpu's Metal backend
+/// reports `maxBufferLength`) are split into windows of this size.
+pub const MAX_WINDOW_BYTES: u64 = 4 * u32::MAX as u64;
+
+/// Which kernel executes a plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// Nothing to move: the tensor has no elements.
+    Empty,
+    /// The permutation is the identity after simplification: a buffer-to-buffer copy.
+    Copy,
+    /// One thread per group of output items, gathering from the input (`shaders/generic.wgsl`).
+    Generic,
+    /// Workgroup-memory tiles over the input's and the output's innermost dims
+    /// (`shaders/tiled.wgsl`).
+    Tiled,
+    /// 4x4 register micro-tiles over the same two dims, no workgroup memory
+    /// (`shaders/micro.wgsl`).
+    Micro,
+}
+
+impl Kernel {
+    /// The kernel's name, the same in its shader file, its entry point and the tests.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Empty => "empty",
+            Kernel::Copy => "copy",
+            Kernel::Generic => "generic",
+            Kernel::Tiled => "tiled",
+            Kernel::Micro => "micro",
+        }
+    }
+}
+
+/// How the kernels do index arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IndexMath {
+    /// 32-bit: every offset (in movement units) fits in `u32`. The fast path.
+    U32,
+    /// 64-bit with native `u64` (needs the `SHADER_INT64` feature).
+    U64,
+    /// 64-bit emulated with pairs of `u32`, for devices without `SHADER_INT64`.
+    U32Pair,
+}
+
+impl IndexMath {
+    /// Short name used in printed plans and pipeline labels.
+    pub fn name(self) -> &'static str {
+        match self {
+            IndexMath::U32 => "u32",
+            IndexMath::U64 => "u64",
+            IndexMath::U32Pair => "u32-pair",
+        }
+    }
+}
+
+/// What the planner needs to know about a device. Built from wgpu limits and features by
+/// the `gpu` module; [`Default`] gives the WebGPU defaults, the weakest common device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceCaps {
+    pub max_workgroups_per_dim: u32,
+    pub max_workgroup_storage: u32,
+    pub max_invocations: u32,
+    pub max_storage_binding: u64,
+    /// `min_storage_buffer_offset_alignment`: where a binding window may start.
+    pub storage_offset_alignment: u32,
+    /// The device supports native 64-bit integers in shaders.
+    pub int64: bool,
+    /// The device is a CPU (lavapipe, SwiftShader, WARP); see [`prefer_micro`].
+    pub cpu: bool,
+}
+
+impl Default for DeviceCaps {
+    fn default() -> Self {
+        DeviceCaps {
+            max_workgroups_per_dim: 65535,
+            max_workgroup_storage: 16384,
+            max_invocations: 256,
+            max_storage_binding: 128 << 20,
+            storage_offset_alignment: 256,
+            int64: false,
+            cpu: false,
+        }
+    }
+}
+
+/// Choices a caller may force instead of the heuristics: used by tests to run every shader
+/// variant on small inputs, and by benchmarks to compare kernels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Options {
+    pub kernel: Option<Kernel>,
+    pub index: Option<IndexMath>,
+    /// Split the work as if storage bindings held at most this many bytes (tests use it to
+    /// run the windowed path on small tensors).
+    pub binding_limit: Option<u64>,
+    /// Force baking the shape into the generic kernel (on or off) instead of the planner's
+    /// choice (see [`SpecializeReason`]).
+    pub specialize: Option<bool>,
+}
+
+/// A permute request: contiguous row-major tensors, output dim `i` is input dim `perm[i]`.
+#[derive(Clone, Copy, Debug)]
+pub struct Request<'a> {
+    pub shape: &'a [usize],
+    pub perm: &'a [usize],
+    pub elem_size: usize,
+    /// Byte offset of the tensor in the source buffer (multiple of 4).
+    pub src_offset: u64,
+    /// Byte offset of the tensor in the destination buffer (multiple of 4).
+    pub dst_offset: u64,
+    /// Choices forced instead of the heuristics.
+    pub options: Options,
+}
+
+impl<'a> Request<'a> {
+    pub fn new(shape: &'a [usize], perm: &'a [usize], elem_size: usize) -> Self {
+        Request {
+            shape,
+            perm,
+            elem_size,
+            src_offset: 0,
+            dst_offset: 0,
+            options: Options::default(),
+        }
+    }
+
+    pub fn with_offsets(self, src_offset: u64, dst_offset: u64) -> Self {
+        Request {
+            src_offset,
+            dst_offset,
+            ..self
+        }
+    }
+
+    pub fn with_options(self, options: Options) -> Self {
+        Request { options, ..self }
+    }
+}
+
+/// Geometry of the tiled kernel for one movement size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Tile {
+    /// Tile width in 32-bit words (or vector units): threads along x.
+    pub words: u32,
+    /// Threads along y; each walks the tile's rows with this stride.
+    pub rows: u32,
+    /// Elements per storage word: 4 for 8-bit, 2 for 16-bit ("half2"), else 1.
+    pub pack: u32,
+}
+
+impl Tile {
+    /// Tile geometry per movement size. A tile covers `words * pack` rows and columns of
+    /// elements: 32x32 for 4/8-byte units, 64x64 for 16-bit pairs (as in OneFlow's half2
+    /// kernel), 64x64 for 8-bit quads and 16x16 for 16-byte units (whose padded tile would
+    /// otherwise exceed the 16 KiB default workgroup memory).
+    pub fn for_unit(unit: u32) -> Tile {
+        match unit {
+            1 => Tile {
+                words: 16,
+                rows: 16,
+                pack: 4,
+            },
+            2 => Tile {
+                words: 32,
+                rows: 8,
+                pack: 2,
+            },
+            16 => Tile {
+                words: 16,
+                rows: 16,
+                pack: 1,
+            },
+            _ => Tile {
+                words: 32,
+                rows: 8,
+                pack: 1,
+            },
+        }
+    }
+
+    /// Elements along each side of the tile.
+    pub fn extent(&self) -> u64 {
+        (self.words * self.pack) as u64
+    }
+
+    /// Storage units of workgroup memory the tile needs: `pack` planes of `words` rows,
+    /// each padded by one unit so that reading a column hits different banks.
+    pub fn storage_units(&self) -> u64 {
+        (self.pack * self.words * (self.words + 1)) as u64
+    }
+
+    /// Workgroup memory the tile needs, in bytes (see [`Tile::storage_units`]).
+    pub fn storage_bytes(&self, unit: u32) -> u64 {
+        self.storage_units() * unit.max(4) as u64
+    }
+}
+
+/// Identifies one generated shader: everything that changes the WGSL text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Variant {
+    pub kernel: Kernel,
+    /// Rank of the simplified tensor.
+    pub rank: usize,
+    pub unit: u32,
+    pub index: IndexMath,
+    /// The work is split into boxes over binding windows (generic kernel only).
+    pub boxed: bool,
+    /// Dims and strides are pipeline constants rather than uniforms (generic kernel only):
+    /// the compiler turns divisions by them into multiplies and shifts.
+    pub specialized: bool,
+}
+
+impl std::fmt::Display for Variant {
+    /// `generic rank 3 unit 4 u32 boxed specialized`, as in pipeline labels.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} rank {} unit {} {}",
+            self.kernel.name(),
+            self.rank,
+            self.unit,
+            self.index.name()
+        )?;
+        if self.boxed {
+            write!(f, " boxed")?;
+        }
+        if self.specialized {
+            write!(f, " specialized")?;
+        }
+        Ok(())
+    }
+}
+
+/// One dispatch: a box of the simplified index space, and the windows of the two buffers
+/// that its reads and writes fall in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chunk {
+    /// Box corners per simplified input dim: `lo` inclusive, `hi` exclusive.
+    pub lo: Vec<u64>,
+    pub hi: Vec<u64>,
+    /// Byte offset and size of the source binding (the offset aligned for storage bindings).
+    pub src_window: (u64, u64),
+    /// Byte offset and size of the destination binding.
+    pub dst_window: (u64, u64),
+    /// Workgroups the dispatch covers, before folding into `workgroups`.
+    pub total_workgroups: u64,
+    /// Dispatch grid after folding to respect `max_compute_workgroups_per_dimension`.
+    pub workgroups: [u32; 3],
+}
+
+/// At most this many dispatches per permute; a request that would need more (a binding
+/// limit far below the tensor's rows) is refused rather than crawled through.
+pub const MAX_CHUNKS: usize = 1 << 16;
+
+/// A complete, printable decision for one request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// The request as given.
+    pub shape: Vec<usize>,
+    pub perm: Vec<usize>,
+    pub elem_size: usize,
+    pub src_offset: u64,
+    pub dst_offset: u64,
+    /// Simplified input dims, in movement units.
+    pub dims: Vec<u64>,
+    /// Simplified permutation over `dims`.
+    pub dims_perm: Vec<usize>,
+    /// Movement size in bytes: 1, 2, 4, 8 or 16.
+    pub unit: u32,
+    pub kernel: Kernel,
+    pub index: IndexMath,
+    /// Bytes of the tensor (read once, written once).
+    pub bytes: u64,
+    /// The dispatches, each over its own binding windows: one unless the tensor is larger
+    /// than a storage binding. Empty for the copy and empty kernels.
+    pub chunks: Vec<Chunk>,
+    /// Tile geometry when `kernel` is [`Kernel::Tiled`].
+    pub tile: Option<Tile>,
+    /// The generic kernel is compiled for this shape (dims and strides are pipeline
+    /// constants).
+    pub specialized: bool,
+    /// Why each choice was made, as recorded when it was made.
+    pub reasons: Reasons,
+}
+
+impl Plan {
+    /// Number of movement units in the tensor.
+    pub fn units(&self) -> u64 {
+        self.dims.iter().product()
+    }
+
+    /// Elements per storage word (see [`pack_of`]).
+    pub fn pack(&self) -> u32 {
+        pack_of(self.unit)
+    }
+
+    /// Simplified output dims, in units.
+    pub fn out_dims(&self) -> Vec<u64> {
+        self.dims_perm.iter().map(|&p| self.dims[p]).collect()
+    }
+
+    /// Strides (in units) of the simplified input dims.
+    pub fn in_strides(&self) -> Vec<u64> {
+        let mut strides = vec![1u64; self.dims.len()];
+        for d in (0..self.dims.len().saturating_sub(1)).rev() {
+            strides[d] = strides[d + 1] * self.dims[d + 1];
+        }
+        strides
+    }
+
+    /// Output items the generic kernel writes: units, or whole words for packed data.
+    pub fn items(&self) -> u64 {
+        self.units().div_ceil(self.pack() as u64)
+    }
+
+    /// Bytes of the source buffer the kernels touch: 1- and 2-byte data is read as whole
+    /// 32-bit words, so the region is rounded up to 4.
+    pub fn src_extent(&self) -> u64 {
+        (self.src_offset + self.bytes).next_multiple_of(4)
+    }
+
+    /// Bytes of the destination buffer the kernels touch (see [`Plan::src_extent`]).
+    pub fn dst_extent(&self) -> u64 {
+        (self.dst_offset + self.bytes).next_multiple_of(4)
+    }
+
+    /// The shader this plan runs, if any.
+    pub fn variant(&self) -> Option<Variant> {
+        match self.kernel {
+            Kernel::Generic | Kernel::Tiled | Kernel::Micro => Some(Variant {
+                kernel: self.kernel,
+                rank: self.dims.len(),
+                unit: self.unit,
+                index: self.index,
+                boxed: self.boxed(),
+                specialized: self.specialized,
+            }),
+            Kernel::Empty | Kernel::Copy => None,
+        }
+    }
+
+    /// The work is split into windows (more than one dispatch).
+    pub fn boxed(&self) -> bool {
+        self.chunks.len() > 1
+    }
+
+    /// Workgroups over all dispatches.
+    pub fn total_workgroups(&self) -> u64 {
+        self.chunks.iter().map(|c| c.total_workgroups).sum()
+    }
+
+    /// Output strides (in units) of each simplified input dim.
+    pub fn out_strides_by_input_dim(&self) -> Vec<u64> {
+        let out_dims = self.out_dims();
+        let mut strides = vec![1u64; self.dims.len()];
+        let mut stride = 1;
+        for i in (0..out_dims.len()).rev() {
+            strides[self.dims_perm[i]] = stride;
+            stride *= out_dims[i];
+        }
+        strides
+    }
+
+    /// For tiling, when the innermost dim moves: `(batch, rows, cols)` in units. The columns
+    /// are the input's innermost dim, the rows the input dim that becomes the output's
+    /// innermost ([`Plan::row_dim`]), and the batch everything else.
+    pub fn batch_rows_cols(&self) -> Option<(u64, u64, u64)> {
+        let a = self.row_dim()?;
+        let (r, c) = (self.dims[a], self.dims[self.dims.len() - 1]);
+        Some((self.units() / (r * c), r, c))
+    }
+
+    /// The input dim that becomes the output's innermost, unless that is the input's
+    /// innermost too (then nothing needs tiling).
+    pub fn row_dim(&self) -> Option<usize> {
+        let a = *self.dims_perm.last()?;
+        (a + 1 != self.dims.len()).then_some(a)
+    }
+
+    /// Batch dims of a tiled plan: all but the row and column dims, in input order.
+    pub fn batch_dims(&self) -> Vec<usize> {
+        let a = self.row_dim();
+        (0..self.dims.len().saturating_sub(1))
+            .filter(|&d| Some(d) != a)
+            .collect()
+    }
+}
+
+/// Plans a permute for a device, with nothing learnt at run time (see [`plan_with`]).
+pub fn plan(req: &Request, caps: &DeviceCaps) -> Result<Plan, PermuteError> {
+    plan_with(req, caps, &Learned::default())
+}
+
+/// Plans a permute for a device and what has been learnt of it while running (autotuning
+/// winners, shapes with their own pipelines). Validates the request; forced options that
+/// cannot apply (see [`Request::options`]) return [`PermuteError::ForcedChoice`].
+pub fn plan_with(
+    req: &Request,
+    caps: &DeviceCaps,
+    learned: &Learned,
+) -> Result<Plan, PermuteError> {
+    let opts = &req.options;
+    let rank = req.shape.len();
+    if rank > MAX_RANK {
+        return Err(PermuteError::RankTooLarge {
+            rank,
+            max: MAX_RANK,
+        });
+    }
+    check_perm(rank, req.perm)?;
+    if !ELEM_SIZES.contains(&req.elem_size) {
+        return Err(PermuteError::ElemSize(req.elem_size));
+    }
+    for (which, offset) in [("source", req.src_offset), ("destination", req.dst_offset)] {
+        if offset % 4 != 0 {
+            return Err(PermuteError::UnalignedOffset { which, offset });
+        }
+    }
+    let n = element_count(req.shape)? as u64;
+    let bytes = n
+        .checked_mul(req.elem_size as u64)
+        .ok_or(PermuteError::SizeOverflow)?;
+    for offset in [req.src_offset, req.dst_offset] {
+        offset
+            .checked_add(bytes)
+            .and_then(|end| end.checked_add(4))
+            .ok_or(PermuteError::SizeOverflow)?;
+    }
+
+    let mut plan = Plan {
+        shape: req.shape.to_vec(),
+        perm: req.perm.to_vec(),
+        elem_size: req.elem_size,
+        src_offset: req.src_offset,
+        dst_offset: req.dst_offset,
+        dims: req.shape.iter().map(|&d| d as u64).collect(),
+        dims_perm: req.perm.to_vec(),
+        unit: req.elem_size as u32,
+        kernel: Kernel::Empty,
+        index: IndexMath::U32,
+        bytes,
+        chunks: Vec::new(),
+        tile: None,
+        specialized: false,
+        reasons: Reasons {
+            kernel: KernelReason::NoElements,
+            index: IndexReason::Fits32,
+            specialize: None,
+            tuning: Tuning::Off,
+        },
+    };
+    if n == 0 {
+        return Ok(plan);
+    }
+
+    let (dims, dims_perm, unit) = simplify::in_units(
+        req.shape,
+        req.perm,
+        req.elem_size,
+        req.src_offset,
+        req.dst_offset,
+    );
+    plan.dims = dims;
+    plan.dims_perm = dims_perm;
+    plan.unit = unit;
+
+    (plan.index, plan.reasons.index) = select::choose_index(&plan, caps, opts)?;
+    let limit = caps
+        .max_storage_binding
+        .min(opts.binding_limit.unwrap_or(u64::MAX))
+        .min(MAX_WINDOW_BYTES);
+    let (kernel, reason, tuning) = select::choose_kernel(&plan, caps, opts, learned, limit)?;
+    plan.kernel = kernel;
+    plan.reasons.kernel = reason;
+    plan.reasons.tuning = tuning;
+    if plan.kernel == Kernel::Copy {
+        return Ok(plan);
+    }
+
+    if plan.src_extent() <= limit && plan.dst_extent() <= limit {
+        let total = match plan.kernel {
+            Kernel::Tiled => {
+                let tile = Tile::for_unit(plan.unit);
+                plan.tile = Some(tile);
+                let (b, r, c) = plan.batch_rows_cols().unwrap_or((0, 0, 0));
+                b * r.div_ceil(tile.extent()) * c.div_ceil(tile.extent())
+            }
+            Kernel::Micro => {
+                let block = (MICRO_SIDE * MICRO_SIDE) as u64;
+                (plan.units() / block).div_ceil(GENERIC_WORKGROUP as u64)
+            }
+            _ => plan
+                .items()
+                .div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64),
+        };
+        plan.chunks = vec![Chunk {
+            lo: vec![0; plan.dims.len()],
+            hi: plan.dims.clone(),
+            src_window: (0, plan.src_extent()),
+            dst_window: (0, plan.dst_extent()),
+            total_workgroups: total,
+            workgroups: fold_grid(total, caps.max_workgroups_per_dim)?,
+        }];
+    } else {
+        plan.chunks = windows::split_into_chunks(&plan, caps, limit)?;
+    }
+    if let Some((on, why)) = select::choose_specialize(&plan, opts, learned) {
+        plan.specialized = on;
+        plan.reasons.specialize = Some(why);
+    }
+    Ok(plan)
+}
+
+impl Plan {
+    /// This plan's simplified problem (the key of its shape-specialised pipeline).
+    pub fn shape_key(&self) -> ShapeKey {
+        ShapeKey {
+            dims: self.dims.clone(),
+            dims_perm: self.dims_perm.clone(),
+            unit: self.unit,
+        }
+    }
+
+    /// This plan's class for autotuning: its shape key with dims rounded up to powers of
+    /// two, so that similar shapes share one measurement.
+    pub fn shape_class(&self) -> ShapeKey {
+        ShapeKey {
+            dims: self.dims.iter().map(|d| d.next_power_of_two()).collect(),
+            ..self.shape_key()
+        }
+    }
+
+    /// Kernels autotuning must time before this plan is final (empty when nothing is pending).
+    pub fn pending_race(&self) -> &[Kernel] {
+        match &self.reasons.tuning {
+            Tuning::Pending(kernels) => kernels,
+            _ => &[],
+        }
+    }
+}

@@ -1,0 +1,409 @@
+//! Choices, each returned with the reason it was made: the kernel, the index width and
+//! whether the generic kernel is compiled for the shape. The reasons are stored in the
+//! [`Plan`] and printed by [`Plan::explain`], never re-derived.
+//!
+//! Facts learnt at run time (autotuning winners, shapes that already have their own
+//! pipeline) come in through [`Learned`], like the device's limits through [`DeviceCaps`].
+
+use std::collections::{HashMap, HashSet};
+
+use super::{DeviceCaps, IndexMath, Kernel, MICRO_SIDE, Options, Plan, Tile};
+use crate::PermuteError;
+
+/// Smallest row and column extent (in elements) for which the tiled batch transpose is chosen
+/// automatically. Below it most of a tile is idle and the generic gather is as good; errs
+/// towards the generic kernel for thin matrices, which on real GPUs may cost some bandwidth.
+pub const MIN_TILED_EXTENT: u64 = 16;
+
+/// Smallest tensor (in bytes) for which the generic kernel is compiled for its shape. A
+/// specialised pipeline costs a compile per shape (tens of milliseconds), repaid many times
+/// over by tensors of a few MiB; errs towards uniforms for small, varied tensors.
+pub const SPECIALIZE_MIN_BYTES: u64 = 1 << 20;
+
+/// Most shapes a permuter compiles their own pipelines for; later shapes use the uniform
+/// kernel, so a program permuting ever new shapes stays bounded in memory (some drivers,
+/// lavapipe among them, never give back the memory of a destroyed pipeline).
+pub const MAX_SPECIALIZED: usize = 64;
+
+/// A simplified problem: dims in movement units, their permutation and the unit. The
+/// pipeline cache keys shape-specialised pipelines by it; autotuning keys its winners by
+/// the same with dims rounded up to powers of two ([`Plan::shape_class`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ShapeKey {
+    /// Simplified input dims, in units (rounded up to powers of two in a shape class).
+    pub dims: Vec<u64>,
+    /// Simplified permutation.
+    pub dims_perm: Vec<usize>,
+    /// Movement size in bytes.
+    pub unit: u32,
+}
+
+/// The outcome of timing the candidate kernels of a shape class.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Measured {
+    /// This kernel was the fastest.
+    Fastest(Kernel),
+    /// Timing failed (the message says why); the heuristic decides for this class from then
+    /// on, without timing again.
+    Failed(String),
+}
+
+/// What a permuter has learnt about its device while running: facts for the planner, kept
+/// by the `gpu` module, which only measures and compiles.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Learned {
+    /// Choose kernels by timing them (see `Permuter::with_autotune`).
+    pub autotune: bool,
+    /// Timing outcomes per shape class.
+    pub winners: HashMap<ShapeKey, Measured>,
+    /// Shapes that have their own compiled pipeline.
+    pub specialized: HashSet<ShapeKey>,
+    /// How many shapes may have their own pipeline.
+    pub max_specialized: usize,
+}
+
+impl Default for Learned {
+    fn default() -> Self {
+        Learned {
+            autotune: false,
+            winners: HashMap::new(),
+            specialized: HashSet::new(),
+            max_specialized: MAX_SPECIALIZED,
+        }
+    }
+}
+
+/// Why a kernel cannot run a plan: the refusal of a forced kernel, and the recorded reason
+/// when the heuristic passes over one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Misfit {
+    /// The innermost dim stays innermost: nothing to tile.
+    InnermostStays,
+    /// Packed 8/16-bit data needs rows and columns divisible by the elements per word.
+    PackedSides,
+    /// Micro-tiles need both block sides divisible by [`MICRO_SIDE`].
+    MicroSides,
+    /// Micro-tiles move 1, 2 or 4-byte units.
+    WideUnit,
+    /// The tiled and micro kernels use 32-bit index math only.
+    Index64,
+    /// The tile needs more workgroup memory or invocations than the device has.
+    WorkgroupLimits,
+    /// The tensor exceeds one storage binding; only the generic kernel splits into windows.
+    Windowed,
+}
+
+impl Misfit {
+    /// One sentence, used in errors and explanations.
+    pub fn why(self) -> &'static str {
+        match self {
+            Misfit::InnermostStays => {
+                "the innermost dim stays innermost: reads and writes are already contiguous"
+            }
+            Misfit::PackedSides => {
+                "packed 8/16-bit data needs rows and columns divisible by the elements per word"
+            }
+            Misfit::MicroSides => "both block sides must be divisible by 4",
+            Misfit::WideUnit => "8- and 16-byte units already move as vectors",
+            Misfit::Index64 => "it uses 32-bit index math only",
+            Misfit::WorkgroupLimits => "the tile does not fit the device's workgroup limits",
+            Misfit::Windowed => {
+                "the tensor exceeds one storage binding; only the generic kernel splits into windows"
+            }
+        }
+    }
+}
+
+/// Why the plan runs its kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KernelReason {
+    /// The tensor has no elements.
+    NoElements,
+    /// The request's options forced the kernel.
+    Forced,
+    /// The permutation is the identity after simplification and the byte count is whole
+    /// words: a buffer copy.
+    Identity,
+    /// The identity, but the byte count is not a multiple of 4, which buffer copies need.
+    IdentityOddBytes,
+    /// The innermost dim stays innermost: the generic kernel moves whole rows' units.
+    InnermostStays,
+    /// The tensor exceeds one storage binding (of this many bytes): the generic kernel over
+    /// windows, the only kernel that splits.
+    Windowed {
+        /// The binding limit the plan respected, in bytes.
+        limit: u64,
+    },
+    /// Autotuning measured this kernel as the fastest for the plan's shape class.
+    Measured,
+    /// A CPU device, and register micro-tiles fit.
+    CpuMicro,
+    /// A CPU device where tiling does not pay, and micro-tiles do not fit for this reason.
+    CpuNoMicro(Misfit),
+    /// A GPU, and the tiled kernel fits with both sides at least [`MIN_TILED_EXTENT`].
+    GpuTiled,
+    /// A GPU, but a tile side (rows, columns) is below [`MIN_TILED_EXTENT`].
+    SmallTile {
+        /// Rows of the tile problem, in units.
+        rows: u64,
+        /// Columns of the tile problem, in units.
+        cols: u64,
+    },
+    /// A GPU, but the tiled kernel does not fit for this reason.
+    GpuNoTiled(Misfit),
+}
+
+/// Why the plan uses its index width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IndexReason {
+    /// Forced by the request's options.
+    Forced,
+    /// Every offset in units fits in 32 bits.
+    Fits32,
+    /// Offsets exceed 32 bits and the device has `SHADER_INT64`.
+    Native64,
+    /// Offsets exceed 32 bits and the device lacks `SHADER_INT64`: pairs of `u32`.
+    Pair64,
+}
+
+/// Whether, and why, the generic kernel is compiled for the plan's shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SpecializeReason {
+    /// Forced on or off by the request's options.
+    Forced,
+    /// At least [`SPECIALIZE_MIN_BYTES`]: worth a compile.
+    Large,
+    /// This shape already has its own pipeline.
+    Compiled,
+    /// Below [`SPECIALIZE_MIN_BYTES`]: the compile would not pay back.
+    Small,
+    /// Large enough, but [`Learned::max_specialized`] shapes have their own pipelines already.
+    BudgetSpent,
+    /// 64-bit index math or windows: only the plain 32-bit generic kernel specialises.
+    NotApplicable,
+}
+
+/// The state of autotuning for a plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tuning {
+    /// Autotuning is off, or the kernel was forced, or only one kernel applies.
+    Off,
+    /// These kernels are to be timed before the plan is final (the `gpu` module times them,
+    /// records the outcome in [`Learned`] and plans again).
+    Pending(Vec<Kernel>),
+    /// The class's measured winner runs ([`KernelReason::Measured`]).
+    Winner,
+    /// The class's measured winner cannot run this shape; the heuristic decided.
+    WinnerMisfits(Kernel),
+    /// Timing this class failed earlier (the message says why); the heuristic decided.
+    Failed(String),
+}
+
+/// Every decision of a plan, with its reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reasons {
+    /// Why this kernel.
+    pub kernel: KernelReason,
+    /// Why this index width.
+    pub index: IndexReason,
+    /// Why the generic kernel is or is not compiled for the shape (`None` for other kernels).
+    pub specialize: Option<SpecializeReason>,
+    /// Autotuning's part in the choice.
+    pub tuning: Tuning,
+}
+
+/// 32-bit math when every offset in units (plus a workgroup's overshoot) fits in `u32`;
+/// else native 64-bit where the device has it, else emulated pairs.
+pub(super) fn choose_index(
+    plan: &Plan,
+    caps: &DeviceCaps,
+    opts: &Options,
+) -> Result<(IndexMath, IndexReason), PermuteError> {
+    let unit = plan.unit as u64;
+    let reach = (plan.src_offset.max(plan.dst_offset) / unit)
+        .saturating_add(plan.units())
+        .saturating_add(super::GENERIC_WORKGROUP as u64 * super::GENERIC_ITEMS as u64);
+    let fits32 = reach <= u32::MAX as u64;
+    match opts.index {
+        Some(IndexMath::U32) if !fits32 => Err(PermuteError::ForcedChoice {
+            what: "u32 index math",
+            why: "the tensor's offsets do not fit in 32 bits",
+        }),
+        Some(IndexMath::U64) if !caps.int64 => Err(PermuteError::ForcedChoice {
+            what: "u64 index math",
+            why: "the device lacks the SHADER_INT64 feature",
+        }),
+        Some(forced) => Ok((forced, IndexReason::Forced)),
+        None if fits32 => Ok((IndexMath::U32, IndexReason::Fits32)),
+        None if caps.int64 => Ok((IndexMath::U64, IndexReason::Native64)),
+        None => Ok((IndexMath::U32Pair, IndexReason::Pair64)),
+    }
+}
+
+/// The kernel and why. `one_binding`: both buffers' extents fit one storage binding.
+/// Order: forced; identity -> copy; larger than a binding -> generic windows; innermost
+/// stays -> generic; a measured winner; on a CPU device micro-tiles where they fit; on a
+/// GPU the tiled kernel where it fits and both sides reach [`MIN_TILED_EXTENT`]; else
+/// generic.
+pub(super) fn choose_kernel(
+    plan: &Plan,
+    caps: &DeviceCaps,
+    opts: &Options,
+    learned: &Learned,
+    limit: u64,
+) -> Result<(Kernel, KernelReason, Tuning), PermuteError> {
+    let identity = plan.dims_perm.len() == 1;
+    let whole_words = plan.bytes.is_multiple_of(4);
+    let one_binding = plan.src_extent() <= limit && plan.dst_extent() <= limit;
+    if let Some(forced) = opts.kernel {
+        let refuse = |what, why| PermuteError::ForcedChoice { what, why };
+        let misfit = |what, m: Result<(), Misfit>| {
+            m.map_err(|m| refuse(what, m.why()))
+                .map(|()| (forced, KernelReason::Forced, Tuning::Off))
+        };
+        return match forced {
+            Kernel::Empty => Err(refuse("empty kernel", "the tensor has elements")),
+            Kernel::Copy if !(identity && whole_words) => Err(refuse(
+                "copy kernel",
+                "the permutation is not the identity, or its byte count is not a multiple of 4",
+            )),
+            Kernel::Tiled => misfit("tiled kernel", tiled_fits(plan, caps, one_binding)),
+            Kernel::Micro => misfit("micro kernel", micro_fits(plan, one_binding)),
+            Kernel::Copy | Kernel::Generic => Ok((forced, KernelReason::Forced, Tuning::Off)),
+        };
+    }
+    let heuristic = |reason| (Kernel::Generic, reason, Tuning::Off);
+    if identity {
+        return Ok(if whole_words {
+            (Kernel::Copy, KernelReason::Identity, Tuning::Off)
+        } else if one_binding {
+            heuristic(KernelReason::IdentityOddBytes)
+        } else {
+            heuristic(KernelReason::Windowed { limit })
+        });
+    }
+    if !one_binding {
+        return Ok(heuristic(KernelReason::Windowed { limit }));
+    }
+    let Some((_, rows, cols)) = plan.batch_rows_cols() else {
+        return Ok(heuristic(KernelReason::InnermostStays));
+    };
+
+    let fits = |k| match k {
+        Kernel::Tiled => tiled_fits(plan, caps, true).is_ok(),
+        Kernel::Micro => micro_fits(plan, true).is_ok(),
+        _ => k == Kernel::Generic,
+    };
+    let mut tuning = Tuning::Off;
+    if learned.autotune {
+        match learned.winners.get(&plan.shape_class()) {
+            Some(Measured::Fastest(k)) if fits(*k) => {
+                return Ok((*k, KernelReason::Measured, Tuning::Winner));
+            }
+            Some(Measured::Fastest(k)) => tuning = Tuning::WinnerMisfits(*k),
+            Some(Measured::Failed(why)) => tuning = Tuning::Failed(why.clone()),
+            None => {
+                let candidates: Vec<Kernel> = [Kernel::Generic, Kernel::Tiled, Kernel::Micro]
+                    .into_iter()
+                    .filter(|&k| fits(k))
+                    .collect();
+                if candidates.len() > 1 {
+                    tuning = Tuning::Pending(candidates);
+                }
+            }
+        }
+    }
+
+    let (kernel, reason) = if prefer_micro(caps) {
+        match micro_fits(plan, true) {
+            Ok(()) => (Kernel::Micro, KernelReason::CpuMicro),
+            Err(m) => (Kernel::Generic, KernelReason::CpuNoMicro(m)),
+        }
+    } else if rows < MIN_TILED_EXTENT || cols < MIN_TILED_EXTENT {
+        (Kernel::Generic, KernelReason::SmallTile { rows, cols })
+    } else {
+        match tiled_fits(plan, caps, true) {
+            Ok(()) => (Kernel::Tiled, KernelReason::GpuTiled),
+            Err(m) => (Kernel::Generic, KernelReason::GpuNoTiled(m)),
+        }
+    };
+    Ok((kernel, reason, tuning))
+}
+
+/// Whether register micro-tiles, rather than workgroup-memory tiles, are the first choice:
+/// on CPU devices, where they beat both other kernels on every case of the suite on
+/// lavapipe (1.2-4x over the generic kernel), and where workgroup memory is ordinary memory
+/// and the barrier splits the shader. Unmeasured on GPUs, so there the tiled kernel keeps
+/// its place: errs towards the kernel built for GPUs on any device not known to be a CPU.
+pub fn prefer_micro(caps: &DeviceCaps) -> bool {
+    caps.cpu
+}
+
+/// Whether to bake the shape into the generic kernel: large tensors, while the budget of
+/// specialised pipelines lasts (a shape that has its own pipeline keeps it).
+pub(super) fn choose_specialize(
+    plan: &Plan,
+    opts: &Options,
+    learned: &Learned,
+) -> Option<(bool, SpecializeReason)> {
+    if plan.kernel != Kernel::Generic {
+        return None;
+    }
+    if plan.index != IndexMath::U32 || plan.boxed() {
+        return Some((false, SpecializeReason::NotApplicable));
+    }
+    if let Some(forced) = opts.specialize {
+        return Some((forced, SpecializeReason::Forced));
+    }
+    Some(if plan.bytes < SPECIALIZE_MIN_BYTES {
+        (false, SpecializeReason::Small)
+    } else if learned.specialized.contains(&plan.shape_key()) {
+        (true, SpecializeReason::Compiled)
+    } else if learned.specialized.len() >= learned.max_specialized {
+        (false, SpecializeReason::BudgetSpent)
+    } else {
+        (true, SpecializeReason::Large)
+    })
+}
+
+/// Whether the micro-tile kernel can run this plan: the innermost dim moves, elements of
+/// 1, 2 or 4 bytes, both block sides divisible by [`MICRO_SIDE`], 32-bit index math, one
+/// binding.
+fn micro_fits(plan: &Plan, one_binding: bool) -> Result<(), Misfit> {
+    let Some((_, r, c)) = plan.batch_rows_cols() else {
+        return Err(Misfit::InnermostStays);
+    };
+    let side = MICRO_SIDE as u64;
+    if !one_binding {
+        Err(Misfit::Windowed)
+    } else if plan.unit > 4 {
+        Err(Misfit::WideUnit)
+    } else if r % side != 0 || c % side != 0 {
+        Err(Misfit::MicroSides)
+    } else if plan.index != IndexMath::U32 {
+        Err(Misfit::Index64)
+    } else {
+        Ok(())
+    }
+}
+
+/// Whether the tiled kernel can run this plan at all (size aside).
+fn tiled_fits(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> Result<(), Misfit> {
+    let Some((_, r, c)) = plan.batch_rows_cols() else {
+        return Err(Misfit::InnermostStays);
+    };
+    let tile = Tile::for_unit(plan.unit);
+    if !one_binding {
+        Err(Misfit::Windowed)
+    } else if r % tile.pack as u64 != 0 || c % tile.pack as u64 != 0 {
+        Err(Misfit::PackedSides)
+    } else if plan.index != IndexMath::U32 {
+        Err(Misfit::Index64)
+    } else if tile.storage_bytes(plan.unit) > caps.max_workgroup_storage as u64
+        || tile.words * tile.rows > caps.max_invocations
+    {
+        Err(Misfit::WorkgroupLimits)
+    } else {
+        Ok(())
+    }
+}

@@ -1,0 +1,149 @@
+//! Timing GPU work: timestamp queries written around it where the device has them, wall
+//! clock around submit and wait otherwise; median and minimum of repeated runs. Used by
+//! autotuning (`gpu`) and by the benchmark runner (`bench`).
+
+use std::time::{Duration, Instant};
+
+use crate::PermuteError;
+use crate::gpu::{captured, read_buffer, wait_for};
+
+/// How times were taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clock {
+    /// GPU timestamps written before and after the work in the command encoder.
+    GpuTimestamps,
+    /// Host time around submit and wait: includes submission overhead.
+    WallClock,
+}
+
+impl Clock {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Clock::GpuTimestamps => "GPU timestamp queries",
+            Clock::WallClock => "wall clock around submit + wait (no timestamp queries)",
+        }
+    }
+}
+
+/// Median and minimum of repeated runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stats {
+    pub median: Duration,
+    pub min: Duration,
+}
+
+impl Stats {
+    fn of(mut samples: Vec<Duration>) -> Stats {
+        samples.sort();
+        Stats {
+            median: samples[samples.len() / 2],
+            min: samples[0],
+        }
+    }
+
+    /// GB/s for `traffic` bytes at the median time.
+    pub fn gbps(&self, traffic: u64) -> f64 {
+        traffic as f64 / self.median.as_secs_f64().max(1e-12) / 1e9
+    }
+}
+
+/// Times GPU work: timestamps written around it in the command encoder where the device has
+/// `TIMESTAMP_QUERY_INSIDE_ENCODERS`, wall clock around submit and wait otherwise.
+pub struct Timer {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    queries: Option<(wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer)>,
+}
+
+impl Timer {
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Self, PermuteError> {
+        let queries = device
+            .features()
+            .contains(
+                wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS,
+            )
+            .then(|| {
+                captured(device, || {
+                    let set = device.create_query_set(&wgpu::QuerySetDescriptor {
+                        label: Some("wgpu-permute timestamps"),
+                        ty: wgpu::QueryType::Timestamp,
+                        count: 2,
+                    });
+                    let buffer = |usage| {
+                        device.create_buffer(&wgpu::BufferDescriptor {
+                            label: Some("wgpu-permute timestamps"),
+                            size: 16,
+                            usage,
+                            mapped_at_creation: false,
+                        })
+                    };
+                    let resolve =
+                        buffer(wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC);
+                    let readback =
+                        buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
+                    (set, resolve, readback)
+                })
+            })
+            .transpose()?;
+        Ok(Timer {
+            device: device.clone(),
+            queue: queue.clone(),
+            queries,
+        })
+    }
+
+    pub fn clock(&self) -> Clock {
+        if self.queries.is_some() {
+            Clock::GpuTimestamps
+        } else {
+            Clock::WallClock
+        }
+    }
+
+    /// Time of one submission of the work `record` puts in an encoder.
+    pub fn time_once(
+        &self,
+        record: &dyn Fn(&mut wgpu::CommandEncoder),
+    ) -> Result<Duration, PermuteError> {
+        let (device, queue) = (&self.device, &self.queue);
+        let mut encoder = device.create_command_encoder(&Default::default());
+        match &self.queries {
+            Some((set, resolve, readback)) => {
+                encoder.write_timestamp(set, 0);
+                record(&mut encoder);
+                encoder.write_timestamp(set, 1);
+                encoder.resolve_query_set(set, 0..2, resolve, 0);
+                encoder.copy_buffer_to_buffer(resolve, 0, readback, 0, 16);
+                captured(device, || queue.submit([encoder.finish()]))?;
+                let ticks: Vec<u64> =
+                    bytemuck::pod_collect_to_vec(&read_buffer(device, readback, 16)?);
+                let ns =
+                    ticks[1].saturating_sub(ticks[0]) as f64 * queue.get_timestamp_period() as f64;
+                Ok(Duration::from_nanos(ns as u64))
+            }
+            None => {
+                record(&mut encoder);
+                let start = Instant::now();
+                captured(device, || queue.submit([encoder.finish()]))?;
+                wait_for(device)?;
+                Ok(start.elapsed())
+            }
+        }
+    }
+
+    /// Median and minimum over `runs` timed submissions, after `warmups` untimed ones.
+    pub fn time(
+        &self,
+        record: &dyn Fn(&mut wgpu::CommandEncoder),
+        warmups: usize,
+        runs: usize,
+    ) -> Result<Stats, PermuteError> {
+        for _ in 0..warmups {
+            self.time_once(record)?;
+        }
+        let samples = (0..runs.max(1))
+            .map(|_| self.time_once(record))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Stats::of(samples))
+    }
+}
