@@ -70,7 +70,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     encoder.copy_buffer_to_buffer(&dst, 0, &readback, 0, bytes);
     permuter.queue().submit([encoder.finish()]);
     let got: Vec<f32> = bytemuck::pod_collect_to_vec(&read_buffer(device, &readback, bytes)?);
-    let want = reference::permute(&data, &shape, &perm)?;
+    let want = reference::permute_slice(&data, &shape, &perm)?;
     if got != want {
         return Err("GPU result differs from the CPU reference".into());
     }

@@ -9,19 +9,22 @@ if ! command -v cargo >/dev/null 2>&1; then
     exit 1
 fi
 
-vulkan_ready() {
+# Vulkan (lavapipe) for the main suite, EGL + GL (llvmpipe) for the downlevel subset.
+drivers_ready() {
     local libs icds
     libs="$(ldconfig -p 2>/dev/null || true)"
     icds="$(ls /usr/share/vulkan/icd.d/ /etc/vulkan/icd.d/ 2>/dev/null || true)"
-    [[ "$libs" == *libvulkan.so.1* && "$icds" == *.json* ]]
+    [[ "$libs" == *libvulkan.so.1* && "$icds" == *.json* && "$libs" == *libEGL.so.1* ]] &&
+        ls /usr/lib/*/dri/swrast_dri.so >/dev/null 2>&1
 }
-if ! vulkan_ready; then
+if ! drivers_ready; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "setup: installing Mesa's Vulkan drivers (lavapipe)..."
+        echo "setup: installing Mesa's Vulkan and GL drivers (lavapipe, llvmpipe)..."
         apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mesa-vulkan-drivers libvulkan1 >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mesa-vulkan-drivers libvulkan1 \
+            libegl1 libegl-mesa0 libgl1-mesa-dri >/dev/null
     else
-        echo "error: no Vulkan driver found: install mesa-vulkan-drivers (as root: apt-get install mesa-vulkan-drivers)" >&2
+        echo "error: no Vulkan driver found: install mesa-vulkan-drivers libegl1 libgl1-mesa-dri (as root: apt-get install ...)" >&2
         exit 1
     fi
 fi

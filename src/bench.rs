@@ -309,7 +309,7 @@ fn bench_bytes(len: usize) -> Vec<u8> {
 fn reference_permute(data: &[u8], case: &Case) -> Result<Vec<u8>, PermuteError> {
     fn typed<T: bytemuck::Pod>(data: &[u8], case: &Case) -> Result<Vec<u8>, PermuteError> {
         let elems: Vec<T> = bytemuck::pod_collect_to_vec(data);
-        let out = reference::permute(&elems, &case.shape, &case.perm)?;
+        let out = reference::permute_slice(&elems, &case.shape, &case.perm)?;
         Ok(bytemuck::cast_slice(&out).to_vec())
     }
     match case.elem_size {

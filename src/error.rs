@@ -8,19 +8,37 @@ use thiserror::Error;
 pub enum PermuteError {
     /// `perm` must have one entry per dimension of `shape`.
     #[error("permutation has {perm_len} entries but the shape has {rank} dimensions")]
-    PermLength { perm_len: usize, rank: usize },
+    PermLength {
+        /// Entries in `perm`.
+        perm_len: usize,
+        /// Dimensions of the shape.
+        rank: usize,
+    },
 
     /// An entry of `perm` names a dimension that does not exist.
     #[error("permutation entry {value} is out of range for a tensor of rank {rank}")]
-    PermOutOfRange { value: usize, rank: usize },
+    PermOutOfRange {
+        /// The entry.
+        value: usize,
+        /// Dimensions of the shape.
+        rank: usize,
+    },
 
     /// Each input dimension must appear exactly once in `perm`.
     #[error("permutation names dimension {value} more than once")]
-    PermDuplicate { value: usize },
+    PermDuplicate {
+        /// The repeated entry.
+        value: usize,
+    },
 
     /// The tensor has more dimensions than the kernels are generated for.
     #[error("rank {rank} is above the supported maximum of {max}")]
-    RankTooLarge { rank: usize, max: usize },
+    RankTooLarge {
+        /// Dimensions of the shape.
+        rank: usize,
+        /// The highest rank accepted.
+        max: usize,
+    },
 
     /// Only the element sizes the kernels move are accepted.
     #[error("element size {0} bytes is not supported (use 1, 2, 4, 8 or 16)")]
@@ -33,20 +51,30 @@ pub enum PermuteError {
     /// Byte offsets into the buffers must be multiples of 4, because the shaders address
     /// storage as 32-bit words.
     #[error("{which} offset {offset} is not a multiple of 4 bytes")]
-    UnalignedOffset { which: &'static str, offset: u64 },
+    UnalignedOffset {
+        /// `"source"` or `"destination"`.
+        which: &'static str,
+        /// The offset, in bytes.
+        offset: u64,
+    },
 
     /// A buffer is smaller than the bytes the request describes.
     #[error("{which} buffer holds {have} bytes but the request needs {need} (offset + tensor)")]
     BufferTooSmall {
+        /// `"source"`, `"destination"` or `"readback"`.
         which: &'static str,
+        /// Bytes the request needs (offset + tensor, rounded up to whole words).
         need: u64,
+        /// Bytes the buffer holds.
         have: u64,
     },
 
     /// A buffer lacks a usage flag the chosen kernel needs.
     #[error("{which} buffer was created without {missing} usage, which this permute needs")]
     MissingUsage {
+        /// `"source"`, `"destination"` or `"readback"`.
         which: &'static str,
+        /// The usage flag it lacks, e.g. `"STORAGE"`.
         missing: &'static str,
     },
 
@@ -64,21 +92,32 @@ pub enum PermuteError {
 
     /// A host slice's length does not match the shape.
     #[error("data holds {have} elements but the shape describes {need}")]
-    DataLength { need: usize, have: usize },
+    DataLength {
+        /// Elements the shape describes.
+        need: usize,
+        /// Elements the data holds.
+        have: usize,
+    },
 
     /// The request needs more than a device limit allows.
     #[error("{what} needs {need} but the device limit `{limit}` is {have}")]
     DeviceLimit {
+        /// What needs the limit raised.
         what: &'static str,
+        /// The limit's name, as in `wgpu::Limits`.
         limit: &'static str,
+        /// The value needed.
         need: u64,
+        /// The device's value.
         have: u64,
     },
 
     /// A forced choice (kernel or index width) cannot serve this request.
     #[error("forced {what} cannot be used here: {why}")]
     ForcedChoice {
+        /// The forced choice.
         what: &'static str,
+        /// Why it cannot serve the request.
         why: &'static str,
     },
 

@@ -1,41 +1,79 @@
 //! Fast N-dimensional tensor permute (transpose) on any GPU that wgpu drives.
 //!
-//! A request (shape, permutation, element size) is first simplified: size-1 dims are dropped
-//! and dims that move together are merged, and the innermost run is moved in the widest
-//! aligned chunk (up to 16 bytes). Then one kernel runs:
+//! ```
+//! use wgpu_permute::Permuter;
+//!
+//! # if std::env::var("WGPU_PERMUTE_SKIP_GPU").is_ok_and(|v| v == "1") { return Ok(()); }
+//! let permuter = Permuter::new_default()?;
+//! // A 2 x 3 matrix, transposed; output dim i is input dim perm[i], as in numpy.
+//! let out = permuter.permute_slice(&[1u32, 2, 3, 4, 5, 6], &[2, 3], &[1, 0])?;
+//! assert_eq!(out, [1, 4, 2, 5, 3, 6]);
+//! // The CPU reference is the same call on the host.
+//! assert_eq!(out, wgpu_permute::reference::permute_slice(&[1u32, 2, 3, 4, 5, 6], &[2, 3], &[1, 0])?);
+//! # Ok::<(), wgpu_permute::PermuteError>(())
+//! ```
+//!
+//! With your own device, [`Permuter::new`] takes `&Device` and `&Queue`, plans exactly as
+//! for a device the crate makes on the same adapter, and [`Permuter::encode`] records into
+//! your own command encoder. This crate re-exports the [`wgpu`] it is built against.
+//!
+//! # How a kernel is chosen
+//!
+//! A request (shape, permutation, element size) is first simplified: size-1 dims are
+//! dropped, dims that move together are merged, and the innermost run moves in the widest
+//! aligned chunk (up to 16 bytes). Then [`plan()`] chooses, and records why
+//! ([`plan::KernelReason`]; [`Plan::explain`] prints it):
 //!
 //! | simplified request | kernel |
 //! |---|---|
 //! | no elements | nothing |
 //! | identity, byte count a multiple of 4 | `copy_buffer_to_buffer` |
-//! | innermost dim moves, tile sides >= 16, on a GPU | `tiled`: workgroup-memory tiles |
-//! | innermost dim moves, sides divisible by 4, on a CPU device | `micro`: 4x4 register tiles |
-//! | anything else, or larger than one binding | `generic`: unrolled index decode |
+//! | larger than one storage binding | `generic`, one dispatch per window of the buffers |
+//! | innermost dim stays innermost | `generic`: unrolled index decode, whole rows' units |
+//! | innermost dim moves, on a CPU device, sides divisible by 4, 1/2/4-byte units | `micro`: 4x4 register tiles |
+//! | innermost dim moves, on a GPU, tile sides >= 16 | `tiled`: workgroup-memory tiles |
+//! | anything else | `generic` |
 //!
+//! With [`Permuter::with_autotune`], measured winners replace the heuristic per shape class.
 //! 8- and 16-bit data moves packed in 32-bit words, so `SHADER_F16` is never needed, and
 //! 64-bit index math is used only when offsets exceed 32 bits.
 //!
-//! ```no_run
-//! use wgpu_permute::Permuter;
+//! # Errors
 //!
-//! let permuter = Permuter::new_default()?;
-//! // A 2 x 3 matrix, transposed.
-//! let out = permuter.permute_slice(&[1u32, 2, 3, 4, 5, 6], &[2, 3], &[1, 0])?;
-//! assert_eq!(out, [1, 4, 2, 5, 3, 6]);
-//! # Ok::<(), wgpu_permute::PermuteError>(())
-//! ```
+//! Every failure is a [`PermuteError`], never a panic and never a wrong answer:
+//!
+//! | variant | when |
+//! |---|---|
+//! | `PermLength`, `PermOutOfRange`, `PermDuplicate` | `perm` is not a permutation of the dims |
+//! | `RankTooLarge`, `ElemSize`, `SizeOverflow` | rank above 16, element size not 1/2/4/8/16, sizes past 64 bits |
+//! | `UnalignedOffset`, `BufferTooSmall`, `MissingUsage` | the buffers cannot hold or serve the request |
+//! | `SameBuffer`, `ForeignBuffer` | source and destination are one buffer, or come from different instances |
+//! | `DataLength` | a host slice does not match the shape |
+//! | `DeviceLimit` | a device limit makes the request impossible (names the limit) |
+//! | `ForcedChoice` | a forced kernel or index width cannot serve the request |
+//! | `Validation`, `OutOfMemory` | wgpu refused a call (captured with error scopes), e.g. a buffer of another device |
+//! | `DeviceLost`, `Timeout` | the device was lost, or the GPU did not finish in time |
+//! | `NoAdapter`, `RequestDevice`, `Readback` | set-up or readback failed |
+#![warn(missing_docs)]
 
+// Shared with the command-line tool, the benchmarks and the tests; not part of the API.
+#[doc(hidden)]
 pub mod bench;
 mod error;
 mod gpu;
 pub mod plan;
 pub mod reference;
+#[doc(hidden)]
 pub mod shaders;
+#[doc(hidden)]
 pub mod timing;
 
 pub use error::PermuteError;
 pub use gpu::{
-    Permuter, WAIT_TIMEOUT, WANTED_FEATURES, caps_of, captured, default_device, device_on,
-    gpu_permute, read_buffer, upload,
+    Permuter, WAIT_TIMEOUT, WANTED_FEATURES, caps_of, default_device, device_on, gpu_permute,
+    read_buffer,
 };
+#[doc(hidden)]
+pub use gpu::{captured, upload};
 pub use plan::{DeviceCaps, IndexMath, Kernel, Options, Plan, Request, plan};
+pub use wgpu;

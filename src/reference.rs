@@ -8,7 +8,7 @@ use crate::plan::{check_perm, element_count};
 ///
 /// Works on any element type; it walks the output in order and gathers from the input with
 /// plain strides, so it is slow but has no cleverness to get wrong.
-pub fn permute<T: Copy>(
+pub fn permute_slice<T: Copy>(
     src: &[T],
     shape: &[usize],
     perm: &[usize],
@@ -48,7 +48,7 @@ pub fn permute<T: Copy>(
     Ok(out)
 }
 
-/// [`permute`] on raw bytes with elements of `elem_size` bytes, for callers that hold a
+/// [`permute_slice`] on raw bytes with elements of `elem_size` bytes, for callers that hold a
 /// tensor as bytes (for example a `.npy` payload).
 pub fn permute_bytes(
     src: &[u8],
@@ -67,5 +67,5 @@ pub fn permute_bytes(
         });
     }
     let elems: Vec<&[u8]> = src.chunks_exact(elem_size).collect();
-    Ok(permute(&elems, shape, perm)?.concat())
+    Ok(permute_slice(&elems, shape, perm)?.concat())
 }

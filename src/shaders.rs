@@ -5,7 +5,7 @@
 //!
 //! Constants that Rust and WGSL share (workgroup size, items per thread, the micro-tile
 //! side, the names and positions of parameter words) are written once, here or in
-//! [`crate::plan`], and filled into the WGSL.
+//! [`mod@crate::plan`], and filled into the WGSL.
 
 use std::fmt::Write;
 

@@ -427,22 +427,22 @@ fn permute_slice_on_typed_data() {
     let h: Vec<u16> = (0..24).collect();
     assert_eq!(
         p.permute_slice(&h, &[2, 3, 4], &[2, 0, 1]).unwrap(),
-        reference::permute(&h, &[2, 3, 4], &[2, 0, 1]).unwrap()
+        reference::permute_slice(&h, &[2, 3, 4], &[2, 0, 1]).unwrap()
     );
     let b: Vec<u8> = (0..105).collect();
     assert_eq!(
         p.permute_slice(&b, &[3, 5, 7], &[1, 2, 0]).unwrap(),
-        reference::permute(&b, &[3, 5, 7], &[1, 2, 0]).unwrap()
+        reference::permute_slice(&b, &[3, 5, 7], &[1, 2, 0]).unwrap()
     );
     let w: Vec<[u32; 4]> = (0..12).map(|i| [i, i + 100, i + 200, i + 300]).collect();
     assert_eq!(
         p.permute_slice(&w, &[3, 4], &[1, 0]).unwrap(),
-        reference::permute(&w, &[3, 4], &[1, 0]).unwrap()
+        reference::permute_slice(&w, &[3, 4], &[1, 0]).unwrap()
     );
     let d: Vec<u64> = (0..30).map(|i| i * 0x1_0000_0001).collect();
     assert_eq!(
         p.permute_slice(&d, &[5, 6], &[1, 0]).unwrap(),
-        reference::permute(&d, &[5, 6], &[1, 0]).unwrap()
+        reference::permute_slice(&d, &[5, 6], &[1, 0]).unwrap()
     );
     let empty: Vec<f32> = Vec::new();
     assert!(
@@ -566,10 +566,10 @@ fn gpu_permute_and_recording_into_the_callers_encoder() {
     p.queue().submit([encoder.finish()]);
     let got: Vec<u32> =
         bytemuck::pod_collect_to_vec(&read_buffer(device, &readback, bytes).unwrap());
-    let once = reference::permute(&data, &shape, &[2, 0, 1]).unwrap();
+    let once = reference::permute_slice(&data, &shape, &[2, 0, 1]).unwrap();
     assert_eq!(
         got,
-        reference::permute(&once, &[14, 6, 10], &[1, 0, 2]).unwrap()
+        reference::permute_slice(&once, &[14, 6, 10], &[1, 0, 2]).unwrap()
     );
 }
 

@@ -365,13 +365,13 @@ fn plans_print_their_decisions() {
 fn reference_examples() {
     let m = [1, 2, 3, 4, 5, 6];
     assert_eq!(
-        reference::permute(&m, &[2, 3], &[1, 0]).unwrap(),
+        reference::permute_slice(&m, &[2, 3], &[1, 0]).unwrap(),
         [1, 4, 2, 5, 3, 6]
     );
-    assert_eq!(reference::permute(&m, &[2, 3], &[0, 1]).unwrap(), m);
+    assert_eq!(reference::permute_slice(&m, &[2, 3], &[0, 1]).unwrap(), m);
     let t: Vec<u32> = (0..24).collect();
     // out[k][i][j] = in[i][j][k] for shape (2, 3, 4) and perm (2, 0, 1).
-    let out = reference::permute(&t, &[2, 3, 4], &[2, 0, 1]).unwrap();
+    let out = reference::permute_slice(&t, &[2, 3, 4], &[2, 0, 1]).unwrap();
     for i in 0..2 {
         for j in 0..3 {
             for k in 0..4 {
@@ -380,7 +380,7 @@ fn reference_examples() {
         }
     }
     assert_eq!(
-        reference::permute(&m, &[2, 2], &[1, 0]),
+        reference::permute_slice(&m, &[2, 2], &[1, 0]),
         Err(PermuteError::DataLength { need: 4, have: 6 })
     );
 }

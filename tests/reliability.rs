@@ -2,28 +2,63 @@
 
 mod common;
 
-use common::{check, gpu, permutations};
+use common::{Case, check, check_many, gpu, permutations};
 use wgpu_permute::plan::ELEM_SIZES;
-use wgpu_permute::{Options, PermuteError, Permuter};
+use wgpu_permute::{Kernel, Options, PermuteError, Permuter, Request, read_buffer};
 
-/// A device on the same adapter with a tiny storage binding and buffer limit, so that
-/// small tensors take the windowed path.
-fn low_limit_permuter(binding: u64, buffer: u64) -> Permuter {
+const GENERIC: Options = Options {
+    kernel: Some(Kernel::Generic),
+    index: None,
+    binding_limit: None,
+    specialize: None,
+};
+const TILED: Options = Options {
+    kernel: Some(Kernel::Tiled),
+    ..GENERIC
+};
+const MICRO: Options = Options {
+    kernel: Some(Kernel::Micro),
+    ..GENERIC
+};
+
+/// The test adapter, on a new instance.
+fn adapter() -> wgpu::Adapter {
     let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::VULKAN);
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
         backends,
         ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
     });
-    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).unwrap();
-    let mut limits = adapter.limits();
-    limits.max_storage_buffer_binding_size = binding;
-    limits.max_buffer_size = buffer;
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        required_limits: limits,
+    pollster::block_on(instance.request_adapter(&Default::default())).unwrap()
+}
+
+/// A caller's device on `adapter`, with its limits changed by `limits`.
+fn device_on(
+    adapter: &wgpu::Adapter,
+    limits: impl FnOnce(&mut wgpu::Limits),
+) -> (wgpu::Device, wgpu::Queue) {
+    let mut wanted = adapter.limits();
+    limits(&mut wanted);
+    pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_limits: wanted,
         required_features: adapter.features() & wgpu_permute::WANTED_FEATURES,
         ..Default::default()
     }))
-    .unwrap();
+    .unwrap()
+}
+
+/// A caller's device on the test adapter (a new instance each time), with its limits
+/// changed by `limits`.
+fn own_device(limits: impl FnOnce(&mut wgpu::Limits)) -> (wgpu::Device, wgpu::Queue) {
+    device_on(&adapter(), limits)
+}
+
+/// A device on the same adapter with a tiny storage binding and buffer limit, so that
+/// small tensors take the windowed path.
+fn low_limit_permuter(binding: u64, buffer: u64) -> Permuter {
+    let (device, queue) = own_device(|l| {
+        l.max_storage_buffer_binding_size = binding;
+        l.max_buffer_size = buffer;
+    });
     Permuter::new(&device, &queue).unwrap()
 }
 
@@ -35,7 +70,7 @@ fn a_device_with_low_binding_limits_splits_every_permutation_correctly() {
     let p = low_limit_permuter(1024, 1 << 20);
     assert_eq!(p.caps().max_storage_binding, 1024);
     let base = [9usize, 7, 6, 5];
-    let (mut failures, mut total, mut split) = (Vec::new(), 0, 0);
+    let mut cases = Vec::new();
     for rank in 1..=4 {
         for (i, perm) in permutations(rank).iter().enumerate() {
             for &elem in &ELEM_SIZES {
@@ -45,14 +80,14 @@ fn a_device_with_low_binding_limits_splits_every_permutation_correctly() {
                     base[..rank].to_vec()
                 };
                 let offsets = (4 * (i as u64 % 5), 8 * (i as u64 % 3));
-                total += 1;
-                match check(&p, &shape, perm, elem, Options::default(), offsets) {
-                    Ok(plan) => split += plan.boxed() as usize,
-                    Err(m) => failures.push(m),
-                }
+                cases.push(Case::new(&shape, perm, elem, Options::default(), offsets));
             }
         }
     }
+    let total = cases.len();
+    let results = check_many(&p, &cases);
+    let split = results.iter().flatten().filter(|plan| plan.boxed()).count();
+    let failures: Vec<String> = results.into_iter().filter_map(Result::err).collect();
     assert!(
         failures.is_empty(),
         "{} of {total} failed:\n{}",
@@ -140,10 +175,148 @@ fn permuter_is_shared_across_threads() {
                         .map(|v| v * 7 + t as u32)
                         .collect();
                     let got = p.permute_slice(&data, &shape, perm).unwrap();
-                    let want = wgpu_permute::reference::permute(&data, &shape, perm).unwrap();
+                    let want = wgpu_permute::reference::permute_slice(&data, &shape, perm).unwrap();
                     assert_eq!(got, want, "thread {t} case {i}");
                 }
             });
         }
     });
+}
+
+/// Dispatches of more workgroups than a grid side allows fold into 2-D and 3-D grids.
+#[test]
+fn grids_fold_into_two_and_three_dimensions() {
+    if gpu().is_none() {
+        return;
+    }
+    let (device, queue) = own_device(|l| l.max_compute_workgroups_per_dimension = 8);
+    let p = Permuter::new(&device, &queue).unwrap();
+    let cases = [
+        // 1-D would need 40 workgroups: a 2-D grid.
+        Case::new(&[40 * 1024 / 40, 40], &[1, 0], 4, GENERIC, (0, 0)),
+        // 400 workgroups: a 3-D grid, 8 x 8 x 7.
+        Case::new(&[200, 2048], &[1, 0], 4, GENERIC, (4, 0)),
+        Case::new(&[256, 256], &[1, 0], 4, TILED, (0, 0)),
+        Case::new(&[256, 512], &[1, 0], 2, MICRO, (0, 0)),
+    ];
+    let mut dims = Vec::new();
+    for (case, result) in cases.iter().zip(check_many(&p, &cases)) {
+        let plan = result.unwrap_or_else(|m| panic!("{m}"));
+        let grid = plan.chunks[0].workgroups;
+        assert!(grid.iter().all(|&g| g <= 8), "{plan}");
+        assert!(
+            grid.iter().map(|&g| g as u64).product::<u64>() >= plan.chunks[0].total_workgroups,
+            "{plan}"
+        );
+        dims.push(grid.iter().filter(|&&g| g > 1).count());
+        eprintln!("{:?}: {plan}", case.shape);
+    }
+    assert!(dims.contains(&2) && dims.contains(&3), "{dims:?}");
+}
+
+/// A permuter on a caller's device plans exactly as one that made its own device on the
+/// same adapter: the device tells its adapter's type.
+#[test]
+fn own_device_plans_like_the_crates_device() {
+    let Some(shared) = gpu() else { return };
+    let (device, queue) = own_device(|_| {});
+    let mine = Permuter::new(&device, &queue).unwrap();
+    assert_eq!(mine.caps(), shared.caps());
+    for (shape, perm, elem) in [
+        (&[64usize, 512, 512][..], &[0usize, 2, 1][..], 4),
+        (&[8, 512, 16, 64], &[0, 2, 1, 3], 2),
+        (&[3, 1000, 7], &[2, 0, 1], 4),
+        (&[4096, 4096], &[1, 0], 1),
+    ] {
+        let req = Request::new(shape, perm, elem);
+        assert_eq!(mine.plan(&req).unwrap(), shared.plan(&req).unwrap());
+    }
+}
+
+fn buffer(device: &wgpu::Device, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("test"),
+        size,
+        usage,
+        mapped_at_creation: false,
+    })
+}
+
+/// A buffer of another device is the same typed error on the copy path as on the shader
+/// path, at `encode`, not a panic in the caller's `finish()` later.
+#[test]
+fn buffers_of_another_device_are_refused_on_every_path() {
+    if gpu().is_none() {
+        return;
+    }
+    use wgpu::BufferUsages as U;
+    // Two devices of one instance: their buffers have distinct ids.
+    let adapter = adapter();
+    let (device, queue) = device_on(&adapter, |_| {});
+    let (other, _) = device_on(&adapter, |_| {});
+    let p = Permuter::new(&device, &queue).unwrap();
+    let usage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
+    let src = buffer(&device, 256, usage);
+    let foreign = buffer(&other, 256, usage);
+    let mut encoder = p.device().create_command_encoder(&Default::default());
+    for perm in [[0usize, 1], [1, 0]] {
+        let req = Request::new(&[4, 8], &perm, 4);
+        let result = p.encode(&mut encoder, &src, &foreign, &req);
+        assert!(
+            matches!(result, Err(PermuteError::Validation(_))),
+            "{perm:?}: {result:?}"
+        );
+    }
+    // The encoder is still usable: nothing bad was recorded into it.
+    p.queue().submit([encoder.finish()]);
+}
+
+/// Buffers of two instances can share an id, so wgpu calls them equal: told apart by their
+/// sizes, they are not reported as one buffer.
+#[test]
+fn buffers_of_another_instance_are_not_called_the_same_buffer() {
+    if gpu().is_none() {
+        return;
+    }
+    use wgpu::BufferUsages as U;
+    let (a, a_queue) = own_device(|_| {});
+    let (b, _) = own_device(|_| {});
+    let p = Permuter::new(&a, &a_queue).unwrap();
+    let mine = buffer(&a, 256, U::STORAGE);
+    let theirs = buffer(&b, 512, U::STORAGE);
+    assert!(
+        mine == theirs,
+        "the first buffers of two fresh devices share an id"
+    );
+    let req = Request::new(&[4, 8], &[1, 0], 4);
+    assert_eq!(
+        p.permute(&mine, &theirs, &req),
+        Err(PermuteError::ForeignBuffer)
+    );
+    assert_eq!(p.permute(&mine, &mine, &req), Err(PermuteError::SameBuffer));
+}
+
+#[test]
+fn read_buffer_refuses_what_it_cannot_map() {
+    let Some(p) = gpu() else { return };
+    use wgpu::BufferUsages as U;
+    let device = p.device();
+    let storage = buffer(device, 64, U::STORAGE | U::COPY_SRC);
+    assert_eq!(
+        read_buffer(device, &storage, 16),
+        Err(PermuteError::MissingUsage {
+            which: "readback",
+            missing: "MAP_READ"
+        })
+    );
+    let readback = buffer(device, 64, U::MAP_READ | U::COPY_DST);
+    assert_eq!(
+        read_buffer(device, &readback, 65),
+        Err(PermuteError::BufferTooSmall {
+            which: "readback",
+            need: 65,
+            have: 64
+        })
+    );
+    assert_eq!(read_buffer(device, &readback, 6).unwrap(), [0u8; 6]);
 }

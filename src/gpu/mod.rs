@@ -98,8 +98,9 @@ pub(crate) fn wait_for(device: &wgpu::Device) -> Result<(), PermuteError> {
     }
 }
 
-/// Reads the first `len` bytes of a buffer back to the host, waiting for the GPU (at most
-/// [`WAIT_TIMEOUT`]). The buffer needs `MAP_READ` usage and must not be mapped already.
+/// Maps the first `len` bytes of `buffer` and copies them into a new vector, after waiting
+/// for the GPU (at most [`WAIT_TIMEOUT`]). The buffer needs `MAP_READ` usage, must hold
+/// `len` bytes and must not be mapped already; otherwise a typed error, never a panic.
 pub fn read_buffer(
     device: &wgpu::Device,
     buffer: &wgpu::Buffer,
@@ -137,15 +138,18 @@ pub(crate) fn read_mapped(
     }
     let end = len.next_multiple_of(4).min(buffer.size());
     let slice = buffer.slice(..end);
-    let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();
+    // The callback runs during a poll: ours below, or another thread's on the same device,
+    // which may fire it a little after our wait returns.
+    let (sender, receiver) = std::sync::mpsc::channel();
     captured(device, || {
         slice.map_async(wgpu::MapMode::Read, move |result| {
             let _ = sender.send(result);
         })
     })?;
     wait_for(device)?;
-    pollster::block_on(receiver.receive())
-        .ok_or_else(|| PermuteError::Readback("the map callback never ran".into()))?
+    receiver
+        .recv_timeout(WAIT_TIMEOUT)
+        .map_err(|_| PermuteError::Readback("the buffer was not mapped in time".into()))?
         .map_err(|e| PermuteError::Readback(e.to_string()))?;
     {
         let view = slice

@@ -3,9 +3,9 @@
 //! dispatch geometry, and the reason for each choice. Pure: no wgpu types, so every rule is
 //! unit-testable without a GPU.
 //!
-//! The flow: [`simplify`] (validation, size-1 dims, merging, movement size), [`select`]
-//! (index width, kernel, shape specialisation, each with its reason), [`windows`] (binding
-//! windows and grid folding), [`explain`] (prints what was recorded).
+//! The flow: `simplify` (validation, size-1 dims, merging, movement size), `select`
+//! (index width, kernel, shape specialisation, each with its reason), `windows` (binding
+//! windows and grid folding), `explain` (prints what was recorded).
 
 mod explain;
 pub mod select;
@@ -100,9 +100,13 @@ impl IndexMath {
 /// the `gpu` module; [`Default`] gives the WebGPU defaults, the weakest common device.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeviceCaps {
+    /// `max_compute_workgroups_per_dimension`: larger dispatches fold into 2-D/3-D grids.
     pub max_workgroups_per_dim: u32,
+    /// `max_compute_workgroup_storage_size`, in bytes: bounds the tiled kernel's tile.
     pub max_workgroup_storage: u32,
+    /// `max_compute_invocations_per_workgroup`: bounds the tiled kernel's threads.
     pub max_invocations: u32,
+    /// `max_storage_buffer_binding_size`, in bytes: larger tensors split into windows.
     pub max_storage_binding: u64,
     /// `min_storage_buffer_offset_alignment`: where a binding window may start.
     pub storage_offset_alignment: u32,
@@ -130,7 +134,9 @@ impl Default for DeviceCaps {
 /// variant on small inputs, and by benchmarks to compare kernels.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Options {
+    /// Force this kernel (refused with [`PermuteError::ForcedChoice`] where it cannot run).
     pub kernel: Option<Kernel>,
+    /// Force this index width (likewise).
     pub index: Option<IndexMath>,
     /// Split the work as if storage bindings held at most this many bytes (tests use it to
     /// run the windowed path on small tensors).
@@ -143,8 +149,11 @@ pub struct Options {
 /// A permute request: contiguous row-major tensors, output dim `i` is input dim `perm[i]`.
 #[derive(Clone, Copy, Debug)]
 pub struct Request<'a> {
+    /// Input shape, outermost dim first.
     pub shape: &'a [usize],
+    /// Output dim `i` is input dim `perm[i]` (numpy's and PyTorch's convention).
     pub perm: &'a [usize],
+    /// Bytes per element: 1, 2, 4, 8 or 16.
     pub elem_size: usize,
     /// Byte offset of the tensor in the source buffer (multiple of 4).
     pub src_offset: u64,
@@ -155,6 +164,7 @@ pub struct Request<'a> {
 }
 
 impl<'a> Request<'a> {
+    /// A request at offset 0 of both buffers, with nothing forced.
     pub fn new(shape: &'a [usize], perm: &'a [usize], elem_size: usize) -> Self {
         Request {
             shape,
@@ -166,6 +176,7 @@ impl<'a> Request<'a> {
         }
     }
 
+    /// The same request at these byte offsets (multiples of 4) in the two buffers.
     pub fn with_offsets(self, src_offset: u64, dst_offset: u64) -> Self {
         Request {
             src_offset,
@@ -174,6 +185,7 @@ impl<'a> Request<'a> {
         }
     }
 
+    /// The same request with these choices forced.
     pub fn with_options(self, options: Options) -> Self {
         Request { options, ..self }
     }
@@ -240,10 +252,13 @@ impl Tile {
 /// Identifies one generated shader: everything that changes the WGSL text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Variant {
+    /// The kernel (generic, tiled or micro).
     pub kernel: Kernel,
     /// Rank of the simplified tensor.
     pub rank: usize,
+    /// Movement size in bytes.
     pub unit: u32,
+    /// Index width.
     pub index: IndexMath,
     /// The work is split into boxes over binding windows (generic kernel only).
     pub boxed: bool,
@@ -277,8 +292,9 @@ impl std::fmt::Display for Variant {
 /// that its reads and writes fall in.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chunk {
-    /// Box corners per simplified input dim: `lo` inclusive, `hi` exclusive.
+    /// Box corner per simplified input dim, inclusive.
     pub lo: Vec<u64>,
+    /// Box corner per simplified input dim, exclusive.
     pub hi: Vec<u64>,
     /// Byte offset and size of the source binding (the offset aligned for storage bindings).
     pub src_window: (u64, u64),
@@ -297,11 +313,15 @@ pub const MAX_CHUNKS: usize = 1 << 16;
 /// A complete, printable decision for one request.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
-    /// The request as given.
+    /// The request's shape, as given.
     pub shape: Vec<usize>,
+    /// The request's permutation, as given.
     pub perm: Vec<usize>,
+    /// The request's element size in bytes.
     pub elem_size: usize,
+    /// The request's source offset in bytes.
     pub src_offset: u64,
+    /// The request's destination offset in bytes.
     pub dst_offset: u64,
     /// Simplified input dims, in movement units.
     pub dims: Vec<u64>,
@@ -309,7 +329,9 @@ pub struct Plan {
     pub dims_perm: Vec<usize>,
     /// Movement size in bytes: 1, 2, 4, 8 or 16.
     pub unit: u32,
+    /// The kernel that runs (see `reasons.kernel` for why).
     pub kernel: Kernel,
+    /// Index width (see `reasons.index` for why).
     pub index: IndexMath,
     /// Bytes of the tensor (read once, written once).
     pub bytes: u64,

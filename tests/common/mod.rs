@@ -104,8 +104,11 @@ pub fn check(
     check_many(p, &[Case::new(shape, perm, elem_size, options, offsets)]).remove(0)
 }
 
-/// Bytes of source (and of destination) that one submission of [`check_many`] holds.
-const BATCH_BYTES: usize = 16 << 20;
+/// Bytes of source (and of destination) that one submission of [`check_many`] holds: up to
+/// 16 MiB, and half the device's largest buffer.
+fn batch_bytes(p: &Permuter) -> usize {
+    (16usize << 20).min(p.device().limits().max_buffer_size as usize / 2)
+}
 
 /// [`check`] for many cases at once: each case gets its own region of one shared source and
 /// one shared destination buffer (regions start on the storage offset alignment, and the
@@ -115,11 +118,12 @@ const BATCH_BYTES: usize = 16 << 20;
 pub fn check_many(p: &Permuter, cases: &[Case]) -> Vec<Result<Plan, String>> {
     let mut results = Vec::with_capacity(cases.len());
     let mut start = 0;
+    let batch = batch_bytes(p);
     while start < cases.len() {
         // As many cases as fit in one batch (at least one).
         let mut end = start;
         let mut total = 0;
-        while end < cases.len() && (end == start || total + region(p, &cases[end]) <= BATCH_BYTES) {
+        while end < cases.len() && (end == start || total + region(p, &cases[end]) <= batch) {
             total += region(p, &cases[end]);
             end += 1;
         }
