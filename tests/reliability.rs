@@ -222,6 +222,20 @@ fn own_device_plans_like_the_crates_device() {
     let (device, queue) = own_device(|_| {});
     let mine = Permuter::new(&device, &queue).unwrap();
     assert_eq!(mine.caps(), shared.caps());
+    // The adapter's type reaches the planner: on lavapipe / llvmpipe (CPU devices) a
+    // transpose plans micro-tiles, the CPU choice, through either constructor.
+    let info = shared.adapter_info();
+    if info.name.contains("llvmpipe") {
+        assert_eq!(info.device_type, wgpu::DeviceType::Cpu, "{info:?}");
+    }
+    let transpose = Request::new(&[64, 512, 512], &[0, 2, 1], 4);
+    let kernel = mine.plan(&transpose).unwrap().kernel;
+    let cpu = info.device_type == wgpu::DeviceType::Cpu;
+    assert_eq!(
+        kernel,
+        if cpu { Kernel::Micro } else { Kernel::Tiled },
+        "{info:?}"
+    );
     for (shape, perm, elem) in [
         (&[64usize, 512, 512][..], &[0usize, 2, 1][..], 4),
         (&[8, 512, 16, 64], &[0, 2, 1, 3], 2),
@@ -319,4 +333,18 @@ fn read_buffer_refuses_what_it_cannot_map() {
         })
     );
     assert_eq!(read_buffer(device, &readback, 6).unwrap(), [0u8; 6]);
+}
+
+/// A device too weak for the kernels' bindings (here: one storage buffer per stage) gets a
+/// typed error from `Permuter::new`, not a panic while the layouts are made.
+#[test]
+fn a_device_that_cannot_bind_the_kernels_is_an_error_at_construction() {
+    if gpu().is_none() {
+        return;
+    }
+    let (device, queue) = own_device(|l| l.max_storage_buffers_per_shader_stage = 1);
+    match Permuter::new(&device, &queue) {
+        Err(PermuteError::Validation(message)) => eprintln!("refused: {message}"),
+        other => panic!("expected a validation error, got {:?}", other.map(|_| ())),
+    }
 }

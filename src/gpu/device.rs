@@ -3,7 +3,7 @@
 use crate::PermuteError;
 use crate::plan::DeviceCaps;
 
-/// Reads what the planner needs from a device's limits and features.
+/// Reads what the planner needs from a device's limits, features and adapter type.
 pub fn caps_of(device: &wgpu::Device) -> DeviceCaps {
     let limits = device.limits();
     DeviceCaps {
@@ -13,7 +13,7 @@ pub fn caps_of(device: &wgpu::Device) -> DeviceCaps {
         max_storage_binding: limits.max_storage_buffer_binding_size,
         storage_offset_alignment: limits.min_storage_buffer_offset_alignment,
         int64: device.features().contains(wgpu::Features::SHADER_INT64),
-        cpu: false,
+        cpu: device.adapter_info().device_type == wgpu::DeviceType::Cpu,
     }
 }
 
