@@ -204,3 +204,103 @@ fn bench_runs_a_case_and_writes_json_and_plot() {
     assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
     std::fs::remove_dir_all(dir).ok();
 }
+
+// ---- Reliability: bad input, lost files, memory. Files are made by hand (no numpy). ----
+
+/// A version 1.0 `.npy` file: the header dict as numpy writes it, padded to 64 bytes, then
+/// `data` as is (which need not match the header).
+fn npy_file(descr: &str, fortran: bool, shape: &str, data: &[u8]) -> Vec<u8> {
+    let order = if fortran { "True" } else { "False" };
+    let mut header =
+        format!("{{'descr': '{descr}', 'fortran_order': {order}, 'shape': {shape}, }}");
+    let unpadded = 10 + header.len() + 1;
+    header.push_str(&" ".repeat(unpadded.next_multiple_of(64) - unpadded));
+    header.push('\n');
+    let mut file = b"\x93NUMPY\x01\x00".to_vec();
+    file.extend((header.len() as u16).to_le_bytes());
+    file.extend(header.as_bytes());
+    file.extend(data);
+    file
+}
+
+/// Little-endian u32 bytes of `0..n`.
+fn iota_u32(n: u32) -> Vec<u8> {
+    (0..n).flat_map(u32::to_le_bytes).collect()
+}
+
+/// Runs the tool; returns (exit code, stderr). A signal or a panic (101) fails the test.
+fn run(args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> (i32, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let code = out.status.code();
+    assert!(
+        matches!(code, Some(0) | Some(1)),
+        "{args:?}: crashed ({:?}): {stderr}",
+        out.status
+    );
+    (code.unwrap(), stderr)
+}
+
+/// No adapter can be found under this environment (the Metal backend does not exist on
+/// Linux), so anything that reaches for the GPU fails with "no GPU adapter found".
+const NO_GPU: &[(&str, &str)] = &[("WGPU_BACKEND", "metal")];
+
+#[test]
+fn perm_errors_are_the_same_for_c_and_fortran_order_and_need_no_gpu() {
+    let dir = temp_dir("perm-orders");
+    let data = iota_u32(12);
+    let c = dir.join("c.npy");
+    let f = dir.join("f.npy");
+    std::fs::write(&c, npy_file("<u4", false, "(3, 4)", &data)).unwrap();
+    std::fs::write(&f, npy_file("<u4", true, "(3, 4)", &data)).unwrap();
+    let out = dir.join("out.npy");
+    let cases = [
+        (
+            "0,5",
+            "permutation entry 5 is out of range for a tensor of rank 2",
+        ),
+        (
+            "2,0",
+            "permutation entry 2 is out of range for a tensor of rank 2",
+        ),
+        ("0,0", "permutation names dimension 0 more than once"),
+        ("1,1", "permutation names dimension 1 more than once"),
+    ];
+    for input in [&c, &f] {
+        for (perm, want) in cases {
+            let args = [
+                "permute".as_ref(),
+                "--perm".as_ref(),
+                perm.as_ref(),
+                input.as_os_str(),
+                out.as_os_str(),
+            ];
+            let (code, stderr) = run(&args, NO_GPU);
+            assert_eq!(code, 1, "{input:?} --perm {perm}: {stderr}");
+            assert_eq!(
+                stderr,
+                format!("error: {want}\n"),
+                "{input:?} --perm {perm}"
+            );
+        }
+        let args = [
+            "permute".as_ref(),
+            "--perm".as_ref(),
+            "1,0,2".as_ref(),
+            input.as_os_str(),
+            out.as_os_str(),
+        ];
+        let (code, stderr) = run(&args, NO_GPU);
+        assert_eq!(code, 1);
+        assert!(
+            stderr.contains("--perm has 3 entries but") && stderr.contains("has 2 dimensions"),
+            "{stderr}"
+        );
+    }
+    assert!(!out.exists());
+    std::fs::remove_dir_all(dir).ok();
+}
