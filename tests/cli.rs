@@ -304,3 +304,128 @@ fn perm_errors_are_the_same_for_c_and_fortran_order_and_need_no_gpu() {
     assert!(!out.exists());
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn a_missing_output_folder_is_an_error_before_any_gpu_work() {
+    let dir = temp_dir("missing-folder");
+    let input = dir.join("in.npy");
+    std::fs::write(&input, npy_file("<u4", false, "(3, 4)", &iota_u32(12))).unwrap();
+    let missing = dir.join("no/such/folder/out.npy");
+    let args = [
+        "permute".as_ref(),
+        "--perm".as_ref(),
+        "1,0".as_ref(),
+        input.as_os_str(),
+        missing.as_os_str(),
+    ];
+    let (code, stderr) = run(&args, NO_GPU);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("no/such/folder") && stderr.contains("does not exist"),
+        "{stderr}"
+    );
+    // A folder as the output.
+    let args = [
+        "permute".as_ref(),
+        "--perm".as_ref(),
+        "1,0".as_ref(),
+        input.as_os_str(),
+        dir.as_os_str(),
+    ];
+    let (code, stderr) = run(&args, NO_GPU);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("is a folder"), "{stderr}");
+    // The benchmark's reports, before any case runs.
+    for flag in ["--json", "--plot"] {
+        let args = ["bench".as_ref(), flag.as_ref(), missing.as_os_str()];
+        let (code, stderr) = run(&args, NO_GPU);
+        assert_eq!(code, 1);
+        assert!(
+            stderr.contains("no/such/folder") && stderr.contains("does not exist"),
+            "{stderr}"
+        );
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn permuting_a_file_onto_itself_gives_the_transpose() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let dir = temp_dir("in-place");
+    let a = dir.join("a.npy");
+    std::fs::write(&a, npy_file("<u4", false, "(5, 7)", &iota_u32(35))).unwrap();
+    for _ in 0..2 {
+        let args = [
+            "permute".as_ref(),
+            "--check".as_ref(),
+            "--perm".as_ref(),
+            "1,0".as_ref(),
+            a.as_os_str(),
+            a.as_os_str(),
+        ];
+        let (code, stderr) = run(&args, &[]);
+        assert_eq!(code, 0, "{stderr}");
+    }
+    // Twice transposed: the original again. Once more: numpy's transpose.
+    let args = [
+        "permute".as_ref(),
+        "--perm".as_ref(),
+        "1,0".as_ref(),
+        a.as_os_str(),
+        a.as_os_str(),
+    ];
+    assert_eq!(run(&args, &[]).0, 0);
+    let report = python(
+        "import sys, numpy as np\n\
+         b = np.load(sys.argv[1] + '/a.npy')\n\
+         assert b.dtype == np.uint32 and np.array_equal(b, np.arange(35, dtype=np.uint32).reshape(5, 7).T), b\n\
+         print('transposed')",
+        &dir,
+    );
+    assert!(report.contains("transposed"));
+    // Nothing left behind but the file itself.
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["a.npy"]);
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// The output cannot be written in full (a file size limit, as on a full disk): the run
+/// fails after the GPU work, and the file that was there before is left as it was.
+#[test]
+fn a_failed_write_leaves_the_existing_output_untouched() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let dir = temp_dir("failed-write");
+    let input = dir.join("in.npy");
+    std::fs::write(&input, npy_file("<u4", false, "(64, 64)", &iota_u32(4096))).unwrap();
+    let output = dir.join("out.npy");
+    let before = b"precious: the result of an earlier run".repeat(10);
+    std::fs::write(&output, &before).unwrap();
+    // 4 blocks of 512 bytes at most per file; SIGXFSZ ignored, so writes fail with EFBIG.
+    let out = Command::new("sh")
+        .args(["-c", "trap '' XFSZ; ulimit -f 4; exec \"$0\" \"$@\""])
+        .arg(BIN)
+        .args(["permute", "--perm", "1,0"])
+        .arg(&input)
+        .arg(&output)
+        .env("MESA_SHADER_CACHE_DISABLE", "true")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.starts_with("error: cannot write"), "{stderr}");
+    assert_eq!(std::fs::read(&output).unwrap(), before);
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["in.npy", "out.npy"], "temporary file left behind");
+    std::fs::remove_dir_all(dir).ok();
+}

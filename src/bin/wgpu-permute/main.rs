@@ -3,6 +3,7 @@
 
 mod args;
 mod npy;
+mod output;
 mod report;
 
 use std::io::Write;
@@ -167,6 +168,8 @@ fn permute(
     check: bool,
     options: Options,
 ) -> Result<()> {
+    // Everything that can be refused without the GPU is refused first.
+    output::check_target(output)?;
     let tensor = npy::read(input)?;
     let perm = args::stored_perm(perm, tensor.shape.len(), tensor.fortran_order, input)?;
     let p = permuter()?;
@@ -176,7 +179,18 @@ fn permute(
         .permute_host(&tensor.data, &req)
         .map_err(|e| e.to_string())?;
     let out_shape: Vec<usize> = perm.iter().map(|&d| tensor.shape[d]).collect();
-    npy::write(output, &tensor.dtype, &out_shape, &out)?;
+    // The output is committed only once it is complete and, with --check, correct.
+    if check {
+        let want = reference::permute_bytes(&tensor.data, &tensor.shape, &perm, tensor.elem_size)
+            .map_err(|e| e.to_string())?;
+        if want != out {
+            return Err("check failed: the GPU result differs from the CPU reference".into());
+        }
+    }
+    let mut staged = output::Staged::new(output)?;
+    npy::write(staged.file(), &tensor.dtype, &out_shape, &out)
+        .map_err(|e| format!("cannot write {}: {e}", output.display()))?;
+    staged.commit()?;
     println!(
         "{} {:?} -> {} {:?} ({})",
         input.display(),
@@ -188,11 +202,6 @@ fn permute(
     println!("device: {}", device_name(&p));
     println!("plan: {plan}");
     if check {
-        let want = reference::permute_bytes(&tensor.data, &tensor.shape, &perm, tensor.elem_size)
-            .map_err(|e| e.to_string())?;
-        if want != out {
-            return Err("check failed: the GPU result differs from the CPU reference".into());
-        }
         println!("check: equal to the CPU reference");
     }
     Ok(())
@@ -207,8 +216,12 @@ fn run_bench(
     autotune: bool,
     options: Options,
 ) -> Result<()> {
+    for path in json.iter().chain(&plot) {
+        output::check_target(path)?;
+    }
     let p = permuter()?.with_autotune(autotune);
     let device = device_name(&p);
+    let max_buffer = p.device().limits().max_buffer_size;
     let bench = Bench::new(&p, runs).map_err(|e| e.to_string())?;
     let cases: Vec<_> = bench::default_suite(scale)
         .into_iter()
@@ -227,6 +240,15 @@ fn run_bench(
     for (i, case) in cases.iter().enumerate() {
         eprint!("[{}/{}] {} ... ", i + 1, cases.len(), case.label());
         let _ = std::io::stderr().flush();
+        if case.bytes() > max_buffer {
+            let e = format!(
+                "needs {} bytes per buffer, over max_buffer_size",
+                case.bytes()
+            );
+            eprintln!("skipped: {e}");
+            failed.push(format!("{}: {e}", case.label()));
+            continue;
+        }
         match bench.run_case(case, options) {
             Ok(r) => {
                 eprintln!(
@@ -251,11 +273,11 @@ fn run_bench(
     if let Some(path) = json {
         let value = report::json(&device, bench.clock(), &command, &results);
         let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        output::write_all(&path, text.as_bytes())?;
         eprintln!("wrote {}", path.display());
     }
     if let Some(path) = plot {
-        report::plot(&path, &device, &results)?;
+        output::write_all(&path, report::plot(&device, &results)?.as_bytes())?;
         eprintln!("wrote {}", path.display());
     }
     Ok(())

@@ -86,17 +86,19 @@ fn little_endian(dtype: &TypeStr) -> TypeStr {
         .unwrap_or_else(|_| dtype.clone())
 }
 
-/// Writes C-order data of `shape`.
-pub fn write(path: &Path, dtype: &TypeStr, shape: &[usize], data: &[u8]) -> Result<(), String> {
-    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-    let file = File::create(path).map_err(fail)?;
+/// Writes C-order data of `shape` to `out`.
+pub fn write(
+    out: impl Write,
+    dtype: &TypeStr,
+    shape: &[usize],
+    data: &[u8],
+) -> std::io::Result<()> {
     let shape: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
     let mut out = npyz::WriteOptions::new_header_only()
         .dtype(DType::Plain(dtype.clone()))
         .shape(&shape)
-        .writer(BufWriter::new(file))
-        .write_header_only()
-        .map_err(fail)?;
-    out.write_all(data).map_err(fail)?;
-    out.flush().map_err(fail)
+        .writer(BufWriter::new(out))
+        .write_header_only()?;
+    out.write_all(data)?;
+    out.flush()
 }
