@@ -305,6 +305,79 @@ fn perm_errors_are_the_same_for_c_and_fortran_order_and_need_no_gpu() {
     std::fs::remove_dir_all(dir).ok();
 }
 
+/// Header and data disagree: refused with both byte counts, without allocating what the
+/// header claims and without reading what it does not declare. Run under a 1 GiB address
+/// space limit, so that a reader that trusts the header fails here rather than hurting the
+/// machine.
+#[test]
+fn npy_header_and_data_must_agree() {
+    let dir = temp_dir("npy-sizes");
+    let limited = |file: &Path| -> (i32, String) {
+        let args = [
+            "-c".as_ref(),
+            "ulimit -v 1048576; exec \"$0\" \"$@\"".as_ref(),
+            BIN.as_ref(),
+            "permute".as_ref(),
+            "--perm".as_ref(),
+            "0".as_ref(),
+            file.as_os_str(),
+            dir.join("out.npy").into_os_string().leak() as &std::ffi::OsStr,
+        ];
+        let out = Command::new("sh")
+            .args(args)
+            .envs(NO_GPU.iter().copied())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{file:?} ({:?}): {stderr}",
+            out.status
+        );
+        assert!(
+            stderr.starts_with("error: ") && stderr.lines().count() == 1,
+            "{stderr}"
+        );
+        (1, stderr)
+    };
+    // Claims 2^44 bytes, holds 16.
+    let huge = dir.join("huge.npy");
+    std::fs::write(&huge, npy_file("<f4", false, "(4398046511104,)", &[0; 16])).unwrap();
+    let (_, e) = limited(&huge);
+    assert!(e.contains("17592186044416") && e.contains(" 16"), "{e}");
+    // 2^61 elements of 8 bytes: more bytes than a u64 counts.
+    let overflow = dir.join("overflow.npy");
+    std::fs::write(
+        &overflow,
+        npy_file("<f8", false, "(2305843009213693952,)", &[0; 16]),
+    )
+    .unwrap();
+    let (_, e) = limited(&overflow);
+    assert!(
+        e.contains("2305843009213693952") && e.contains("too large"),
+        "{e}"
+    );
+    // Claims 16 bytes, holds 8.
+    let short = dir.join("short.npy");
+    std::fs::write(&short, npy_file("<f4", false, "(4,)", &[0; 8])).unwrap();
+    let (_, e) = limited(&short);
+    assert!(e.contains("16") && e.contains(" 8"), "{e}");
+    // Claims 4 bytes, followed by 4 GiB (a sparse file: no disk space used).
+    let long = dir.join("long.npy");
+    std::fs::write(&long, npy_file("<f4", false, "(1,)", &[0; 4])).unwrap();
+    let f = std::fs::OpenOptions::new().write(true).open(&long).unwrap();
+    let len = f.metadata().unwrap().len();
+    f.set_len(len + (4 << 30)).unwrap();
+    drop(f);
+    let (_, e) = limited(&long);
+    assert!(
+        e.contains(" 4 ") && e.contains(&(4u64 + (4 << 30)).to_string()),
+        "{e}"
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
+
 #[test]
 fn a_missing_output_folder_is_an_error_before_any_gpu_work() {
     let dir = temp_dir("missing-folder");
