@@ -502,3 +502,72 @@ fn a_failed_write_leaves_the_existing_output_untouched() {
     assert_eq!(names, ["in.npy", "out.npy"], "temporary file left behind");
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// Peak resident memory (MiB) of the tool over `args`, measured by python's getrusage.
+fn peak_rss_mib(args: &[&std::ffi::OsStr]) -> u64 {
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import resource, subprocess, sys\n\
+             r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\n\
+             assert r.returncode == 0, r.returncode\n\
+             print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)",
+            BIN,
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+}
+
+/// The tool holds few copies of a tensor. On top of a tiny run's footprint, a 64 MiB
+/// permute may use 4 copies without `--check`: the device's input, output and readback
+/// buffers and the upload's staging memory, all host memory on lavapipe (the host input is
+/// freed once uploaded, the output read back once the device buffers are freed). With
+/// `--check`, one more: the host input, kept for the comparison (no permuted reference copy
+/// is made). Before: 6 and 11 copies.
+#[test]
+fn host_memory_stays_within_a_few_copies_of_the_tensor() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let dir = temp_dir("memory");
+    let (small, big, out) = (
+        dir.join("small.npy"),
+        dir.join("big.npy"),
+        dir.join("out.npy"),
+    );
+    std::fs::write(&small, npy_file("<u4", false, "(4, 4)", &iota_u32(16))).unwrap();
+    std::fs::write(
+        &big,
+        npy_file("<u4", false, "(4096, 4096)", &iota_u32(4096 * 4096)),
+    )
+    .unwrap();
+    let perm = ["permute".as_ref(), "--perm".as_ref(), "1,0".as_ref()];
+    let baseline = peak_rss_mib(&[&perm[..], &[small.as_os_str(), out.as_os_str()]].concat());
+    let plain = peak_rss_mib(&[&perm[..], &[big.as_os_str(), out.as_os_str()]].concat());
+    let checked = peak_rss_mib(
+        &[
+            &perm[..],
+            &["--check".as_ref(), big.as_os_str(), out.as_os_str()],
+        ]
+        .concat(),
+    );
+    eprintln!(
+        "peak RSS: baseline {baseline} MiB, 64 MiB permute {plain} MiB, with --check {checked} MiB"
+    );
+    assert!(
+        plain - baseline <= 4 * 64 + 32,
+        "without --check: {plain} MiB over {baseline}"
+    );
+    assert!(
+        checked - baseline <= 5 * 64 + 32,
+        "with --check: {checked} MiB over {baseline}"
+    );
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -5,6 +5,7 @@ mod args;
 mod npy;
 mod output;
 mod report;
+mod roundtrip;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,7 +14,7 @@ use std::process::ExitCode;
 use args::{Cli, Command, elem_size};
 use clap::Parser;
 use wgpu_permute::bench::{self, Bench, BenchError};
-use wgpu_permute::{DeviceCaps, Options, Permuter, Request, reference};
+use wgpu_permute::{DeviceCaps, Options, Permuter, Request};
 
 type Result<T> = std::result::Result<T, String>;
 
@@ -170,34 +171,33 @@ fn permute(
 ) -> Result<()> {
     // Everything that can be refused without the GPU is refused first.
     output::check_target(output)?;
-    let tensor = npy::read(input)?;
-    let perm = args::stored_perm(perm, tensor.shape.len(), tensor.fortran_order, input)?;
+    let npy::Tensor {
+        shape,
+        fortran_order,
+        dtype,
+        elem_size,
+        data,
+    } = npy::read(input)?;
+    let perm = args::stored_perm(perm, shape.len(), fortran_order, input)?;
+    let out_shape: Vec<usize> = perm.iter().map(|&d| shape[d]).collect();
     let p = permuter()?;
-    let req = Request::new(&tensor.shape, &perm, tensor.elem_size).with_options(options);
-    let plan = p.plan(&req).map_err(|e| e.to_string())?;
-    let out = p
-        .permute_host(&tensor.data, &req)
-        .map_err(|e| e.to_string())?;
-    let out_shape: Vec<usize> = perm.iter().map(|&d| tensor.shape[d]).collect();
+    let req = Request::new(&shape, &perm, elem_size).with_options(options);
+    let (plan, out, input_data) = roundtrip::permute(&p, data, &req, check)?;
     // The output is committed only once it is complete and, with --check, correct.
-    if check {
-        let want = reference::permute_bytes(&tensor.data, &tensor.shape, &perm, tensor.elem_size)
-            .map_err(|e| e.to_string())?;
-        if want != out {
-            return Err("check failed: the GPU result differs from the CPU reference".into());
-        }
+    if let Some(data) = input_data {
+        roundtrip::check(&data, &out, &shape, &perm, elem_size)?;
     }
     let mut staged = output::Staged::new(output)?;
-    npy::write(staged.file(), &tensor.dtype, &out_shape, &out)
+    npy::write(staged.file(), &dtype, &out_shape, &out)
         .map_err(|e| format!("cannot write {}: {e}", output.display()))?;
     staged.commit()?;
     println!(
         "{} {:?} -> {} {:?} ({})",
         input.display(),
-        tensor.shape,
+        shape,
         output.display(),
         out_shape,
-        tensor.dtype
+        dtype
     );
     println!("device: {}", device_name(&p));
     println!("plan: {plan}");
