@@ -571,3 +571,34 @@ fn host_memory_stays_within_a_few_copies_of_the_tensor() {
     );
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// stdout closed by its reader (`wgpu-permute plan ... | head -1`): no panic, and the
+/// command still does its work.
+#[test]
+fn a_closed_stdout_is_not_a_crash() {
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import os, subprocess, sys\n\
+             r, w = os.pipe()\n\
+             os.close(r)\n\
+             p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE)\n\
+             print(p.returncode, p.stderr.decode())",
+            BIN,
+            "plan",
+            "--shape",
+            "8,512,16,64",
+            "--perm",
+            "0,2,1,3",
+            "--no-device",
+        ])
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(report.trim(), "0", "exit code and stderr: {report}");
+}

@@ -1,6 +1,28 @@
 //! `wgpu-permute`: inspect adapters, explain plans, permute `.npy` files on the GPU, and run
 //! the benchmark suite against copy bandwidth.
 
+/// std's `println!` panics when stdout is a closed pipe (`wgpu-permute info | head -1`);
+/// this one drops the text instead, so the command still finishes its work (and writes
+/// its files). The same for stderr.
+macro_rules! println {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+macro_rules! eprint {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod args;
 mod npy;
 mod output;
