@@ -1,136 +1,42 @@
 //! `wgpu-permute`: inspect adapters, explain plans, permute `.npy` files on the GPU, and run
 //! the benchmark suite against copy bandwidth.
 
+/// std's `println!` panics when stdout is a closed pipe (`wgpu-permute info | head -1`);
+/// this one drops the text instead, so the command still finishes its work (and writes
+/// its files). The same for stderr.
+macro_rules! println {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+macro_rules! eprint {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+mod args;
 mod npy;
+mod output;
 mod report;
+mod roundtrip;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use args::{Cli, Command, elem_size};
+use clap::Parser;
 use wgpu_permute::bench::{self, Bench, BenchError};
-use wgpu_permute::{DeviceCaps, IndexMath, Kernel, Options, Permuter, Request, reference};
-
-#[derive(Parser)]
-#[command(
-    name = "wgpu-permute",
-    version,
-    about = "Permute (transpose) tensors on any GPU that wgpu drives"
-)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand)]
-enum Command {
-    /// List adapters with the features and limits that matter for permutes.
-    Info,
-    /// Print the plan for a permute, and why each choice was made.
-    Plan {
-        /// Input shape, e.g. 8,512,16,64.
-        #[arg(long, value_delimiter = ',', required = true)]
-        shape: Vec<usize>,
-        /// Output dim i is input dim perm[i], e.g. 0,2,1,3.
-        #[arg(long, value_delimiter = ',', required = true)]
-        perm: Vec<usize>,
-        /// Element type (u8, i8, u16, i16, f16, bf16, u32, i32, f32, u64, i64, f64, c64, c128)
-        /// or its size in bytes.
-        #[arg(long, default_value = "f32")]
-        dtype: String,
-        #[command(flatten)]
-        force: Force,
-        /// Plan for the WebGPU default limits instead of the default adapter.
-        #[arg(long)]
-        no_device: bool,
-    },
-    /// Permute a .npy file on the GPU and write the result as .npy.
-    Permute {
-        /// Output dim i is input dim perm[i], e.g. 2,0,1.
-        #[arg(long, value_delimiter = ',', required = true)]
-        perm: Vec<usize>,
-        input: PathBuf,
-        output: PathBuf,
-        /// Also compare the result with the CPU reference.
-        #[arg(long)]
-        check: bool,
-        #[command(flatten)]
-        force: Force,
-    },
-    /// Run the benchmark suite: each permute next to copies of the same bytes.
-    Bench {
-        /// Write the results as JSON.
-        #[arg(long)]
-        json: Option<PathBuf>,
-        /// Draw the bandwidth ratios per case as an SVG bar chart.
-        #[arg(long)]
-        plot: Option<PathBuf>,
-        /// Multiply each case's outermost dim (for fast GPUs).
-        #[arg(long, default_value_t = 1)]
-        scale: usize,
-        /// Timed runs per measurement (after 2 warm-ups).
-        #[arg(long, default_value_t = 7)]
-        runs: usize,
-        /// Only the cases whose label contains this text.
-        #[arg(long)]
-        filter: Option<String>,
-        /// Choose between kernels by timing them on first use (per shape class).
-        #[arg(long)]
-        autotune: bool,
-        #[command(flatten)]
-        force: Force,
-    },
-}
-
-/// Choices to force instead of the planner's heuristics.
-#[derive(clap::Args)]
-struct Force {
-    /// Force a kernel.
-    #[arg(long, value_enum)]
-    kernel: Option<KernelArg>,
-    /// Force the index math.
-    #[arg(long, value_enum)]
-    index: Option<IndexArg>,
-    /// Force compiling the generic kernel for the shape (true) or not (false).
-    #[arg(long)]
-    specialize: Option<bool>,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum KernelArg {
-    Copy,
-    Generic,
-    Tiled,
-    Micro,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum IndexArg {
-    U32,
-    U64,
-    U32Pair,
-}
-
-impl Force {
-    fn options(&self) -> Options {
-        Options {
-            kernel: self.kernel.map(|k| match k {
-                KernelArg::Copy => Kernel::Copy,
-                KernelArg::Generic => Kernel::Generic,
-                KernelArg::Tiled => Kernel::Tiled,
-                KernelArg::Micro => Kernel::Micro,
-            }),
-            index: self.index.map(|i| match i {
-                IndexArg::U32 => IndexMath::U32,
-                IndexArg::U64 => IndexMath::U64,
-                IndexArg::U32Pair => IndexMath::U32Pair,
-            }),
-            binding_limit: None,
-            specialize: self.specialize,
-        }
-    }
-}
+use wgpu_permute::{DeviceCaps, Options, Permuter, Request};
 
 type Result<T> = std::result::Result<T, String>;
 
@@ -145,6 +51,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<()> {
+    args::validate(&cli)?;
     match cli.command {
         Command::Info => info(),
         Command::Plan {
@@ -252,20 +159,6 @@ fn info() -> Result<()> {
     Ok(())
 }
 
-/// Element size for a dtype name or a byte count.
-fn elem_size(dtype: &str) -> Result<usize> {
-    Ok(match dtype {
-        "u8" | "i8" | "bool" => 1,
-        "u16" | "i16" | "f16" | "bf16" => 2,
-        "u32" | "i32" | "f32" => 4,
-        "u64" | "i64" | "f64" | "c64" => 8,
-        "c128" => 16,
-        other => other.parse().map_err(|_| {
-            format!("unknown dtype {other:?}: use a name like f16 or a size in bytes")
-        })?,
-    })
-}
-
 fn plan(
     shape: &[usize],
     perm: &[usize],
@@ -297,47 +190,39 @@ fn permute(
     check: bool,
     options: Options,
 ) -> Result<()> {
-    let tensor = npy::read(input)?;
-    let rank = tensor.shape.len();
-    if perm.len() != rank {
-        return Err(format!(
-            "--perm has {} entries but {} has {rank} dimensions",
-            perm.len(),
-            input.display()
-        ));
-    }
-    // A Fortran-order array is stored as its transpose in C order: permute that instead.
-    let perm: Vec<usize> = if tensor.fortran_order {
-        perm.iter()
-            .map(|&p| rank.saturating_sub(1 + p.min(rank - 1)))
-            .collect()
-    } else {
-        perm.to_vec()
-    };
+    // Everything that can be refused without the GPU is refused first.
+    output::check_target(output)?;
+    let npy::Tensor {
+        shape,
+        fortran_order,
+        dtype,
+        elem_size,
+        data,
+    } = npy::read(input)?;
+    let perm = args::stored_perm(perm, shape.len(), fortran_order, input)?;
+    let out_shape: Vec<usize> = perm.iter().map(|&d| shape[d]).collect();
     let p = permuter()?;
-    let req = Request::new(&tensor.shape, &perm, tensor.elem_size).with_options(options);
-    let plan = p.plan(&req).map_err(|e| e.to_string())?;
-    let out = p
-        .permute_host(&tensor.data, &req)
-        .map_err(|e| e.to_string())?;
-    let out_shape: Vec<usize> = perm.iter().map(|&d| tensor.shape[d]).collect();
-    npy::write(output, &tensor.dtype, &out_shape, &out)?;
+    let req = Request::new(&shape, &perm, elem_size).with_options(options);
+    let (plan, out, input_data) = roundtrip::permute(&p, data, &req, check)?;
+    // The output is committed only once it is complete and, with --check, correct.
+    if let Some(data) = input_data {
+        roundtrip::check(&data, &out, &shape, &perm, elem_size)?;
+    }
+    let mut staged = output::Staged::new(output)?;
+    npy::write(staged.file(), &dtype, &out_shape, &out)
+        .map_err(|e| format!("cannot write {}: {e}", output.display()))?;
+    staged.commit()?;
     println!(
         "{} {:?} -> {} {:?} ({})",
         input.display(),
-        tensor.shape,
+        shape,
         output.display(),
         out_shape,
-        tensor.dtype
+        dtype
     );
     println!("device: {}", device_name(&p));
     println!("plan: {plan}");
     if check {
-        let want = reference::permute_bytes(&tensor.data, &tensor.shape, &perm, tensor.elem_size)
-            .map_err(|e| e.to_string())?;
-        if want != out {
-            return Err("check failed: the GPU result differs from the CPU reference".into());
-        }
         println!("check: equal to the CPU reference");
     }
     Ok(())
@@ -352,8 +237,12 @@ fn run_bench(
     autotune: bool,
     options: Options,
 ) -> Result<()> {
+    for path in json.iter().chain(&plot) {
+        output::check_target(path)?;
+    }
     let p = permuter()?.with_autotune(autotune);
     let device = device_name(&p);
+    let max_buffer = p.device().limits().max_buffer_size;
     let bench = Bench::new(&p, runs).map_err(|e| e.to_string())?;
     let cases: Vec<_> = bench::default_suite(scale)
         .into_iter()
@@ -372,6 +261,15 @@ fn run_bench(
     for (i, case) in cases.iter().enumerate() {
         eprint!("[{}/{}] {} ... ", i + 1, cases.len(), case.label());
         let _ = std::io::stderr().flush();
+        if case.bytes() > max_buffer {
+            let e = format!(
+                "needs {} bytes per buffer, over max_buffer_size",
+                case.bytes()
+            );
+            eprintln!("skipped: {e}");
+            failed.push(format!("{}: {e}", case.label()));
+            continue;
+        }
         match bench.run_case(case, options) {
             Ok(r) => {
                 eprintln!(
@@ -396,11 +294,11 @@ fn run_bench(
     if let Some(path) = json {
         let value = report::json(&device, bench.clock(), &command, &results);
         let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        output::write_all(&path, text.as_bytes())?;
         eprintln!("wrote {}", path.display());
     }
     if let Some(path) = plot {
-        report::plot(&path, &device, &results)?;
+        output::write_all(&path, report::plot(&device, &results)?.as_bytes())?;
         eprintln!("wrote {}", path.display());
     }
     Ok(())

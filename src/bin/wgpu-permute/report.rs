@@ -1,7 +1,5 @@
 //! Benchmark results as JSON and as an SVG bar chart of bandwidth ratios per case.
 
-use std::path::Path;
-
 use plotters::prelude::*;
 use serde_json::{Value, json};
 use wgpu_permute::bench::{CaseResult, Clock};
@@ -41,11 +39,18 @@ pub fn json(device: &str, clock: Clock, command: &str, results: &[CaseResult]) -
 type Series = (&'static str, RGBColor, i32, fn(&CaseResult) -> f64);
 
 /// Horizontal bars per case: permute bandwidth over the buffer copy's (blue) and over the
-/// shader copy's (orange), with a line at 1.0 (as fast as the copy).
-pub fn plot(path: &Path, device: &str, results: &[CaseResult]) -> Result<(), String> {
-    let fail = |e: &dyn std::fmt::Display| format!("cannot draw {}: {e}", path.display());
+/// shader copy's (orange), with a line at 1.0 (as fast as the copy). Returns the SVG text,
+/// for the caller to write.
+pub fn plot(device: &str, results: &[CaseResult]) -> Result<String, String> {
+    let mut svg = String::new();
+    draw(&mut svg, device, results)?;
+    Ok(svg)
+}
+
+fn draw(svg: &mut String, device: &str, results: &[CaseResult]) -> Result<(), String> {
+    let fail = |e: &dyn std::fmt::Display| format!("cannot draw the plot: {e}");
     let n = results.len() as i32;
-    let root = SVGBackend::new(path, (1000, 130 + 40 * n as u32)).into_drawing_area();
+    let root = SVGBackend::with_string(svg, (1000, 130 + 40 * n as u32)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| fail(&e))?;
     let max = results
         .iter()

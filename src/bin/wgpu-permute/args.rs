@@ -1,0 +1,239 @@
+//! The command line, and the checks on it that need no GPU (the fuzz target
+//! `fuzz/fuzz_targets/npy.rs` runs them on arbitrary arguments).
+
+use std::path::{Path, PathBuf};
+
+use clap::{Parser, Subcommand, ValueEnum};
+use wgpu_permute::bench;
+use wgpu_permute::{IndexMath, Kernel, Options};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "wgpu-permute",
+    version,
+    about = "Permute (transpose) tensors on any GPU that wgpu drives"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// List adapters with the features and limits that matter for permutes.
+    Info,
+    /// Print the plan for a permute, and why each choice was made.
+    Plan {
+        /// Input shape, e.g. 8,512,16,64.
+        #[arg(long, value_delimiter = ',', required = true)]
+        shape: Vec<usize>,
+        /// Output dim i is input dim perm[i], e.g. 0,2,1,3.
+        #[arg(long, value_delimiter = ',', required = true)]
+        perm: Vec<usize>,
+        /// Element type (u8, i8, u16, i16, f16, bf16, u32, i32, f32, u64, i64, f64, c64, c128)
+        /// or its size in bytes.
+        #[arg(long, default_value = "f32")]
+        dtype: String,
+        #[command(flatten)]
+        force: Force,
+        /// Plan for the WebGPU default limits instead of the default adapter.
+        #[arg(long)]
+        no_device: bool,
+    },
+    /// Permute a .npy file on the GPU and write the result as .npy.
+    Permute {
+        /// Output dim i is input dim perm[i], e.g. 2,0,1.
+        #[arg(long, value_delimiter = ',', required = true)]
+        perm: Vec<usize>,
+        input: PathBuf,
+        /// Written only once the result is complete (and checked, with --check); may be
+        /// the input itself.
+        output: PathBuf,
+        /// Also compare the result with the CPU reference.
+        #[arg(long)]
+        check: bool,
+        #[command(flatten)]
+        force: Force,
+    },
+    /// Run the benchmark suite: each permute next to copies of the same bytes.
+    Bench {
+        /// Write the results as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Draw the bandwidth ratios per case as an SVG bar chart.
+        #[arg(long)]
+        plot: Option<PathBuf>,
+        /// Multiply each case's outermost dim (for fast GPUs).
+        #[arg(long, default_value_t = 1)]
+        scale: usize,
+        /// Timed runs per measurement (after 2 warm-ups).
+        #[arg(long, default_value_t = 7)]
+        runs: usize,
+        /// Only the cases whose label contains this text.
+        #[arg(long)]
+        filter: Option<String>,
+        /// Choose between kernels by timing them on first use (per shape class).
+        #[arg(long)]
+        autotune: bool,
+        #[command(flatten)]
+        force: Force,
+    },
+}
+
+/// Choices to force instead of the planner's heuristics.
+#[derive(clap::Args, Debug)]
+pub struct Force {
+    /// Force a kernel.
+    #[arg(long, value_enum)]
+    kernel: Option<KernelArg>,
+    /// Force the index math.
+    #[arg(long, value_enum)]
+    index: Option<IndexArg>,
+    /// Force compiling the generic kernel for the shape (true) or not (false).
+    #[arg(long)]
+    specialize: Option<bool>,
+}
+
+#[derive(Clone, Copy, ValueEnum, Debug)]
+enum KernelArg {
+    Copy,
+    Generic,
+    Tiled,
+    Micro,
+}
+
+#[derive(Clone, Copy, ValueEnum, Debug)]
+enum IndexArg {
+    U32,
+    U64,
+    U32Pair,
+}
+
+impl Force {
+    pub fn options(&self) -> Options {
+        Options {
+            kernel: self.kernel.map(|k| match k {
+                KernelArg::Copy => Kernel::Copy,
+                KernelArg::Generic => Kernel::Generic,
+                KernelArg::Tiled => Kernel::Tiled,
+                KernelArg::Micro => Kernel::Micro,
+            }),
+            index: self.index.map(|i| match i {
+                IndexArg::U32 => IndexMath::U32,
+                IndexArg::U64 => IndexMath::U64,
+                IndexArg::U32Pair => IndexMath::U32Pair,
+            }),
+            binding_limit: None,
+            specialize: self.specialize,
+        }
+    }
+}
+
+/// The checks on the arguments alone (no files, no GPU), run before anything else.
+pub fn validate(cli: &Cli) -> Result<(), String> {
+    match &cli.command {
+        Command::Info | Command::Permute { .. } => Ok(()),
+        Command::Plan { dtype, .. } => elem_size(dtype).map(drop),
+        Command::Bench { scale, runs, .. } => check_bench(*scale, *runs),
+    }
+}
+
+/// Element size for a dtype name or a byte count.
+pub fn elem_size(dtype: &str) -> Result<usize, String> {
+    Ok(match dtype {
+        "u8" | "i8" | "bool" => 1,
+        "u16" | "i16" | "f16" | "bf16" => 2,
+        "u32" | "i32" | "f32" => 4,
+        "u64" | "i64" | "f64" | "c64" => 8,
+        "c128" => 16,
+        other => other.parse().map_err(|_| {
+            format!("unknown dtype {other:?}: use a name like f16 or a size in bytes")
+        })?,
+    })
+}
+
+/// `--scale` and `--runs` are at least 1, and every case of the suite, scaled, has a byte
+/// count that fits in memory sizes.
+pub fn check_bench(scale: usize, runs: usize) -> Result<(), String> {
+    if scale == 0 {
+        return Err("--scale must be at least 1".into());
+    }
+    if runs == 0 {
+        return Err("--runs must be at least 1".into());
+    }
+    for case in bench::default_suite(1) {
+        let bytes = case
+            .shape
+            .iter()
+            .skip(1)
+            .try_fold(case.shape[0].checked_mul(scale), |n, &d| {
+                n.map(|n| n.checked_mul(d))
+            })
+            .flatten()
+            .and_then(|n| n.checked_mul(case.elem_size))
+            .filter(|&n| n <= isize::MAX as usize);
+        if bytes.is_none() {
+            return Err(format!(
+                "--scale {scale} makes the case {} larger than memory can address",
+                case.label()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks `--perm` against the input's rank (with the same messages for either storage
+/// order), then translates it for the stored data: a Fortran-order array is stored as its
+/// transpose in C order, whose dim `rank - 1 - d` is the array's dim `d`.
+pub fn stored_perm(
+    perm: &[usize],
+    rank: usize,
+    fortran_order: bool,
+    input: &Path,
+) -> Result<Vec<usize>, String> {
+    if perm.len() != rank {
+        return Err(format!(
+            "--perm has {} entries but {} has {rank} dimensions",
+            perm.len(),
+            input.display()
+        ));
+    }
+    wgpu_permute::plan::check_perm(rank, perm).map_err(|e| e.to_string())?;
+    Ok(if fortran_order {
+        perm.iter().map(|&p| rank - 1 - p).collect()
+    } else {
+        perm.to_vec()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn perms_are_checked_before_the_fortran_translation() {
+        let input = Path::new("a.npy");
+        for fortran in [false, true] {
+            let e = |perm: &[usize]| stored_perm(perm, 2, fortran, input).err().unwrap();
+            assert_eq!(
+                e(&[0, 5]),
+                "permutation entry 5 is out of range for a tensor of rank 2"
+            );
+            assert_eq!(e(&[1, 1]), "permutation names dimension 1 more than once");
+            assert_eq!(e(&[0]), "--perm has 1 entries but a.npy has 2 dimensions");
+        }
+        assert_eq!(stored_perm(&[2, 0, 1], 3, true, input).unwrap(), [0, 2, 1]);
+        assert_eq!(stored_perm(&[2, 0, 1], 3, false, input).unwrap(), [2, 0, 1]);
+        assert_eq!(stored_perm(&[], 0, true, input).unwrap(), [] as [usize; 0]);
+    }
+
+    #[test]
+    fn bench_scales_that_overflow_are_refused() {
+        assert!(check_bench(1, 7).is_ok());
+        assert!(check_bench(1000, 1).is_ok());
+        assert!(check_bench(0, 7).is_err());
+        assert!(check_bench(1, 0).is_err());
+        let e = check_bench(usize::MAX / 8, 7).err().unwrap();
+        assert!(e.contains("larger than memory can address"), "{e}");
+    }
+}
