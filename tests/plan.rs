@@ -810,6 +810,22 @@ fn specialisation_reasons_follow_size_and_the_budget() {
         (true, Some(SpecializeReason::Compiled))
     );
 
+    // Forced on, the budget still bounds it.
+    let on = Options {
+        specialize: Some(true),
+        ..Options::default()
+    };
+    let forced_spent = plan::plan_with(
+        &Request::new(&[16, 16, 64], &[1, 0, 2], 4).with_options(on),
+        &caps,
+        &learned,
+    )
+    .unwrap();
+    assert_eq!(
+        (forced_spent.specialized, forced_spent.reasons.specialize),
+        (false, Some(SpecializeReason::BudgetSpent))
+    );
+
     let wide = Options {
         index: Some(IndexMath::U32Pair),
         ..Options::default()

@@ -352,17 +352,19 @@ pub(super) fn choose_specialize(
     if plan.index != IndexMath::U32 || plan.boxed() {
         return Some((false, SpecializeReason::NotApplicable));
     }
-    if let Some(forced) = opts.specialize {
-        return Some((forced, SpecializeReason::Forced));
-    }
-    Some(if plan.bytes < SPECIALIZE_MIN_BYTES {
-        (false, SpecializeReason::Small)
-    } else if learned.specialized.contains(&plan.shape_key()) {
-        (true, SpecializeReason::Compiled)
-    } else if learned.specialized.len() >= learned.max_specialized {
-        (false, SpecializeReason::BudgetSpent)
-    } else {
-        (true, SpecializeReason::Large)
+    let compiled = learned.specialized.contains(&plan.shape_key());
+    let budget_left = learned.specialized.len() < learned.max_specialized;
+    // The budget bounds forced specialisation too: it is what keeps memory bounded.
+    Some(match opts.specialize {
+        Some(false) => (false, SpecializeReason::Forced),
+        _ if compiled => (true, SpecializeReason::Compiled),
+        _ if !budget_left && opts.specialize == Some(true) => {
+            (false, SpecializeReason::BudgetSpent)
+        }
+        Some(true) => (true, SpecializeReason::Forced),
+        None if plan.bytes < SPECIALIZE_MIN_BYTES => (false, SpecializeReason::Small),
+        None if !budget_left => (false, SpecializeReason::BudgetSpent),
+        None => (true, SpecializeReason::Large),
     })
 }
 
