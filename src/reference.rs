@@ -13,43 +13,13 @@ pub fn permute_slice<T: Copy>(
     shape: &[usize],
     perm: &[usize],
 ) -> Result<Vec<T>, PermuteError> {
-    check_perm(shape.len(), perm)?;
-    let n = element_count(shape)?;
-    if src.len() != n {
-        return Err(PermuteError::DataLength {
-            need: n,
-            have: src.len(),
-        });
-    }
-    if n == 0 {
-        return Ok(Vec::new());
-    }
-    let rank = shape.len();
-    let mut in_strides = vec![1usize; rank];
-    for d in (0..rank.saturating_sub(1)).rev() {
-        in_strides[d] = in_strides[d + 1] * shape[d + 1];
-    }
-    let out_shape: Vec<usize> = perm.iter().map(|&p| shape[p]).collect();
-    let strides: Vec<usize> = perm.iter().map(|&p| in_strides[p]).collect();
-    let mut index = vec![0usize; rank];
-    let mut out = Vec::with_capacity(n);
-    for _ in 0..n {
-        let offset: usize = index.iter().zip(&strides).map(|(i, s)| i * s).sum();
-        out.push(src[offset]);
-        // Odometer increment over the output shape, last dim fastest.
-        for d in (0..rank).rev() {
-            index[d] += 1;
-            if index[d] < out_shape[d] {
-                break;
-            }
-            index[d] = 0;
-        }
-    }
+    let mut out = Vec::with_capacity(src.len());
+    gather(src.len(), shape, perm, |i| out.push(src[i]))?;
     Ok(out)
 }
 
-/// [`permute_slice`] on raw bytes with elements of `elem_size` bytes, for callers that hold a
-/// tensor as bytes (for example a `.npy` payload).
+/// [`permute_slice`] on raw bytes with elements of `elem_size` bytes, for callers that hold
+/// a tensor as bytes (for example a `.npy` payload). Holds one copy: the result.
 pub fn permute_bytes(
     src: &[u8],
     shape: &[usize],
@@ -66,6 +36,47 @@ pub fn permute_bytes(
             have: src.len() / elem_size,
         });
     }
-    let elems: Vec<&[u8]> = src.chunks_exact(elem_size).collect();
-    Ok(permute_slice(&elems, shape, perm)?.concat())
+    let mut out = Vec::with_capacity(src.len());
+    gather(n, shape, perm, |i| {
+        out.extend_from_slice(&src[i * elem_size..][..elem_size])
+    })?;
+    Ok(out)
+}
+
+/// Calls `take` with the input element index of every output element, in output order,
+/// after checking `perm` and that `len` is the shape's element count.
+fn gather(
+    len: usize,
+    shape: &[usize],
+    perm: &[usize],
+    mut take: impl FnMut(usize),
+) -> Result<(), PermuteError> {
+    check_perm(shape.len(), perm)?;
+    let n = element_count(shape)?;
+    if len != n {
+        return Err(PermuteError::DataLength { need: n, have: len });
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    let rank = shape.len();
+    let mut in_strides = vec![1usize; rank];
+    for d in (0..rank.saturating_sub(1)).rev() {
+        in_strides[d] = in_strides[d + 1] * shape[d + 1];
+    }
+    let out_shape: Vec<usize> = perm.iter().map(|&p| shape[p]).collect();
+    let strides: Vec<usize> = perm.iter().map(|&p| in_strides[p]).collect();
+    let mut index = vec![0usize; rank];
+    for _ in 0..n {
+        take(index.iter().zip(&strides).map(|(i, s)| i * s).sum());
+        // Odometer increment over the output shape, last dim fastest.
+        for d in (0..rank).rev() {
+            index[d] += 1;
+            if index[d] < out_shape[d] {
+                break;
+            }
+            index[d] = 0;
+        }
+    }
+    Ok(())
 }

@@ -526,11 +526,10 @@ fn peak_rss_mib(args: &[&std::ffi::OsStr]) -> u64 {
 }
 
 /// The tool holds few copies of a tensor. On top of a tiny run's footprint, a 64 MiB
-/// permute may use 4 copies without `--check`: the device's input, output and readback
-/// buffers and the upload's staging memory, all host memory on lavapipe (the host input is
-/// freed once uploaded, the output read back once the device buffers are freed). With
-/// `--check`, one more: the host input, kept for the comparison (no permuted reference copy
-/// is made). Before: 6 and 11 copies.
+/// permute may use 5 copies, with or without `--check`: the device's input, output and
+/// readback buffers and the upload's staging memory, all host memory on lavapipe, and the
+/// host input (freed once uploaded without `--check`) or the result. With `--check`, the
+/// reference is made once the device buffers are freed. Before: 6 and 11 copies.
 #[test]
 fn host_memory_stays_within_a_few_copies_of_the_tensor() {
     if common::gpu().is_none() {
@@ -562,7 +561,7 @@ fn host_memory_stays_within_a_few_copies_of_the_tensor() {
         "peak RSS: baseline {baseline} MiB, 64 MiB permute {plain} MiB, with --check {checked} MiB"
     );
     assert!(
-        plain - baseline <= 4 * 64 + 32,
+        plain - baseline <= 5 * 64 + 32,
         "without --check: {plain} MiB over {baseline}"
     );
     assert!(

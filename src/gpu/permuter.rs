@@ -1,6 +1,7 @@
 //! [`Permuter`]: plans with what it knows of its device, checks buffers against the plan,
 //! records the plan's dispatches, and the host round trip.
 
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::pipelines::Pipelines;
@@ -337,7 +338,7 @@ impl Permuter {
     ) -> Result<Vec<T>, PermuteError> {
         let req = Request::new(shape, perm, std::mem::size_of::<T>());
         let mut out = Vec::new();
-        self.host(bytemuck::cast_slice(data), &req, |bytes| {
+        self.host(Cow::Borrowed(bytemuck::cast_slice(data)), &req, |bytes| {
             out = bytemuck::pod_collect_to_vec(bytes);
         })?;
         Ok(out)
@@ -358,7 +359,15 @@ impl Permuter {
     /// ignored, since the buffers are made here).
     pub fn permute_host(&self, data: &[u8], req: &Request) -> Result<Vec<u8>, PermuteError> {
         let mut out = Vec::new();
-        self.host(data, req, |bytes| out = bytes.to_vec())?;
+        self.host(Cow::Borrowed(data), req, |bytes| out = bytes.to_vec())?;
+        Ok(out)
+    }
+
+    /// [`Permuter::permute_host`] that takes the input by value and frees it as soon as the
+    /// GPU holds it, so the host holds one copy fewer at the peak (large tensors).
+    pub fn permute_owned(&self, data: Vec<u8>, req: &Request) -> Result<Vec<u8>, PermuteError> {
+        let mut out = Vec::new();
+        self.host(Cow::Owned(data), req, |bytes| out = bytes.to_vec())?;
         Ok(out)
     }
 
@@ -366,7 +375,7 @@ impl Permuter {
     /// straight into the vector they return).
     fn host(
         &self,
-        data: &[u8],
+        data: Cow<'_, [u8]>,
         req: &Request,
         take: impl FnOnce(&[u8]),
     ) -> Result<(), PermuteError> {
@@ -377,7 +386,7 @@ impl Permuter {
 
     fn host_round_trip(
         &self,
-        data: &[u8],
+        data: Cow<'_, [u8]>,
         req: &Request,
         take: impl FnOnce(&[u8]),
     ) -> Result<(), PermuteError> {
@@ -409,7 +418,7 @@ impl Permuter {
                 &self.device,
                 &self.queue,
                 "wgpu-permute input",
-                data,
+                &data,
                 wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             );
             let buffer = |label, usage| {
@@ -432,6 +441,8 @@ impl Permuter {
             );
             (src, dst, readback)
         })?;
+        // The queue holds a staging copy: an owned input can go now.
+        drop(data);
         let mut encoder = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {

@@ -27,7 +27,6 @@ mod args;
 mod npy;
 mod output;
 mod report;
-mod roundtrip;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -36,7 +35,7 @@ use std::process::ExitCode;
 use args::{Cli, Command, elem_size};
 use clap::Parser;
 use wgpu_permute::bench::{self, Bench, BenchError};
-use wgpu_permute::{DeviceCaps, Options, Permuter, Request};
+use wgpu_permute::{DeviceCaps, Options, Permuter, Request, reference};
 
 type Result<T> = std::result::Result<T, String>;
 
@@ -203,11 +202,17 @@ fn permute(
     let out_shape: Vec<usize> = perm.iter().map(|&d| shape[d]).collect();
     let p = permuter()?;
     let req = Request::new(&shape, &perm, elem_size).with_options(options);
-    let (plan, out, input_data) = roundtrip::permute(&p, data, &req, check)?;
+    let plan = p.plan(&req).map_err(|e| e.to_string())?;
+    let out = p.permute_host(&data, &req).map_err(|e| e.to_string())?;
     // The output is committed only once it is complete and, with --check, correct.
-    if let Some(data) = input_data {
-        roundtrip::check(&data, &out, &shape, &perm, elem_size)?;
+    if check {
+        let want =
+            reference::permute_bytes(&data, &shape, &perm, elem_size).map_err(|e| e.to_string())?;
+        if want != out {
+            return Err("check failed: the GPU result differs from the CPU reference".into());
+        }
     }
+    drop(data);
     let mut staged = output::Staged::new(output)?;
     npy::write(staged.file(), &dtype, &out_shape, &out)
         .map_err(|e| format!("cannot write {}: {e}", output.display()))?;
