@@ -26,6 +26,7 @@ struct Input {
     kernel: u8,
     index: u8,
     binding_limit: Option<u32>,
+    specialize: u8,
 }
 
 fuzz_target!(|input: Input| {
@@ -57,6 +58,7 @@ fuzz_target!(|input: Input| {
         index: [None, Some(IndexMath::U32), Some(IndexMath::U64), Some(IndexMath::U32Pair)]
             [input.index as usize % 4],
         binding_limit: input.binding_limit.map(u64::from),
+        specialize: [None, Some(false), Some(true)][input.specialize as usize % 3],
     };
     let req = Request::new(&shape, &perm, input.elem_size as usize)
         .with_offsets(input.src_offset, input.dst_offset)
