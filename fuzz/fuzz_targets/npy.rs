@@ -93,7 +93,7 @@ fuzz_target!(|input: Input| {
             let elem_size = args::elem_size(&dtype).expect("validated");
             let req = Request::new(&shape, &perm, elem_size).with_options(force.options());
             if let Ok(p) = plan::plan(&req, &caps) {
-                let _ = (p.to_string(), p.explain(&caps));
+                let _ = (p.to_string(), p.explain());
             }
         }
         args::Command::Permute {
@@ -107,7 +107,7 @@ fuzz_target!(|input: Input| {
             assert!(plan::check_perm(t.shape.len(), &stored).is_ok());
             let req = Request::new(&t.shape, &stored, t.elem_size).with_options(force.options());
             if let Ok(p) = plan::plan(&req, &caps) {
-                let _ = (p.to_string(), p.explain(&caps));
+                let _ = (p.to_string(), p.explain());
             }
         }
         args::Command::Bench { scale, .. } => {
