@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Case, check, check_many, gpu, permutations, test_bytes};
+use common::{Case, GENERIC, MICRO, TILED, check, check_many, gpu, permutations, test_bytes};
 use proptest::prelude::*;
 use wgpu::util::DeviceExt;
 use wgpu_permute::plan::{ELEM_SIZES, MAX_RANK, MICRO_SIDE, Measured, Tile};
@@ -20,23 +20,6 @@ fn expect_all_ok(failures: Vec<String>, total: usize) {
         failures.join("\n")
     );
 }
-
-const GENERIC: Options = Options {
-    kernel: Some(Kernel::Generic),
-    index: None,
-    binding_limit: None,
-    specialize: None,
-};
-const TILED: Options = Options {
-    kernel: Some(Kernel::Tiled),
-    index: None,
-    binding_limit: None,
-    specialize: None,
-};
-const MICRO: Options = Options {
-    kernel: Some(Kernel::Micro),
-    ..TILED
-};
 
 /// Runs the cases in batches and fails once with every bad case's message; returns the plans.
 fn expect_all_pass(p: &wgpu_permute::Permuter, cases: &[Case]) -> Vec<wgpu_permute::Plan> {

@@ -2,24 +2,9 @@
 
 mod common;
 
-use common::{Case, check, check_many, gpu, permutations};
+use common::{Case, GENERIC, MICRO, TILED, check, check_many, gpu, permutations};
 use wgpu_permute::plan::ELEM_SIZES;
 use wgpu_permute::{Kernel, Options, PermuteError, Permuter, Request, read_buffer};
-
-const GENERIC: Options = Options {
-    kernel: Some(Kernel::Generic),
-    index: None,
-    binding_limit: None,
-    specialize: None,
-};
-const TILED: Options = Options {
-    kernel: Some(Kernel::Tiled),
-    ..GENERIC
-};
-const MICRO: Options = Options {
-    kernel: Some(Kernel::Micro),
-    ..GENERIC
-};
 
 /// The test adapter, on a new instance.
 fn adapter() -> wgpu::Adapter {

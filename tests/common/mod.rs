@@ -6,6 +6,22 @@ use std::sync::OnceLock;
 
 use wgpu_permute::{Options, Permuter, Plan, Request, read_buffer, reference};
 
+/// Options forcing each shader kernel.
+pub const GENERIC: Options = Options {
+    kernel: Some(wgpu_permute::Kernel::Generic),
+    index: None,
+    binding_limit: None,
+    specialize: None,
+};
+pub const TILED: Options = Options {
+    kernel: Some(wgpu_permute::Kernel::Tiled),
+    ..GENERIC
+};
+pub const MICRO: Options = Options {
+    kernel: Some(wgpu_permute::Kernel::Micro),
+    ..GENERIC
+};
+
 /// Set to `1` to skip GPU tests on a machine with no adapter; they then say they skipped.
 pub const SKIP_VAR: &str = "WGPU_PERMUTE_SKIP_GPU";
 
