@@ -698,33 +698,22 @@ mod tests {
 
     #[test]
     fn every_word_name_is_used_by_its_kernels() {
-        let tiled = source(
-            &all_variants()
+        let first = |kernel| {
+            let v = all_variants()
                 .into_iter()
-                .find(|v| v.kernel == Kernel::Tiled)
-                .unwrap(),
-        )
-        .unwrap();
-        let micro = source(
-            &all_variants()
-                .into_iter()
-                .find(|v| v.kernel == Kernel::Micro)
-                .unwrap(),
-        )
-        .unwrap();
+                .find(|v| v.kernel == kernel)
+                .unwrap();
+            source(&v).unwrap()
+        };
+        let (tiled, micro) = (first(Kernel::Tiled), first(Kernel::Micro));
         for word in TileWord::ALL {
             let used = format!("param({})", word.wgsl_name());
-            let by_tiled = tiled.contains(&used);
-            let by_micro = micro.contains(&used);
-            assert!(by_tiled || by_micro, "{word:?} is used by no kernel");
+            assert!(
+                tiled.contains(&used) || micro.contains(&used),
+                "{word:?} is used by no kernel"
+            );
         }
-        let generic = source(
-            &all_variants()
-                .into_iter()
-                .find(|v| v.kernel == Kernel::Generic)
-                .unwrap(),
-        )
-        .unwrap();
+        let generic = first(Kernel::Generic);
         for value in GenericValue::ALL {
             assert!(
                 generic.contains(&format!("ip({})", value.wgsl_name())),
