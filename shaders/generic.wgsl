@@ -22,7 +22,7 @@ fn generic(
     @builtin(num_workgroups) nwg: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,
 ) {
-    let wg = flat_workgroup(wid, nwg);
+    let wg = workgroup_index(wid, nwg, lid);
     if wg >= param(TOTAL_WORKGROUPS) {
         return;
     }

@@ -22,7 +22,7 @@ fn micro(
     @builtin(num_workgroups) nwg: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,
 ) {
-    let wg = flat_workgroup(wid, nwg);
+    let wg = workgroup_index(wid, nwg, lid);
     let g = wg * WORKGROUP + lid;
     if wg >= param(TOTAL_WORKGROUPS) || g >= param(TILES) {
         return;
@@ -41,7 +41,7 @@ fn micro(
     var w: array<u32, SIDE * K>; // w[r * K + k]: word k of block row r
     for (var r = 0u; r < SIDE; r++) {
         for (var k = 0u; k < K; k++) {
-            w[r * K + k] = src[first_in + r * in_row + k];
+            w[r * K + k] = load_src(first_in + r * in_row + k);
         }
     }
     for (var c = 0u; c < SIDE; c++) {
@@ -51,7 +51,7 @@ fn micro(
             for (var i = 0u; i < PACK; i++) {
                 word |= lane(w[(k * PACK + i) * K + c / PACK], c % PACK) << (BITS * i);
             }
-            dst[first_out + c * out_row + k] = word;
+            store_dst(first_out + c * out_row + k, word);
         }
     }
 }

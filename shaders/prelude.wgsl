@@ -1,6 +1,6 @@
 // prelude: shared by every kernel. The bindings, the parameter block and its named words,
-// the flat workgroup index of a folded grid, and the packing of 8/16-bit data into 32-bit
-// words. src/shaders.rs fills the placeholders (names in double braces) from the Rust
+// the packing of 8/16-bit data into 32-bit words, and the functions through which kernels
+// touch global memory and find their workgroup. src/shaders.rs fills the placeholders (names in double braces) from the Rust
 // constants, and puts this text before each kernel's own.
 
 struct Params {
@@ -34,8 +34,6 @@ fn lane(word: u32, i: u32) -> u32 {
     return (word >> (i * BITS)) & MASK;
 }
 
-// The workgroup's index in a grid folded into up to three dimensions (dispatches larger
-// than max_compute_workgroups_per_dimension); the grid's extra workgroups return early.
-fn flat_workgroup(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-    return wid.x + nwg.x * (wid.y + nwg.y * wid.z);
-}
+// The global-memory accesses and the workgroup's index: plain here
+// (shaders/fragments/access.wgsl), recorded in trace mode (shaders/fragments/access_trace.wgsl).
+{{ACCESS}}

@@ -12,15 +12,18 @@
 // conflict-free. Needs R and C divisible by PACK (the planner checks); then every other
 // stride is too, and no word is split between tiles.
 //
-// Filled in by src/shaders.rs: the tile geometry (TILE_WORDS x TILE_ROWS threads, TILE_LEN
-// units of workgroup memory), BATCH_FN (the unrolled batch decode) and OUT_WORD_FN
-// (shaders/fragments/tiled_out_word*.wgsl).
+// Filled in by src/shaders.rs: the tile geometry (TILE_WORDS x TILE_ROWS threads, rows of
+// PITCH units, TILE_LEN units of workgroup memory), BATCH_FN (the unrolled batch decode),
+// OUT_WORD_FN (shaders/fragments/tiled_out_word*.wgsl) and TILE_ACCESS, the functions that
+// read and write the tile (shaders/fragments/tile_access*.wgsl).
 
 const TW: u32 = {{TILE_WORDS}};
 const BY: u32 = {{TILE_ROWS}};
-const PITCH: u32 = TW + 1u;
+const PITCH: u32 = {{PITCH}};
 
 var<workgroup> tile: array<{{STORE}}, {{TILE_LEN}}>;
+
+{{TILE_ACCESS}}
 
 // Input and output offsets (in units) of batch index `b`, unrolled over the batch dims.
 {{BATCH_FN}}
@@ -32,8 +35,9 @@ fn tiled(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
     @builtin(local_invocation_id) lid: vec3<u32>,
+    @builtin(local_invocation_index) li: u32,
 ) {
-    let wg = flat_workgroup(wid, nwg);
+    let wg = workgroup_index(wid, nwg, li);
     if wg >= param(TOTAL_WORKGROUPS) {
         return;
     }
@@ -58,7 +62,7 @@ fn tiled(
     for (var r = lid.y; r < TW * PACK; r += BY) {
         let gr = row0 + r;
         if gr < rows && gw < in_words {
-            tile[((r % PACK) * TW + r / PACK) * PITCH + lid.x] = src[in_base + gr * in_row + gw];
+            store_tile(((r % PACK) * TW + r / PACK) * PITCH + lid.x, load_src(in_base + gr * in_row + gw));
         }
     }
     workgroupBarrier();
@@ -69,7 +73,7 @@ fn tiled(
     for (var c = lid.y; c < TW * PACK; c += BY) {
         let gc = col0 + c;
         if gc < cols && ow < out_words {
-            dst[out_base + gc * out_row + ow] = out_word(c, lid.x);
+            store_dst(out_base + gc * out_row + ow, out_word(c, lid.x));
         }
     }
 }

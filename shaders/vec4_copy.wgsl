@@ -11,14 +11,14 @@ fn vec4_copy(
     @builtin(num_workgroups) nwg: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,
 ) {
-    let wg = flat_workgroup(wid, nwg);
+    let wg = workgroup_index(wid, nwg, lid);
     if wg >= param(TOTAL_WORKGROUPS) {
         return;
     }
     for (var k = 0u; k < ITEMS; k++) {
         let i = wg * WORKGROUP * ITEMS + k * WORKGROUP + lid;
         if i < param(UNITS) {
-            dst[i] = src[i];
+            store_dst(i, load_src(i));
         }
     }
 }

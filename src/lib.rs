@@ -61,6 +61,7 @@
 pub mod bench;
 mod error;
 mod gpu;
+pub mod model;
 pub mod plan;
 pub mod reference;
 #[doc(hidden)]

@@ -11,6 +11,7 @@ use std::fmt::Write;
 
 use thiserror::Error;
 
+use crate::model;
 use crate::plan::{
     Chunk, ELEM_SIZES, GENERIC_ITEMS, GENERIC_WORKGROUP, IndexMath, Kernel, MAX_RANK, MICRO_SIDE,
     Plan, Tile, Variant, pack_of,
@@ -36,6 +37,23 @@ const GENERIC_WINDOW_WGSL: &str = include_str!("../shaders/fragments/generic_win
 const TILED_OUT_WORD_WGSL: &str = include_str!("../shaders/fragments/tiled_out_word.wgsl");
 const TILED_OUT_WORD_PACKED_WGSL: &str =
     include_str!("../shaders/fragments/tiled_out_word_packed.wgsl");
+const ACCESS_WGSL: &str = include_str!("../shaders/fragments/access.wgsl");
+const ACCESS_TRACE_WGSL: &str = include_str!("../shaders/fragments/access_trace.wgsl");
+const TILE_ACCESS_WGSL: &str = include_str!("../shaders/fragments/tile_access.wgsl");
+const TILE_ACCESS_TRACE_WGSL: &str = include_str!("../shaders/fragments/tile_access_trace.wgsl");
+
+/// How a variant's memory accesses are generated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Build {
+    /// As shipped: the access functions only access.
+    Shipped,
+    /// Trace mode (see [`crate::model`]): every access is also recorded. `padding: false`
+    /// drops the tiled kernel's padding column, to model what it prevents.
+    Trace {
+        /// Keep the tile's padding column (as shipped).
+        padding: bool,
+    },
+}
 
 /// A template that cannot be filled: a mistake in this crate, caught when a variant is
 /// generated (every variant is generated and validated by the tests).
@@ -239,13 +257,37 @@ pub fn store_type(unit: u32) -> &'static str {
 }
 
 /// The prelude, filled for one kernel: its storage type, parameter block size (in `vec4`s),
-/// named words and packing.
+/// named words, packing and access functions (`invocations`: per workgroup, for trace mode).
 fn prelude(
     store: &str,
     param_words: usize,
     words: &[(&str, usize)],
     pack: u32,
+    build: Build,
+    invocations: u32,
 ) -> Result<String, TemplateError> {
+    let access = match build {
+        Build::Shipped => fill("fragments/access.wgsl", ACCESS_WGSL, &[("STORE", store)])?,
+        Build::Trace { .. } => {
+            let spaces: String = model::Space::ALL
+                .iter()
+                .map(|s| format!("const {}: u32 = {}u;\n", s.wgsl_name(), *s as u32))
+                .collect();
+            fill(
+                "fragments/access_trace.wgsl",
+                ACCESS_TRACE_WGSL,
+                &[
+                    ("STORE", store),
+                    ("HEADER", &format!("{}u", model::HEADER)),
+                    ("SLOTS", &format!("{}u", model::SLOTS)),
+                    ("RECORD_WORDS", &format!("{}u", model::RECORD_WORDS)),
+                    ("INVOCATIONS", &format!("{invocations}u")),
+                    ("UNIT_BYTES", &format!("{}u", store_bytes(store))),
+                    ("SPACES", &spaces),
+                ],
+            )?
+        }
+    };
     fill(
         "prelude.wgsl",
         PRELUDE_WGSL,
@@ -255,8 +297,18 @@ fn prelude(
             ("PARAM_WORDS", &consts(words)),
             ("WORKGROUP", &format!("{GENERIC_WORKGROUP}u")),
             ("PACK", &format!("{pack}u")),
+            ("ACCESS", &access),
         ],
     )
+}
+
+/// Bytes of one storage unit of a WGSL storage type.
+fn store_bytes(store: &str) -> u32 {
+    match store {
+        "vec2<u32>" => 8,
+        "vec4<u32>" => 16,
+        _ => 4,
+    }
 }
 
 /// Every variant the planner can ask for; the naga test validates each one.
@@ -291,12 +343,23 @@ pub fn all_variants() -> Vec<Variant> {
     all
 }
 
-/// The WGSL source of a variant.
+/// The WGSL source of a variant, as shipped.
 pub fn source(v: &Variant) -> Result<String, TemplateError> {
+    build(v, Build::Shipped)
+}
+
+/// The WGSL source of a variant in trace mode: the shipped kernel, with every memory access
+/// also recorded (see [`crate::model`]), for the bindings of `Permuter::trace`.
+pub fn traced_source(v: &Variant, padding: bool) -> Result<String, TemplateError> {
+    build(v, Build::Trace { padding })
+}
+
+/// The WGSL source of a variant, shipped or traced.
+pub fn build(v: &Variant, build: Build) -> Result<String, TemplateError> {
     match v.kernel {
-        Kernel::Generic => generic_source(v),
-        Kernel::Tiled => tiled_source(v),
-        Kernel::Micro => micro_source(v),
+        Kernel::Generic => generic_source(v, build),
+        Kernel::Tiled => tiled_source(v, build),
+        Kernel::Micro => micro_source(v, build),
         Kernel::Empty | Kernel::Copy => Err(TemplateError::NoShader(v.kernel.name())),
     }
 }
@@ -308,7 +371,15 @@ pub fn vec4_copy_source() -> Result<String, TemplateError> {
         VEC4_COPY_WGSL,
         &[("ITEMS", &format!("{GENERIC_ITEMS}u"))],
     )?;
-    Ok(prelude("vec4<u32>", CopyWord::ALL.len(), &CopyWord::decls(), 1)? + &kernel)
+    let prelude = prelude(
+        "vec4<u32>",
+        CopyWord::ALL.len(),
+        &CopyWord::decls(),
+        1,
+        Build::Shipped,
+        GENERIC_WORKGROUP,
+    )?;
+    Ok(prelude + &kernel)
 }
 
 /// The index-math helpers (`Idx`, `ix`, `ip`, `iadd`, `imul`, `idiv`, `imod`, `ilt`, `iu32`)
@@ -418,7 +489,7 @@ fn generic_decode(v: &Variant, mode: Mode) -> String {
     f
 }
 
-fn generic_source(v: &Variant) -> Result<String, TemplateError> {
+fn generic_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
     let mode = mode(v);
     let arrays = generic_arrays(mode);
     let values = GenericValue::ALL.len() + arrays.len() * v.rank;
@@ -438,6 +509,8 @@ fn generic_source(v: &Variant) -> Result<String, TemplateError> {
         GENERIC_VALUES + values * value_words(v.index),
         &decls,
         pack_of(v.unit),
+        build,
+        GENERIC_WORKGROUP,
     )?;
     let kernel = fill(
         "generic.wgsl",
@@ -481,14 +554,26 @@ fn batch_fn(batch: usize) -> String {
 }
 
 /// The tiled and micro kernels' prelude: words, then three per batch dim.
-fn tile_prelude(v: &Variant, store: &str) -> Result<String, TemplateError> {
+fn tile_prelude(
+    v: &Variant,
+    store: &str,
+    build: Build,
+    invocations: u32,
+) -> Result<String, TemplateError> {
     let mut decls = TileWord::decls();
     decls.push(("BATCH", TILE_BATCH));
     let batch = v.rank.saturating_sub(2);
-    prelude(store, TILE_BATCH + 3 * batch, &decls, pack_of(v.unit))
+    prelude(
+        store,
+        TILE_BATCH + 3 * batch,
+        &decls,
+        pack_of(v.unit),
+        build,
+        invocations,
+    )
 }
 
-fn micro_source(v: &Variant) -> Result<String, TemplateError> {
+fn micro_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
     let kernel = fill(
         "micro.wgsl",
         MICRO_WGSL,
@@ -497,12 +582,17 @@ fn micro_source(v: &Variant) -> Result<String, TemplateError> {
             ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2))),
         ],
     )?;
-    Ok(tile_prelude(v, "u32")? + &kernel)
+    Ok(tile_prelude(v, "u32", build, GENERIC_WORKGROUP)? + &kernel)
 }
 
-fn tiled_source(v: &Variant) -> Result<String, TemplateError> {
+fn tiled_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
     let tile = Tile::for_unit(v.unit);
     let store = store_type(v.unit);
+    let (pitch, tile_access) = match build {
+        Build::Shipped => (tile.words + 1, TILE_ACCESS_WGSL),
+        Build::Trace { padding } => (tile.words + padding as u32, TILE_ACCESS_TRACE_WGSL),
+    };
+    let tile_access = fill("fragments/tile_access.wgsl", tile_access, &[("STORE", store)])?;
     let out_word = if tile.pack == 1 {
         fill(
             "fragments/tiled_out_word.wgsl",
@@ -519,12 +609,14 @@ fn tiled_source(v: &Variant) -> Result<String, TemplateError> {
             ("TILE_WORDS", &format!("{}u", tile.words)),
             ("TILE_ROWS", &format!("{}u", tile.rows)),
             ("STORE", store),
-            ("TILE_LEN", &tile.storage_units().to_string()),
+            ("PITCH", &format!("{pitch}u")),
+            ("TILE_LEN", &(tile.pack * tile.words * pitch).to_string()),
+            ("TILE_ACCESS", &tile_access),
             ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2))),
             ("OUT_WORD_FN", &out_word),
         ],
     )?;
-    Ok(tile_prelude(v, store)? + &kernel)
+    Ok(tile_prelude(v, store, build, tile.words * tile.rows)? + &kernel)
 }
 
 /// Values of the pipeline constants of a specialised generic plan: `D{i}` (output dims)

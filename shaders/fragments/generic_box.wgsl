@@ -2,5 +2,5 @@
 // SRC_OFF and DST_OFF already include the box's corner and the windows' starts.
 fn move_item(o: Idx) {
     let at = box_offsets(o);
-    dst[iu32(iadd(ip(DST_OFF), at.d))] = src[iu32(iadd(ip(SRC_OFF), at.s))];
+    store_dst(iu32(iadd(ip(DST_OFF), at.d)), load_src(iu32(iadd(ip(SRC_OFF), at.s))));
 }

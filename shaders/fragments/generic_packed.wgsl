@@ -7,14 +7,14 @@ fn move_item(w: Idx) {
         let o = iadd(imul(w, ix(PACK)), ix(l));
         if ilt(o, ip(N_UNITS)) {
             let s = iadd(ip(SRC_OFF), src_offset(o));
-            word |= lane(src[iu32(idiv(s, ix(PACK)))], iu32(imod(s, ix(PACK)))) << (l * BITS);
+            word |= lane(load_src(iu32(idiv(s, ix(PACK)))), iu32(imod(s, ix(PACK)))) << (l * BITS);
         } else {
             keep |= MASK << (l * BITS);
         }
     }
     let d = iu32(iadd(idiv(ip(DST_OFF), ix(PACK)), w));
     if keep != 0u {
-        word |= dst[d] & keep;
+        word |= load_dst(d) & keep;
     }
-    dst[d] = word;
+    store_dst(d, word);
 }

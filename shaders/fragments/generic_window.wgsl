@@ -12,7 +12,7 @@ fn move_item(w: Idx) {
             let at = window_source(o);
             if at.inside {
                 let s = iadd(ip(SRC_OFF), at.s);
-                word |= lane(src[iu32(idiv(s, ix(PACK)))], iu32(imod(s, ix(PACK)))) << (l * BITS);
+                word |= lane(load_src(iu32(idiv(s, ix(PACK)))), iu32(imod(s, ix(PACK)))) << (l * BITS);
                 taken = true;
             }
         }
@@ -25,7 +25,7 @@ fn move_item(w: Idx) {
     }
     let d = iu32(w);
     if keep != 0u {
-        word |= dst[d] & keep;
+        word |= load_dst(d) & keep;
     }
-    dst[d] = word;
+    store_dst(d, word);
 }

@@ -3,7 +3,7 @@
 fn out_word(c: u32, q: u32) -> u32 {
     var w = 0u;
     for (var p = 0u; p < PACK; p++) {
-        w |= lane(tile[(p * TW + q) * PITCH + c / PACK], c % PACK) << (p * BITS);
+        w |= lane(load_tile((p * TW + q) * PITCH + c / PACK), c % PACK) << (p * BITS);
     }
     return w;
 }

@@ -4,23 +4,32 @@
 
 use super::{Permuter, captured};
 use crate::PermuteError;
+use crate::model::Warp;
 use crate::plan::{Kernel, Measured, Options, Plan, Request};
 use crate::timing::Timer;
 
 impl Permuter {
-    /// Plans `req`; when the plan has kernels to time first, times them, records the
-    /// outcome as a fact about the device, and plans again.
+    /// Plans `req`; when the plan has kernels to time or to trace first, times or traces
+    /// them, records the outcome as a fact about the device, and plans again.
     pub(super) fn plan_tuned(&self, req: &Request) -> Result<Plan, PermuteError> {
-        let plan = self.plan(req)?;
-        if plan.pending_race().is_empty() {
-            return Ok(plan);
+        let mut plan = self.plan(req)?;
+        if !plan.pending_race().is_empty() {
+            let measured = match self.race(req, &plan) {
+                Ok(kernel) => Measured::Fastest(kernel),
+                Err(e) => Measured::Failed(e.to_string()),
+            };
+            self.learned().winners.insert(plan.shape_class(), measured);
+            plan = self.plan(req)?;
         }
-        let measured = match self.race(req, &plan) {
-            Ok(kernel) => Measured::Fastest(kernel),
-            Err(e) => Measured::Failed(e.to_string()),
-        };
-        self.learned().winners.insert(plan.shape_class(), measured);
-        self.plan(req)
+        if !plan.pending_model().is_empty() {
+            // A failed trace leaves no figures: the heuristic decides for this shape.
+            let figures = self
+                .model_kernels(req, plan.pending_model(), Warp::Wave32, true)
+                .unwrap_or_default();
+            self.learned().modelled.insert(plan.shape_key(), figures);
+            plan = self.plan(req)?;
+        }
+        Ok(plan)
     }
 
     /// Times the plan's candidate kernels on scratch buffers of its size (best of 3 after a

@@ -5,6 +5,7 @@
 //! - `device`: adapter and device set-up, and what the planner needs to know of a device.
 //! - `pipelines`: the layouts and the pipeline cache.
 //! - `autotune`: timing the candidate kernels of a shape class.
+//! - `trace`: running a kernel in trace mode for the memory model.
 //! - `permuter`: [`Permuter`]: buffer checks, encoding, the host round trip.
 //!
 //! This file holds the small helpers they share: error capture, uploads and readback.
@@ -13,6 +14,7 @@ mod autotune;
 mod device;
 mod permuter;
 mod pipelines;
+mod trace;
 
 use std::time::Duration;
 

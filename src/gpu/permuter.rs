@@ -30,12 +30,17 @@ impl Permuter {
     /// features and type, as the device reports them), exactly as for a permuter that made
     /// its own device on that adapter.
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Self, PermuteError> {
+        let caps = caps_of(device);
+        let learned = Learned {
+            model: !caps.cpu,
+            ..Learned::default()
+        };
         Ok(Permuter {
             device: device.clone(),
             queue: queue.clone(),
-            caps: caps_of(device),
+            caps,
             pipelines: Pipelines::new(device)?,
-            learned: Mutex::new(Learned::default()),
+            learned: Mutex::new(learned),
             lost: Arc::new(Mutex::new(None)),
             timer: Mutex::new(None),
         })
@@ -67,6 +72,17 @@ impl Permuter {
     /// heuristic serves the class (and timing is not tried again).
     pub fn with_autotune(self, on: bool) -> Self {
         self.learned().autotune = on;
+        self
+    }
+
+    /// Chooses among kernels by the GPU memory model ([`crate::model`]): the first request of
+    /// each shape traces every kernel that applies on a few workgroups (one small submission
+    /// each, on scratch buffers) and the kernel with the best predicted time serves the shape
+    /// from then on. On by default on GPU adapters; off on CPU adapters, whose speed the
+    /// model does not describe (there the measured choice stands). Autotuning, when on, wins
+    /// over the model.
+    pub fn with_model(self, on: bool) -> Self {
+        self.learned().model = on;
         self
     }
 
@@ -110,6 +126,25 @@ impl Permuter {
     /// that ran.
     pub fn plan(&self, req: &Request) -> Result<Plan, PermuteError> {
         plan::plan_with(req, &self.caps, &self.learned())
+    }
+
+    /// Plans a request and does the first-use work the plan asks for (timing the candidate
+    /// kernels with autotuning on, tracing them for the memory model on GPUs), so the plan
+    /// returned is the one [`Permuter::encode`] runs.
+    pub fn prepare(&self, req: &Request) -> Result<Plan, PermuteError> {
+        self.check_device()?;
+        self.plan_tuned(req).map_err(|e| self.or_lost(e))
+    }
+
+    /// Plans as for a device with these capabilities instead of this one's (the memory model
+    /// is on where `caps` is not a CPU's). For planning and modelling GPUs on any adapter
+    /// (`wgpu-permute plan --no-device`, tests of the GPU path on lavapipe): `caps` must not
+    /// exceed this device's limits and features, or dispatches fail.
+    #[doc(hidden)]
+    pub fn with_caps(mut self, caps: DeviceCaps) -> Self {
+        self.learned().model = !caps.cpu;
+        self.caps = caps;
+        self
     }
 
     /// Number of compiled pipelines held in the cache.

@@ -4,9 +4,10 @@
 use std::fmt;
 
 use super::{
-    IndexReason, Kernel, KernelReason, MIN_TILED_EXTENT, Plan, SPECIALIZE_MIN_BYTES,
-    SpecializeReason, Tile, Tuning, simplify,
+    IndexReason, Kernel, KernelReason, MAX_MODELLED, MIN_TILED_EXTENT, Modelling, Plan,
+    SPECIALIZE_MIN_BYTES, SpecializeReason, Tile, Tuning, simplify,
 };
+use crate::model::Figures;
 
 impl KernelReason {
     /// The reason as a sentence (without the kernel's name).
@@ -28,6 +29,9 @@ impl KernelReason {
             ),
             KernelReason::Measured => {
                 "autotuning measured it as the fastest for this shape class".into()
+            }
+            KernelReason::Modelled => {
+                "the innermost dim moves, and the memory model of the kernels' traced accesses predicts it the fastest on GPUs".into()
             }
             KernelReason::CpuMicro => {
                 "the innermost dim moves, and on a CPU device register micro-tiles fit".into()
@@ -137,6 +141,28 @@ impl Plan {
                 "timing this shape class failed earlier ({e}); the heuristic decides"
             )),
         }
+        match &self.reasons.model {
+            Modelling::Off => {}
+            Modelling::Pending(kernels) => why.push(format!(
+                "the memory model will trace {} before the first run of this shape",
+                kernels
+                    .iter()
+                    .map(|k| k.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+            Modelling::Figures(figures) => {
+                for f in figures {
+                    why.push(format!("modelled: {}", f.sentence()));
+                }
+            }
+            Modelling::Failed => {
+                why.push("tracing this shape failed earlier; the heuristic decides".into())
+            }
+            Modelling::BudgetSpent => why.push(format!(
+                "this permuter has modelled its most shapes ({MAX_MODELLED}); the heuristic decides"
+            )),
+        }
         if let Some((b, r, c)) = self.batch_rows_cols() {
             match self.kernel {
                 Kernel::Tiled => {
@@ -235,5 +261,20 @@ impl fmt::Display for Plan {
             )?,
         }
         write!(f, "; because {}", self.reasons.kernel.sentence())
+    }
+}
+
+impl Figures {
+    /// The figures as a phrase: `tiled: loads 1.00, stores 1.00 of their sectors, 1-way bank
+    /// access; 1.00x a copy`.
+    pub fn sentence(&self) -> String {
+        format!(
+            "{}: loads {:.2}, stores {:.2} of their sectors, {}-way bank access; {:.2}x a copy",
+            self.kernel.name(),
+            self.load_efficiency,
+            self.store_efficiency,
+            self.bank_conflict_ways,
+            self.ratio_to_copy()
+        )
     }
 }

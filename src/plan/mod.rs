@@ -13,8 +13,9 @@ pub mod simplify;
 mod windows;
 
 pub use select::{
-    IndexReason, KernelReason, Learned, MAX_SPECIALIZED, MIN_TILED_EXTENT, Measured, Misfit,
-    Reasons, SPECIALIZE_MIN_BYTES, ShapeKey, SpecializeReason, Tuning, prefer_micro,
+    IndexReason, KernelReason, Learned, MAX_MODELLED, MAX_SPECIALIZED, MIN_TILED_EXTENT,
+    Measured, Misfit, Modelling, Reasons, SPECIALIZE_MIN_BYTES, ShapeKey, SpecializeReason,
+    Tuning, modelled_best, prefer_micro,
 };
 pub use simplify::{check_perm, element_count, movement_unit, pack_of, simplify};
 pub use windows::fold_grid;
@@ -311,7 +312,7 @@ pub struct Chunk {
 pub const MAX_CHUNKS: usize = 1 << 16;
 
 /// A complete, printable decision for one request.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
     /// The request's shape, as given.
     pub shape: Vec<usize>,
@@ -511,6 +512,7 @@ pub fn plan_with(
             index: IndexReason::Fits32,
             specialize: None,
             tuning: Tuning::Off,
+            model: Modelling::Off,
         },
     };
     if n == 0 {
@@ -533,10 +535,12 @@ pub fn plan_with(
         .max_storage_binding
         .min(opts.binding_limit.unwrap_or(u64::MAX))
         .min(MAX_WINDOW_BYTES);
-    let (kernel, reason, tuning) = select::choose_kernel(&plan, caps, opts, learned, limit)?;
+    let (kernel, reason, tuning, model) =
+        select::choose_kernel(&plan, caps, opts, learned, limit)?;
     plan.kernel = kernel;
     plan.reasons.kernel = reason;
     plan.reasons.tuning = tuning;
+    plan.reasons.model = model;
     if plan.kernel == Kernel::Copy {
         return Ok(plan);
     }
@@ -598,6 +602,15 @@ impl Plan {
     pub fn pending_race(&self) -> &[Kernel] {
         match &self.reasons.tuning {
             Tuning::Pending(kernels) => kernels,
+            _ => &[],
+        }
+    }
+
+    /// Kernels the memory model must trace before this plan is final (empty when nothing is
+    /// pending).
+    pub fn pending_model(&self) -> &[Kernel] {
+        match &self.reasons.model {
+            Modelling::Pending(kernels) => kernels,
             _ => &[],
         }
     }

@@ -9,11 +9,17 @@ use std::collections::{HashMap, HashSet};
 
 use super::{DeviceCaps, IndexMath, Kernel, MICRO_SIDE, Options, Plan, Tile};
 use crate::PermuteError;
+use crate::model::Figures;
 
 /// Smallest row and column extent (in elements) for which the tiled batch transpose is chosen
-/// automatically. Below it most of a tile is idle and the generic gather is as good; errs
-/// towards the generic kernel for thin matrices, which on real GPUs may cost some bandwidth.
+/// when no memory model is at hand (a plan made without a device; the model budget spent).
+/// Below it most of a tile's threads idle; errs towards the generic kernel for thin
+/// matrices. Where the model is at hand it decides instead ([`KernelReason::Modelled`]).
 pub const MIN_TILED_EXTENT: u64 = 16;
+
+/// Most shapes a permuter models (traces) to choose their kernel; later shapes get the
+/// heuristic. Bounds the memory of the figures kept and the first-call traces.
+pub const MAX_MODELLED: usize = 4096;
 
 /// Smallest tensor (in bytes) for which the generic kernel is compiled for its shape. A
 /// specialised pipeline costs a compile per shape (tens of milliseconds), repaid many times
@@ -49,8 +55,8 @@ pub enum Measured {
 }
 
 /// What a permuter has learnt about its device while running: facts for the planner, kept
-/// by the `gpu` module, which only measures and compiles.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// by the `gpu` module, which only measures, traces and compiles.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Learned {
     /// Choose kernels by timing them (see `Permuter::with_autotune`).
     pub autotune: bool,
@@ -60,6 +66,12 @@ pub struct Learned {
     pub specialized: HashSet<ShapeKey>,
     /// How many shapes may have their own pipeline.
     pub max_specialized: usize,
+    /// Choose among kernels by the GPU memory model ([`crate::model`]); on by default for
+    /// GPU adapters, whose speed the model is about.
+    pub model: bool,
+    /// The modelled figures of each candidate kernel, per shape (an empty list when tracing
+    /// failed: the heuristic decides).
+    pub modelled: HashMap<ShapeKey, Vec<Figures>>,
 }
 
 impl Default for Learned {
@@ -69,6 +81,8 @@ impl Default for Learned {
             winners: HashMap::new(),
             specialized: HashSet::new(),
             max_specialized: MAX_SPECIALIZED,
+            model: false,
+            modelled: HashMap::new(),
         }
     }
 }
@@ -136,6 +150,9 @@ pub enum KernelReason {
     },
     /// Autotuning measured this kernel as the fastest for the plan's shape class.
     Measured,
+    /// The memory model predicts this kernel the fastest on GPUs (its figures are in
+    /// [`Reasons::model`]); consulted where [`Learned::model`] is on, by default on GPUs.
+    Modelled,
     /// A CPU device, and register micro-tiles fit.
     CpuMicro,
     /// A CPU device where tiling does not pay, and micro-tiles do not fit for this reason.
@@ -199,8 +216,24 @@ pub enum Tuning {
     Failed(String),
 }
 
+/// The memory model's part in a plan.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Modelling {
+    /// Not consulted: off, a CPU device, a forced kernel, or one kernel applies.
+    Off,
+    /// These kernels are to be traced before the plan is final (the `gpu` module traces
+    /// them, records the figures in [`Learned::modelled`] and plans again).
+    Pending(Vec<Kernel>),
+    /// The figures of the candidate kernels, as the choice saw them.
+    Figures(Vec<Figures>),
+    /// Tracing this shape failed earlier; the heuristic decided.
+    Failed,
+    /// [`MAX_MODELLED`] shapes are modelled already; the heuristic decided.
+    BudgetSpent,
+}
+
 /// Every decision of a plan, with its reason.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Reasons {
     /// Why this kernel.
     pub kernel: KernelReason,
@@ -210,6 +243,8 @@ pub struct Reasons {
     pub specialize: Option<SpecializeReason>,
     /// Autotuning's part in the choice.
     pub tuning: Tuning,
+    /// The memory model's part in the choice.
+    pub model: Modelling,
 }
 
 /// 32-bit math when every offset in units (plus a workgroup's overshoot) fits in `u32`;
@@ -242,16 +277,16 @@ pub(super) fn choose_index(
 
 /// The kernel and why. `one_binding`: both buffers' extents fit one storage binding.
 /// Order: forced; identity -> copy; larger than a binding -> generic windows; innermost
-/// stays -> generic; a measured winner; on a CPU device micro-tiles where they fit; on a
-/// GPU the tiled kernel where it fits and both sides reach [`MIN_TILED_EXTENT`]; else
-/// generic.
+/// stays -> generic; a measured winner; the modelled best (where the model is on: GPUs);
+/// on a CPU device micro-tiles where they fit; on a GPU the tiled kernel where it fits and
+/// both sides reach [`MIN_TILED_EXTENT`]; else generic.
 pub(super) fn choose_kernel(
     plan: &Plan,
     caps: &DeviceCaps,
     opts: &Options,
     learned: &Learned,
     limit: u64,
-) -> Result<(Kernel, KernelReason, Tuning), PermuteError> {
+) -> Result<(Kernel, KernelReason, Tuning, Modelling), PermuteError> {
     let identity = plan.dims_perm.len() == 1;
     let whole_words = plan.bytes.is_multiple_of(4);
     let one_binding = plan.src_extent() <= limit && plan.dst_extent() <= limit;
@@ -259,7 +294,7 @@ pub(super) fn choose_kernel(
         let refuse = |what, why| PermuteError::ForcedChoice { what, why };
         let misfit = |what, m: Result<(), Misfit>| {
             m.map_err(|m| refuse(what, m.why()))
-                .map(|()| (forced, KernelReason::Forced, Tuning::Off))
+                .map(|()| (forced, KernelReason::Forced, Tuning::Off, Modelling::Off))
         };
         return match forced {
             Kernel::Empty => Err(refuse("empty kernel", "the tensor has elements")),
@@ -269,13 +304,15 @@ pub(super) fn choose_kernel(
             )),
             Kernel::Tiled => misfit("tiled kernel", tiled_fits(plan, caps, one_binding)),
             Kernel::Micro => misfit("micro kernel", micro_fits(plan, one_binding)),
-            Kernel::Copy | Kernel::Generic => Ok((forced, KernelReason::Forced, Tuning::Off)),
+            Kernel::Copy | Kernel::Generic => {
+                Ok((forced, KernelReason::Forced, Tuning::Off, Modelling::Off))
+            }
         };
     }
-    let heuristic = |reason| (Kernel::Generic, reason, Tuning::Off);
+    let heuristic = |reason| (Kernel::Generic, reason, Tuning::Off, Modelling::Off);
     if identity {
         return Ok(if whole_words {
-            (Kernel::Copy, KernelReason::Identity, Tuning::Off)
+            (Kernel::Copy, KernelReason::Identity, Tuning::Off, Modelling::Off)
         } else if one_binding {
             heuristic(KernelReason::IdentityOddBytes)
         } else {
@@ -294,23 +331,34 @@ pub(super) fn choose_kernel(
         Kernel::Micro => micro_fits(plan, true).is_ok(),
         _ => k == Kernel::Generic,
     };
+    let candidates: Vec<Kernel> = [Kernel::Generic, Kernel::Tiled, Kernel::Micro]
+        .into_iter()
+        .filter(|&k| fits(k))
+        .collect();
     let mut tuning = Tuning::Off;
     if learned.autotune {
         match learned.winners.get(&plan.shape_class()) {
             Some(Measured::Fastest(k)) if fits(*k) => {
-                return Ok((*k, KernelReason::Measured, Tuning::Winner));
+                return Ok((*k, KernelReason::Measured, Tuning::Winner, Modelling::Off));
             }
             Some(Measured::Fastest(k)) => tuning = Tuning::WinnerMisfits(*k),
             Some(Measured::Failed(why)) => tuning = Tuning::Failed(why.clone()),
-            None => {
-                let candidates: Vec<Kernel> = [Kernel::Generic, Kernel::Tiled, Kernel::Micro]
-                    .into_iter()
-                    .filter(|&k| fits(k))
-                    .collect();
-                if candidates.len() > 1 {
-                    tuning = Tuning::Pending(candidates);
+            None if candidates.len() > 1 => tuning = Tuning::Pending(candidates.clone()),
+            None => {}
+        }
+    }
+    let mut model = Modelling::Off;
+    if learned.model && candidates.len() > 1 {
+        match learned.modelled.get(&plan.shape_key()) {
+            Some(figures) => match modelled_best(figures, &candidates) {
+                Some(k) => {
+                    let model = Modelling::Figures(figures.clone());
+                    return Ok((k, KernelReason::Modelled, tuning, model));
                 }
-            }
+                None => model = Modelling::Failed,
+            },
+            None if learned.modelled.len() >= MAX_MODELLED => model = Modelling::BudgetSpent,
+            None => model = Modelling::Pending(candidates),
         }
     }
 
@@ -327,7 +375,22 @@ pub(super) fn choose_kernel(
             Err(m) => (Kernel::Generic, KernelReason::GpuNoTiled(m)),
         }
     };
-    Ok((kernel, reason, tuning))
+    Ok((kernel, reason, tuning, model))
+}
+
+/// The candidate with the best modelled ratio to a copy (to 1%), then the fewest bank
+/// conflicts, then the earliest candidate (generic first: the simplest kernel wins ties).
+pub fn modelled_best(figures: &[Figures], candidates: &[Kernel]) -> Option<Kernel> {
+    let rank = |f: &Figures| {
+        let order = candidates.iter().position(|&k| k == f.kernel);
+        let ratio = (f.ratio_to_copy() * 100.0).round() as i64;
+        (ratio, std::cmp::Reverse(f.bank_conflict_ways), order.map(std::cmp::Reverse))
+    };
+    figures
+        .iter()
+        .filter(|f| candidates.contains(&f.kernel))
+        .max_by_key(|f| rank(f))
+        .map(|f| f.kernel)
 }
 
 /// Whether register micro-tiles, rather than workgroup-memory tiles, are the first choice:

@@ -36,9 +36,35 @@ pub enum Command {
         dtype: String,
         #[command(flatten)]
         force: Force,
-        /// Plan for the WebGPU default limits instead of the default adapter.
+        /// Plan for a GPU with the WebGPU default limits instead of the default adapter
+        /// (the memory model still traces on the default adapter when there is one).
         #[arg(long)]
         no_device: bool,
+    },
+    /// Model each kernel's memory traffic on GPUs from a trace of its own accesses (runs on
+    /// any adapter, lavapipe included): sector efficiency, bank conflicts, predicted times.
+    Model {
+        /// Input shape, e.g. 4096,4096.
+        #[arg(long, value_delimiter = ',', required = true)]
+        shape: Vec<usize>,
+        /// Output dim i is input dim perm[i], e.g. 1,0.
+        #[arg(long, value_delimiter = ',', required = true)]
+        perm: Vec<usize>,
+        /// Element type or its size in bytes (as for `plan`).
+        #[arg(long, default_value = "f32")]
+        dtype: String,
+        /// Only this kernel (by default every kernel that applies).
+        #[arg(long, value_enum)]
+        kernel: Option<KernelArg>,
+        /// Model the tiled kernel without its padding column (for comparison only).
+        #[arg(long)]
+        no_padding: bool,
+        /// Warps of 64 lanes (AMD GCN/CDNA) instead of 32.
+        #[arg(long)]
+        wave64: bool,
+        /// Print the figures as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Permute a .npy file on the GPU and write the result as .npy.
     Permute {
@@ -95,11 +121,22 @@ pub struct Force {
 }
 
 #[derive(Clone, Copy, ValueEnum, Debug)]
-enum KernelArg {
+pub enum KernelArg {
     Copy,
     Generic,
     Tiled,
     Micro,
+}
+
+impl KernelArg {
+    pub fn kernel(self) -> Kernel {
+        match self {
+            KernelArg::Copy => Kernel::Copy,
+            KernelArg::Generic => Kernel::Generic,
+            KernelArg::Tiled => Kernel::Tiled,
+            KernelArg::Micro => Kernel::Micro,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum, Debug)]
@@ -112,12 +149,7 @@ enum IndexArg {
 impl Force {
     pub fn options(&self) -> Options {
         Options {
-            kernel: self.kernel.map(|k| match k {
-                KernelArg::Copy => Kernel::Copy,
-                KernelArg::Generic => Kernel::Generic,
-                KernelArg::Tiled => Kernel::Tiled,
-                KernelArg::Micro => Kernel::Micro,
-            }),
+            kernel: self.kernel.map(KernelArg::kernel),
             index: self.index.map(|i| match i {
                 IndexArg::U32 => IndexMath::U32,
                 IndexArg::U64 => IndexMath::U64,
@@ -133,7 +165,7 @@ impl Force {
 pub fn validate(cli: &Cli) -> Result<(), String> {
     match &cli.command {
         Command::Info | Command::Permute { .. } => Ok(()),
-        Command::Plan { dtype, .. } => elem_size(dtype).map(drop),
+        Command::Plan { dtype, .. } | Command::Model { dtype, .. } => elem_size(dtype).map(drop),
         Command::Bench { scale, runs, .. } => check_bench(*scale, *runs),
     }
 }

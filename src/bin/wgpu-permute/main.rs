@@ -24,6 +24,7 @@ macro_rules! eprint {
 }
 
 mod args;
+mod model;
 mod npy;
 mod output;
 mod report;
@@ -60,6 +61,23 @@ fn run(cli: Cli) -> Result<()> {
             force,
             no_device,
         } => plan(&shape, &perm, &dtype, force.options(), no_device),
+        Command::Model {
+            shape,
+            perm,
+            dtype,
+            kernel,
+            no_padding,
+            wave64,
+            json,
+        } => model::run(model::Args {
+            shape: &shape,
+            perm: &perm,
+            elem_size: elem_size(&dtype)?,
+            kernel: kernel.map(|k| k.kernel()),
+            padding: !no_padding,
+            wave64,
+            json,
+        }),
         Command::Permute {
             perm,
             input,
@@ -166,18 +184,44 @@ fn plan(
     no_device: bool,
 ) -> Result<()> {
     let req = Request::new(shape, perm, elem_size(dtype)?).with_options(options);
-    let (caps, device) = if no_device {
-        (DeviceCaps::default(), "WebGPU default limits".to_string())
-    } else {
-        let p = permuter()?;
-        (p.caps().clone(), device_name(&p))
+    // The memory model traces on an adapter; without one, --no-device still plans.
+    let p = match permuter() {
+        Ok(p) if no_device => Some(p.with_caps(DeviceCaps::default())),
+        Ok(p) => Some(p),
+        Err(e) if no_device => {
+            println!("(no adapter to trace the memory model on: {e})");
+            None
+        }
+        Err(e) => return Err(e),
     };
-    let plan = wgpu_permute::plan(&req, &caps).map_err(|e| e.to_string())?;
-    println!("device: {device}");
+    let plan = match &p {
+        Some(p) => p.prepare(&req),
+        None => wgpu_permute::plan(&req, &DeviceCaps::default()),
+    }
+    .map_err(|e| e.to_string())?;
+    match &p {
+        _ if no_device => println!("device: a GPU with the WebGPU default limits"),
+        Some(p) => println!("device: {}", device_name(p)),
+        None => {}
+    }
     println!("plan: {plan}");
     println!("why:");
     for line in plan.explain() {
         println!("  - {line}");
+    }
+    // Quote the model for the kernel chosen when the choice did not already.
+    let quoted = matches!(plan.reasons.model, wgpu_permute::plan::Modelling::Figures(_));
+    if let (Some(p), false, Some(_)) = (&p, quoted, plan.variant()) {
+        let figures = p
+            .model(&plan, wgpu_permute::model::Warp::Wave32, true)
+            .map_err(|e| e.to_string())?;
+        println!("  - modelled on GPUs: {}", figures.sentence());
+    }
+    if let Some(p) = &p {
+        println!(
+            "(modelled figures come from traces run on {}; the traced addresses are the same on every device)",
+            device_name(p)
+        );
     }
     Ok(())
 }

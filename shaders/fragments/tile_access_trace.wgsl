@@ -1,0 +1,10 @@
+// Trace mode: tile accesses are recorded like global ones (shaders/fragments/access_trace.wgsl).
+fn load_tile(i: u32) -> {{STORE}} {
+    record(TRACE_TILE_LOAD, i);
+    return tile[i];
+}
+
+fn store_tile(i: u32, value: {{STORE}}) {
+    record(TRACE_TILE_STORE, i);
+    tile[i] = value;
+}

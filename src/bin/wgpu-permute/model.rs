@@ -1,0 +1,143 @@
+//! `wgpu-permute model`: each kernel's memory figures on GPUs, from traces of its own
+//! accesses run on the default adapter (see the library's `model` module).
+
+use serde_json::json;
+use wgpu_permute::model::{Figures, GPUS, Warp};
+use wgpu_permute::plan::{self, Kernel};
+use wgpu_permute::{DeviceCaps, Options, Request};
+
+pub struct Args<'a> {
+    pub shape: &'a [usize],
+    pub perm: &'a [usize],
+    pub elem_size: usize,
+    pub kernel: Option<Kernel>,
+    pub padding: bool,
+    pub wave64: bool,
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> Result<(), String> {
+    let err = |e: wgpu_permute::PermuteError| e.to_string();
+    let req = Request::new(args.shape, args.perm, args.elem_size);
+    // Check the request itself before any GPU work.
+    let base = wgpu_permute::plan(&req, &DeviceCaps::default()).map_err(err)?;
+    let p = super::permuter()?;
+    let warp = if args.wave64 {
+        Warp::Wave64
+    } else {
+        Warp::Wave32
+    };
+    let kernels = match args.kernel {
+        Some(k) => vec![k],
+        None => vec![Kernel::Generic, Kernel::Tiled, Kernel::Micro],
+    };
+    if let Some(k) = args.kernel {
+        // A forced kernel that cannot run is an error, as for `plan`.
+        p.plan(&req.with_options(Options {
+            kernel: Some(k),
+            ..Options::default()
+        }))
+        .map_err(err)?;
+    }
+    let figures = p
+        .model_kernels(&req, &kernels, warp, args.padding)
+        .map_err(err)?;
+    let chosen = plan::modelled_best(&figures, &kernels);
+    let device = super::device_name(&p);
+    if args.json {
+        let kernels: Vec<_> = figures.iter().map(|f| figures_json(f)).collect();
+        let value = json!({
+            "shape": args.shape,
+            "perm": args.perm,
+            "elem_size": args.elem_size,
+            "bytes_moved": 2 * base.bytes,
+            "warp": warp.size(),
+            "sector_bytes": wgpu_permute::model::SECTOR,
+            "banks": wgpu_permute::model::BANKS,
+            "padding": args.padding,
+            "traced_on": device,
+            "chosen": chosen.map(Kernel::name),
+            "kernels": kernels,
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?
+        );
+        return Ok(());
+    }
+    println!(
+        "shape {:?} perm {:?}, {} B elements: {} bytes moved; a model of memory traffic, not a measurement",
+        args.shape,
+        args.perm,
+        args.elem_size,
+        2 * base.bytes
+    );
+    println!(
+        "warps of {}, {}-byte sectors, {} banks; traced on {device}{}",
+        warp.size(),
+        wgpu_permute::model::SECTOR,
+        wgpu_permute::model::BANKS,
+        if args.padding {
+            ""
+        } else {
+            "; tiles WITHOUT their padding column"
+        }
+    );
+    if figures.is_empty() {
+        println!("no kernel with a shader applies (the permute is a buffer copy)");
+        return Ok(());
+    }
+    let mut header = format!(
+        "{:<8} {:>6} {:>6} {:>9} {:>8}",
+        "kernel", "loads", "stores", "bank ways", "vs copy"
+    );
+    for gpu in &GPUS {
+        header += &format!(" {:>17}", gpu.name);
+    }
+    println!("{header}");
+    for f in &figures {
+        let mut line = format!(
+            "{:<8} {:>6.3} {:>6.3} {:>9} {:>8.2}",
+            f.kernel.name(),
+            f.load_efficiency,
+            f.store_efficiency,
+            f.bank_conflict_ways,
+            f.ratio_to_copy()
+        );
+        for gpu in &GPUS {
+            line += &format!(" {:>14.3} ms", f.seconds_on(gpu) * 1e3);
+        }
+        println!("{line}");
+    }
+    let peaks: Vec<String> = GPUS
+        .iter()
+        .map(|g| format!("{} {} GB/s", g.name, g.peak_gb_per_s))
+        .collect();
+    println!("peak bandwidths (vendor specifications): {}", peaks.join(", "));
+    if let Some(k) = chosen {
+        println!("a GPU permuter chooses: {}", k.name());
+    }
+    Ok(())
+}
+
+fn figures_json(f: &Figures) -> serde_json::Value {
+    let predicted: Vec<_> = GPUS
+        .iter()
+        .map(|g| {
+            json!({
+                "gpu": g.name,
+                "peak_gb_per_s": g.peak_gb_per_s,
+                "seconds": f.seconds_on(g),
+            })
+        })
+        .collect();
+    json!({
+        "kernel": f.kernel.name(),
+        "load_efficiency": f.load_efficiency,
+        "store_efficiency": f.store_efficiency,
+        "bank_conflict_ways": f.bank_conflict_ways,
+        "bytes_moved": f.bytes_moved,
+        "ratio_to_copy": f.ratio_to_copy(),
+        "predicted": predicted,
+    })
+}

@@ -1,0 +1,239 @@
+//! Trace mode: runs a plan's kernel, generated with every memory access recorded
+//! ([`shaders::traced_source`]), on a few of its workgroups, and reads the records back for
+//! the memory model ([`crate::model`]). Runs on any adapter, lavapipe included.
+
+use super::{Permuter, binding, captured, read_buffer, upload, wait_for};
+use crate::PermuteError;
+use crate::model::{self, Figures, Trace, Warp};
+use crate::plan::{Kernel, Options, Plan, Request, fold_grid};
+use crate::shaders;
+
+/// Bytes of the scratch buffers bound when only the addresses matter: a trace records each
+/// access's index before making it, and no kernel's control flow depends on the data, so
+/// the addresses are those of a run on full-size buffers (out-of-range accesses are clamped
+/// or dropped by wgpu's bounds checks).
+const SCRATCH_BYTES: u64 = 1 << 16;
+
+impl Permuter {
+    /// The memory-model figures of `plan`'s kernel: its first dispatch traced on a sample of
+    /// workgroups ([`model::sample`]) and scored for warps of `warp` lanes. `padding: false`
+    /// drops the tiled kernel's padding column (to model what it prevents).
+    pub fn model(&self, plan: &Plan, warp: Warp, padding: bool) -> Result<Figures, PermuteError> {
+        let trace = self.trace(plan, &model::sample(plan, false), padding, None)?.0;
+        Ok(model::analyse(&trace, warp, 2 * plan.bytes))
+    }
+
+    /// The memory-model figures of each of `kernels` that can run `req` (the others are left
+    /// out), each planned as if forced.
+    pub fn model_kernels(
+        &self,
+        req: &Request,
+        kernels: &[Kernel],
+        warp: Warp,
+        padding: bool,
+    ) -> Result<Vec<Figures>, PermuteError> {
+        let mut figures = Vec::new();
+        for &kernel in kernels {
+            let options = Options {
+                kernel: Some(kernel),
+                ..req.options
+            };
+            match self.plan(&req.with_options(options)) {
+                Ok(plan) if plan.variant().is_some() => {
+                    figures.push(self.model(&plan, warp, padding)?)
+                }
+                Ok(_) | Err(PermuteError::ForcedChoice { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(figures)
+    }
+
+    /// Runs `plan`'s first dispatch in trace mode on the workgroups `sampled` lists (with
+    /// the weight each stands for). With `input`, on full-size buffers holding it, and the
+    /// destination's bytes are returned too; without, on small scratch buffers (addresses
+    /// only).
+    pub fn trace(
+        &self,
+        plan: &Plan,
+        sampled: &[(u32, f64)],
+        padding: bool,
+        input: Option<&[u8]>,
+    ) -> Result<(Trace, Option<Vec<u8>>), PermuteError> {
+        let variant = plan.variant().ok_or(PermuteError::ForcedChoice {
+            what: "trace",
+            why: "this kernel runs no shader",
+        })?;
+        let Some(chunk) = plan.chunks.first() else {
+            return Err(PermuteError::ForcedChoice {
+                what: "trace",
+                why: "the plan has no dispatch",
+            });
+        };
+        let invocations = model::invocations(plan);
+        let trace_bytes = model::trace_words(sampled.len(), invocations) * 4;
+        let limit = self.device.limits().max_storage_buffer_binding_size;
+        if trace_bytes > limit {
+            return Err(PermuteError::DeviceLimit {
+                what: "the trace buffer",
+                limit: "max_storage_buffer_binding_size",
+                need: trace_bytes,
+                have: limit,
+            });
+        }
+        let source = shaders::traced_source(&variant, padding)
+            .map_err(|e| PermuteError::Validation(format!("shader generation: {e}")))?;
+        let constants = shaders::constants(plan);
+        let constants: Vec<(&str, f64)> = constants.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        let listed: Vec<u32> = sampled.iter().map(|s| s.0).collect();
+        let params = shaders::params(plan, chunk);
+        let workgroups = fold_grid(sampled.len() as u64, self.caps().max_workgroups_per_dim)?;
+        let storage = wgpu::BufferUsages::STORAGE;
+        let (dst, trace, readback, out_readback) = captured(&self.device, || {
+            let layout = self.trace_layout();
+            let module = self
+                .device
+                .create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some("wgpu-permute trace"),
+                    source: wgpu::ShaderSource::Wgsl(source.into()),
+                });
+            let pipeline_layout =
+                self.device
+                    .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                        label: Some("wgpu-permute trace"),
+                        bind_group_layouts: &[Some(&layout)],
+                        immediate_size: 0,
+                    });
+            let pipeline = self
+                .device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some("wgpu-permute trace"),
+                    layout: Some(&pipeline_layout),
+                    module: &module,
+                    entry_point: Some(variant.kernel.name()),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &constants,
+                        zero_initialize_workgroup_memory: false,
+                    },
+                    cache: None,
+                });
+            let buffer = |label, size: u64, usage| {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(label),
+                    size,
+                    usage,
+                    mapped_at_creation: false,
+                })
+            };
+            let copy = wgpu::BufferUsages::COPY_SRC;
+            let (src, src_window, dst, dst_window) = match input {
+                Some(data) => (
+                    upload(&self.device, &self.queue, "trace input", data, storage),
+                    chunk.src_window,
+                    buffer("trace output", chunk.dst_window.1, storage | copy),
+                    (0, chunk.dst_window.1),
+                ),
+                None => (
+                    buffer("trace scratch", SCRATCH_BYTES, storage),
+                    (0, SCRATCH_BYTES),
+                    buffer("trace scratch", SCRATCH_BYTES, storage | copy),
+                    (0, SCRATCH_BYTES),
+                ),
+            };
+            let params = upload(
+                &self.device,
+                &self.queue,
+                "trace params",
+                bytemuck::cast_slice(&params),
+                wgpu::BufferUsages::UNIFORM,
+            );
+            let list = upload(
+                &self.device,
+                &self.queue,
+                "trace list",
+                bytemuck::cast_slice(&listed),
+                storage,
+            );
+            let trace = buffer("trace", trace_bytes, storage | copy);
+            let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("wgpu-permute trace"),
+                layout: &layout,
+                entries: &[
+                    binding(0, &src, src_window),
+                    binding(1, &dst, dst_window),
+                    binding(2, &params, (0, params.size())),
+                    binding(3, &trace, (0, trace_bytes)),
+                    binding(4, &list, (0, list.size())),
+                ],
+            });
+            let readback = buffer(
+                "trace readback",
+                trace_bytes,
+                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            );
+            let out_readback = input.map(|_| {
+                buffer(
+                    "trace output readback",
+                    dst_window.1,
+                    wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                )
+            });
+            let mut encoder = self.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                pass.set_pipeline(&pipeline);
+                pass.set_bind_group(0, &bind_group, &[]);
+                let [x, y, z] = workgroups;
+                pass.dispatch_workgroups(x, y, z);
+            }
+            encoder.copy_buffer_to_buffer(&trace, 0, &readback, 0, trace_bytes);
+            if let Some(out) = &out_readback {
+                encoder.copy_buffer_to_buffer(&dst, 0, out, 0, dst_window.1);
+            }
+            self.queue.submit([encoder.finish()]);
+            (dst, trace, readback, out_readback)
+        })?;
+        wait_for(&self.device)?;
+        drop((dst, trace));
+        let words = read_buffer(&self.device, &readback, trace_bytes)?;
+        let trace = model::decode(
+            plan.kernel,
+            bytemuck::cast_slice(&words),
+            sampled,
+            invocations,
+        )
+        .map_err(|e| PermuteError::Validation(format!("trace: {e}")))?;
+        let output = match out_readback {
+            Some(out) => Some(read_buffer(&self.device, &out, out.size())?),
+            None => None,
+        };
+        Ok((trace, output))
+    }
+
+    /// The bindings of trace mode: the kernels' three, the trace (storage) and the list of
+    /// traced workgroups (read-only storage).
+    fn trace_layout(&self) -> wgpu::BindGroupLayout {
+        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let storage = |read_only| wgpu::BufferBindingType::Storage { read_only };
+        self.device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("wgpu-permute trace"),
+                entries: &[
+                    entry(0, storage(true)),
+                    entry(1, storage(false)),
+                    entry(2, wgpu::BufferBindingType::Uniform),
+                    entry(3, storage(false)),
+                    entry(4, storage(true)),
+                ],
+            })
+    }
+}

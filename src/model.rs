@@ -1,0 +1,404 @@
+//! The GPU memory model: what the shipped kernels would cost on a GPU, reasoned from traces of
+//! their own memory accesses, since no GPU is at hand to time them. Pure: no wgpu.
+//!
+//! The trace comes from the WGSL that ships, generated in trace mode
+//! ([`crate::shaders::traced_source`]) and run on any adapter (`Permuter::trace`): every
+//! global and workgroup-memory access of a few chosen workgroups is recorded. Here the
+//! records are grouped as a GPU executes them, in warps of [`Warp::size`] invocations by
+//! local invocation index, one warp-wide access per sequence number, and scored:
+//!
+//! - **sector efficiency** (loads and stores apart): bytes requested / (32-byte sectors
+//!   touched x 32). 1 when a warp's accesses fill whole sectors, 1/8 when each 4-byte access
+//!   lands in its own sector (a strided gather).
+//! - **bank-conflict ways** (workgroup memory): the most distinct 4-byte words one of 32 banks
+//!   serves in one access (a word read by several lanes counts once). Accesses wider than 4
+//!   bytes are served in phases of 128 bytes (half-warps for 8-byte units, quarter-warps for
+//!   16-byte units), as GPUs do; 1 is conflict-free.
+//!
+//! A predicted time on a named GPU is then bytes read / (peak bandwidth x load efficiency)
+//! plus bytes written / (peak x store efficiency), and its ratio to a copy of the same bytes
+//! follows. It is a model of memory traffic only: latency, occupancy and instruction costs are
+//! not in it.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::plan::{GENERIC_WORKGROUP, Kernel, Plan, Tile};
+
+/// Words of the trace buffer before the records: word 0 is the overflow flag.
+pub const HEADER: u32 = 4;
+/// Records kept per invocation: more than any kernel makes (the tiled kernel's 16-bit
+/// variant, the most, makes 40).
+pub const SLOTS: u32 = 64;
+/// Words per record: invocation, sequence number, space and bytes, unit index.
+pub const RECORD_WORDS: u32 = 4;
+/// Bytes of a DRAM sector, the unit in which GPUs fetch global memory.
+pub const SECTOR: u64 = 32;
+/// Banks of workgroup memory, each serving one 4-byte word per cycle.
+pub const BANKS: u64 = 32;
+
+/// Where an access went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// A load from the source buffer.
+    SrcLoad = 0,
+    /// A load from the destination buffer (packed words whose other lanes are kept).
+    DstLoad = 1,
+    /// A store to the destination buffer.
+    DstStore = 2,
+    /// A load from workgroup memory.
+    TileLoad = 3,
+    /// A store to workgroup memory.
+    TileStore = 4,
+}
+
+impl Space {
+    /// Every space, by code.
+    pub const ALL: [Space; 5] = [
+        Space::SrcLoad,
+        Space::DstLoad,
+        Space::DstStore,
+        Space::TileLoad,
+        Space::TileStore,
+    ];
+
+    /// The WGSL constant for this space's code in trace mode.
+    pub fn wgsl_name(self) -> &'static str {
+        match self {
+            Space::SrcLoad => "TRACE_SRC_LOAD",
+            Space::DstLoad => "TRACE_DST_LOAD",
+            Space::DstStore => "TRACE_DST_STORE",
+            Space::TileLoad => "TRACE_TILE_LOAD",
+            Space::TileStore => "TRACE_TILE_STORE",
+        }
+    }
+
+    fn workgroup(self) -> bool {
+        matches!(self, Space::TileLoad | Space::TileStore)
+    }
+}
+
+/// One recorded access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    /// Flat local invocation index.
+    pub invocation: u32,
+    /// The invocation's access number (0 for its first access).
+    pub seq: u32,
+    /// Where it went.
+    pub space: Space,
+    /// Byte address within the binding (or within the tile).
+    pub byte: u64,
+    /// Bytes accessed.
+    pub bytes: u32,
+}
+
+/// The accesses of one traced workgroup.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TracedWorkgroup {
+    /// The workgroup's index in the dispatch.
+    pub workgroup: u32,
+    /// How many workgroups of the dispatch it stands for (see [`sample`]).
+    pub weight: f64,
+    /// Its accesses, in record order.
+    pub accesses: Vec<Access>,
+}
+
+/// The trace of a dispatch: a few of its workgroups, each standing for its class.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trace {
+    /// The kernel traced.
+    pub kernel: Kernel,
+    /// The traced workgroups.
+    pub workgroups: Vec<TracedWorkgroup>,
+}
+
+/// A trace buffer that cannot be read as a trace.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TraceError {
+    /// An invocation made more than [`SLOTS`] accesses: raise `SLOTS`.
+    #[error("an invocation made more than {SLOTS} accesses; the trace is incomplete")]
+    Overflow,
+    /// A record names an address space that does not exist (the buffer is not a trace).
+    #[error("record {0} has an unknown address space")]
+    BadRecord(usize),
+}
+
+/// Reads a trace buffer: `words` as written by the trace-mode kernel for the workgroups
+/// `sampled` (in dispatch slot order), each of `invocations` invocations.
+pub fn decode(
+    kernel: Kernel,
+    words: &[u32],
+    sampled: &[(u32, f64)],
+    invocations: u32,
+) -> Result<Trace, TraceError> {
+    if words.first().is_some_and(|&w| w != 0) {
+        return Err(TraceError::Overflow);
+    }
+    let per_wg = (invocations * SLOTS * RECORD_WORDS) as usize;
+    let mut workgroups = Vec::with_capacity(sampled.len());
+    for (slot, &(workgroup, weight)) in sampled.iter().enumerate() {
+        let start = HEADER as usize + slot * per_wg;
+        let records = words.get(start..start + per_wg).unwrap_or(&[]);
+        let mut accesses = Vec::new();
+        for (i, r) in records.chunks_exact(RECORD_WORDS as usize).enumerate() {
+            let bytes = r[2] >> 8;
+            if bytes == 0 {
+                continue; // an unused slot
+            }
+            let space = *Space::ALL
+                .get((r[2] & 0xff) as usize)
+                .ok_or(TraceError::BadRecord(i))?;
+            accesses.push(Access {
+                invocation: r[0],
+                seq: r[1],
+                space,
+                byte: r[3] as u64 * bytes as u64,
+                bytes,
+            });
+        }
+        workgroups.push(TracedWorkgroup {
+            workgroup,
+            weight,
+            accesses,
+        });
+    }
+    Ok(Trace { kernel, workgroups })
+}
+
+/// Words of the trace buffer for `sampled` workgroups of `invocations` invocations.
+pub fn trace_words(sampled: usize, invocations: u32) -> u64 {
+    HEADER as u64 + sampled as u64 * (invocations * SLOTS * RECORD_WORDS) as u64
+}
+
+/// Invocations per workgroup of a plan's kernel.
+pub fn invocations(plan: &Plan) -> u32 {
+    match plan.kernel {
+        Kernel::Tiled => {
+            let tile = plan.tile.unwrap_or(Tile::for_unit(plan.unit));
+            tile.words * tile.rows
+        }
+        _ => GENERIC_WORKGROUP,
+    }
+}
+
+/// The workgroups to trace for a plan's first dispatch, each with the number of workgroups
+/// it stands for. Workgroups fall into classes that access memory alike: for the tiled
+/// kernel, interior tiles and the tiles on the right, bottom and corner edges (partial where
+/// the sides are not whole tiles); for the others, full workgroups and the last one (partly
+/// idle). Traced: the first, a middle one and the last workgroup, and one of each tile edge;
+/// a class's count is shared among its traced workgroups. With `all`, every workgroup
+/// (small tensors, tests).
+pub fn sample(plan: &Plan, all: bool) -> Vec<(u32, f64)> {
+    let Some(total) = plan.chunks.first().map(|c| c.total_workgroups) else {
+        return Vec::new();
+    };
+    if total == 0 {
+        return Vec::new();
+    }
+    if all {
+        return (0..total as u32).map(|w| (w, 1.0)).collect();
+    }
+    let (tiles_c, tiles_r) = match (plan.kernel, plan.batch_rows_cols(), plan.tile) {
+        (Kernel::Tiled, Some((_, r, c)), Some(tile)) => {
+            (c.div_ceil(tile.extent()), r.div_ceil(tile.extent()))
+        }
+        _ => (1, 1),
+    };
+    let class = |w: u64| -> u8 {
+        if plan.kernel == Kernel::Tiled {
+            let (tc, tr) = (w % tiles_c, (w / tiles_c) % tiles_r);
+            (tc + 1 == tiles_c) as u8 | ((tr + 1 == tiles_r) as u8) << 1
+        } else {
+            (w + 1 == total) as u8
+        }
+    };
+    let mut picks = vec![0, total / 2, total - 1];
+    if plan.kernel == Kernel::Tiled {
+        picks.extend([tiles_c - 1, (tiles_r - 1) * tiles_c, tiles_r * tiles_c - 1]);
+    }
+    picks.retain(|&w| w < total);
+    picks.sort_unstable();
+    picks.dedup();
+    // Workgroups per class, over the whole dispatch.
+    let mut count: HashMap<u8, u64> = HashMap::new();
+    if plan.kernel == Kernel::Tiled {
+        let batches = total / (tiles_c * tiles_r);
+        let (ic, ir) = (tiles_c - 1, tiles_r - 1);
+        for (k, n) in [(0u8, ic * ir), (1, ir), (2, ic), (3, 1)] {
+            count.insert(k, n * batches);
+        }
+    } else {
+        count.insert(0, total - 1);
+        count.insert(1, 1);
+    }
+    let mut traced: HashMap<u8, u64> = HashMap::new();
+    for &w in &picks {
+        *traced.entry(class(w)).or_default() += 1;
+    }
+    picks
+        .iter()
+        .map(|&w| {
+            let k = class(w);
+            (w as u32, count[&k] as f64 / traced[&k] as f64)
+        })
+        .collect()
+}
+
+/// Warp width: lanes that execute an access together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Warp {
+    /// 32 lanes (NVIDIA warps, AMD RDNA wave32, Apple SIMD groups).
+    Wave32,
+    /// 64 lanes (AMD GCN/CDNA wavefronts).
+    Wave64,
+}
+
+impl Warp {
+    /// Lanes per warp.
+    pub fn size(self) -> u32 {
+        match self {
+            Warp::Wave32 => 32,
+            Warp::Wave64 => 64,
+        }
+    }
+}
+
+/// The memory figures of one kernel on one problem.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Figures {
+    /// The kernel.
+    pub kernel: Kernel,
+    /// Global loads: bytes requested / bytes of the sectors fetched (0..1).
+    pub load_efficiency: f64,
+    /// Global stores, likewise.
+    pub store_efficiency: f64,
+    /// Most 4-byte words one bank serves in one workgroup-memory access (1 when the kernel
+    /// uses no workgroup memory).
+    pub bank_conflict_ways: u32,
+    /// Bytes the whole permute reads plus writes (the copy's traffic).
+    pub bytes_moved: u64,
+}
+
+impl Figures {
+    /// Predicted ratio to a copy of the same bytes: the copy reads and writes at full sector
+    /// efficiency, the kernel at its own (a harmonic mean of the two efficiencies).
+    pub fn ratio_to_copy(&self) -> f64 {
+        if self.load_efficiency <= 0.0 || self.store_efficiency <= 0.0 {
+            return 0.0;
+        }
+        2.0 / (1.0 / self.load_efficiency + 1.0 / self.store_efficiency)
+    }
+
+    /// Predicted time on `gpu`, in seconds: half the bytes read at the load efficiency, half
+    /// written at the store efficiency, both at the GPU's peak bandwidth.
+    pub fn seconds_on(&self, gpu: &Gpu) -> f64 {
+        let copy = self.bytes_moved as f64 / (gpu.peak_gb_per_s * 1e9);
+        match self.ratio_to_copy() {
+            r if r > 0.0 => copy / r,
+            _ => f64::INFINITY,
+        }
+    }
+}
+
+/// Scores a trace (see the module docs). `bytes_moved`: the whole permute's read plus
+/// written bytes, for predicted times.
+pub fn analyse(trace: &Trace, warp: Warp, bytes_moved: u64) -> Figures {
+    let lanes = warp.size();
+    // Weighted bytes requested and fetched, for loads and for stores.
+    let (mut asked, mut fetched) = ([0f64; 2], [0f64; 2]);
+    let mut ways = 1u32;
+    for wg in &trace.workgroups {
+        // One warp-wide access: same warp, same sequence number, same space.
+        let mut groups: HashMap<(u32, u32, Space), Vec<&Access>> = HashMap::new();
+        for a in &wg.accesses {
+            groups
+                .entry((a.invocation / lanes, a.seq, a.space))
+                .or_default()
+                .push(a);
+        }
+        for ((_, _, space), accesses) in &groups {
+            if space.workgroup() {
+                ways = ways.max(conflict_ways(accesses, lanes));
+                continue;
+            }
+            let side = (*space == Space::DstStore) as usize;
+            let sectors: HashSet<u64> = accesses
+                .iter()
+                .flat_map(|a| a.byte / SECTOR..(a.byte + a.bytes as u64).div_ceil(SECTOR))
+                .collect();
+            let bytes: u64 = accesses.iter().map(|a| a.bytes as u64).sum();
+            asked[side] += wg.weight * bytes as f64;
+            fetched[side] += wg.weight * (sectors.len() as u64 * SECTOR) as f64;
+        }
+    }
+    let efficiency = |i: usize| {
+        if fetched[i] > 0.0 {
+            asked[i] / fetched[i]
+        } else {
+            1.0
+        }
+    };
+    Figures {
+        kernel: trace.kernel,
+        load_efficiency: efficiency(0),
+        store_efficiency: efficiency(1),
+        bank_conflict_ways: ways,
+        bytes_moved,
+    }
+}
+
+/// Bank-conflict ways of one warp-wide workgroup-memory access: lanes are served in phases
+/// of 128 bytes (all 32 lanes for 4-byte units, 16 for 8-byte, 8 for 16-byte); in each, the
+/// most distinct words any bank holds.
+fn conflict_ways(accesses: &[&Access], lanes: u32) -> u32 {
+    let width = accesses.iter().map(|a| a.bytes).max().unwrap_or(4).max(4);
+    let per_phase = (BANKS as u32 * 4 / width).max(1);
+    let mut worst = 1;
+    let mut phases: HashMap<u32, HashSet<u64>> = HashMap::new();
+    for a in accesses {
+        let phase = (a.invocation % lanes) / per_phase;
+        let words = phases.entry(phase).or_default();
+        words.extend(a.byte / 4..(a.byte + a.bytes as u64).div_ceil(4));
+    }
+    for words in phases.values() {
+        let mut per_bank: HashMap<u64, u32> = HashMap::new();
+        for w in words {
+            *per_bank.entry(w % BANKS).or_default() += 1;
+        }
+        worst = worst.max(per_bank.values().copied().max().unwrap_or(1));
+    }
+    worst
+}
+
+/// A GPU the model predicts times for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gpu {
+    /// Marketing name.
+    pub name: &'static str,
+    /// Peak DRAM bandwidth, GB/s, from the vendor's specifications.
+    pub peak_gb_per_s: f64,
+}
+
+/// GPUs to quote, with their vendor-specified peak memory bandwidth.
+pub const GPUS: [Gpu; 4] = [
+    // NVIDIA A100 40GB (SXM) datasheet: 1,555 GB/s HBM2.
+    Gpu {
+        name: "NVIDIA A100 40GB",
+        peak_gb_per_s: 1555.0,
+    },
+    // NVIDIA GeForce RTX 4090 specifications: 384-bit GDDR6X at 21 Gbps, 1,008 GB/s.
+    Gpu {
+        name: "NVIDIA RTX 4090",
+        peak_gb_per_s: 1008.0,
+    },
+    // AMD Radeon RX 7900 XTX specifications: 960 GB/s.
+    Gpu {
+        name: "AMD RX 7900 XTX",
+        peak_gb_per_s: 960.0,
+    },
+    // Apple M2 (2022 announcement): 100 GB/s unified memory bandwidth.
+    Gpu {
+        name: "Apple M2",
+        peak_gb_per_s: 100.0,
+    },
+];
