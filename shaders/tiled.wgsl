@@ -58,11 +58,26 @@ fn tiled(
 
     // Load: TW * PACK input rows of TW words each.
     let row0 = tr * TW * PACK;
-    let gw = tc * TW + lid.x;
-    for (var r = lid.y; r < TW * PACK; r += BY) {
-        let gr = row0 + r;
-        if gr < rows && gw < in_words {
-            store_tile(((r % PACK) * TW + r / PACK) * PITCH + lid.x, load_src(in_base + gr * in_row + gw));
+    // Narrow rows that lie end to end (the whole width in one tile, no gap between rows) are
+    // read as one run, so every lane reads and every sector is whole; an odd row width as
+    // the tile's pitch keeps both phases conflict-free. Unpacked data only: PACK planes
+    // would put neighbouring rows on the same banks.
+    let narrow = PACK == 1u && param(TILES_C) == 1u && in_row == in_words && (in_words & 1u) == 1u;
+    let pitch = select(PITCH, in_words, narrow);
+    if narrow {
+        let run = min(TW * PACK, rows - row0) * in_words;
+        for (var l = li; l < run; l += TW * BY) {
+            let r = l / in_words;
+            let at = ((r % PACK) * TW + r / PACK) * pitch + l % in_words;
+            store_tile(at, load_src(in_base + row0 * in_row + l));
+        }
+    } else {
+        let gw = tc * TW + lid.x;
+        for (var r = lid.y; r < TW * PACK; r += BY) {
+            let gr = row0 + r;
+            if gr < rows && gw < in_words {
+                store_tile(((r % PACK) * TW + r / PACK) * PITCH + lid.x, load_src(in_base + gr * in_row + gw));
+            }
         }
     }
     workgroupBarrier();
@@ -73,7 +88,7 @@ fn tiled(
     for (var c = lid.y; c < TW * PACK; c += BY) {
         let gc = col0 + c;
         if gc < cols && ow < out_words {
-            store_dst(out_base + gc * out_row + ow, out_word(c, lid.x));
+            store_dst(out_base + gc * out_row + ow, out_word(c, lid.x, pitch));
         }
     }
 }

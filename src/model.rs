@@ -5,7 +5,9 @@
 //! ([`crate::shaders::traced_source`]) and run on any adapter (`Permuter::trace`): every
 //! global and workgroup-memory access of a few chosen workgroups is recorded. Here the
 //! records are grouped as a GPU executes them, in warps of [`Warp::size`] invocations by
-//! local invocation index, one warp-wide access per sequence number, and scored:
+//! local invocation index, one warp-wide access per sequence number (counted per address
+//! space, so lanes that skipped an access elsewhere still line up with their warp), and
+//! scored:
 //!
 //! - **sector efficiency** (loads and stores apart): bytes requested / (32-byte sectors
 //!   touched x 32). 1 when a warp's accesses fill whole sectors, 1/8 when each 4-byte access
@@ -82,7 +84,8 @@ impl Space {
 pub struct Access {
     /// Flat local invocation index.
     pub invocation: u32,
-    /// The invocation's access number (0 for its first access).
+    /// The invocation's number for this access among its accesses to the same space (0 for
+    /// its first).
     pub seq: u32,
     /// Where it went.
     pub space: Space,
@@ -402,3 +405,103 @@ pub const GPUS: [Gpu; 4] = [
         peak_gb_per_s: 100.0,
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One warp-wide access: lane `i` touches `bytes` at `at(i)`.
+    fn warp_access(space: Space, bytes: u32, at: impl Fn(u64) -> u64) -> Trace {
+        let accesses = (0..32)
+            .map(|i| Access {
+                invocation: i as u32,
+                seq: 0,
+                space,
+                byte: at(i),
+                bytes,
+            })
+            .collect();
+        Trace {
+            kernel: Kernel::Generic,
+            workgroups: vec![TracedWorkgroup {
+                workgroup: 0,
+                weight: 1.0,
+                accesses,
+            }],
+        }
+    }
+
+    #[test]
+    fn sector_efficiency_of_coalesced_strided_and_misaligned_warps() {
+        let load = |bytes, at: &dyn Fn(u64) -> u64| {
+            analyse(&warp_access(Space::SrcLoad, bytes, at), Warp::Wave32, 0).load_efficiency
+        };
+        assert_eq!(load(4, &|i| 4 * i), 1.0);
+        assert_eq!(load(4, &|i| 32 * i), 0.125);
+        assert_eq!(load(16, &|i| 16 * i), 1.0);
+        // 128 bytes starting mid-sector touch 5 sectors.
+        assert_eq!(load(4, &|i| 16 + 4 * i), 0.8);
+        // Stores are scored apart; a trace without loads has nothing to waste.
+        let f = analyse(
+            &warp_access(Space::DstStore, 4, |i| 64 * i),
+            Warp::Wave32,
+            0,
+        );
+        assert_eq!((f.load_efficiency, f.store_efficiency), (1.0, 0.125));
+    }
+
+    #[test]
+    fn bank_conflicts_count_distinct_words_per_bank() {
+        let ways = |bytes, at: &dyn Fn(u64) -> u64| {
+            analyse(&warp_access(Space::TileLoad, bytes, at), Warp::Wave32, 0).bank_conflict_ways
+        };
+        assert_eq!(ways(4, &|i| 4 * i), 1);
+        assert_eq!(ways(4, &|i| 4 * 33 * i), 1); // a padded tile's column
+        assert_eq!(ways(4, &|i| 4 * 32 * i), 32); // an unpadded one
+        assert_eq!(ways(4, &|_| 0), 1); // one word, broadcast
+        assert_eq!(ways(4, &|i| 4 * 2 * i), 2);
+        // 8-byte units are served per half-warp, 16-byte per quarter-warp.
+        assert_eq!(ways(8, &|i| 8 * i), 1);
+        assert_eq!(ways(16, &|i| 16 * i), 1);
+        assert_eq!(ways(16, &|i| 16 * 17 * i), 1);
+        assert_eq!(ways(16, &|i| 16 * 16 * i), 8);
+    }
+
+    #[test]
+    fn ratio_to_copy_is_the_harmonic_mean_and_times_follow_bandwidth() {
+        let f = Figures {
+            kernel: Kernel::Tiled,
+            load_efficiency: 0.5,
+            store_efficiency: 1.0,
+            bank_conflict_ways: 1,
+            bytes_moved: 2_000_000_000,
+        };
+        assert!((f.ratio_to_copy() - 2.0 / 3.0).abs() < 1e-12);
+        let gpu = Gpu {
+            name: "test",
+            peak_gb_per_s: 1000.0,
+        };
+        assert!((f.seconds_on(&gpu) - 0.003).abs() < 1e-12);
+    }
+
+    #[test]
+    fn decoding_refuses_overflow_and_unknown_spaces() {
+        let mut words = vec![0u32; trace_words(1, 1) as usize];
+        words[0] = 1;
+        assert_eq!(
+            decode(Kernel::Generic, &words, &[(0, 1.0)], 1),
+            Err(TraceError::Overflow)
+        );
+        words[0] = 0;
+        let at = HEADER as usize;
+        words[at..at + 4].copy_from_slice(&[0, 0, 9 | (4 << 8), 0]);
+        assert_eq!(
+            decode(Kernel::Generic, &words, &[(0, 1.0)], 1),
+            Err(TraceError::BadRecord(0))
+        );
+        words[at + 2] = Space::DstStore as u32 | (8 << 8);
+        words[at + 3] = 5;
+        let trace = decode(Kernel::Generic, &words, &[(0, 1.0)], 1).unwrap();
+        assert_eq!(trace.workgroups[0].accesses[0].byte, 40);
+    }
+}

@@ -269,10 +269,11 @@ fn prelude(
     let access = match build {
         Build::Shipped => fill("fragments/access.wgsl", ACCESS_WGSL, &[("STORE", store)])?,
         Build::Trace { .. } => {
-            let spaces: String = model::Space::ALL
+            let mut spaces: String = model::Space::ALL
                 .iter()
                 .map(|s| format!("const {}: u32 = {}u;\n", s.wgsl_name(), *s as u32))
                 .collect();
+            spaces += &format!("const SPACES: u32 = {}u;", model::Space::ALL.len());
             fill(
                 "fragments/access_trace.wgsl",
                 ACCESS_TRACE_WGSL,
@@ -283,7 +284,7 @@ fn prelude(
                     ("RECORD_WORDS", &format!("{}u", model::RECORD_WORDS)),
                     ("INVOCATIONS", &format!("{invocations}u")),
                     ("UNIT_BYTES", &format!("{}u", store_bytes(store))),
-                    ("SPACES", &spaces),
+                    ("SPACE_CODES", &spaces),
                 ],
             )?
         }
@@ -592,7 +593,11 @@ fn tiled_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
         Build::Shipped => (tile.words + 1, TILE_ACCESS_WGSL),
         Build::Trace { padding } => (tile.words + padding as u32, TILE_ACCESS_TRACE_WGSL),
     };
-    let tile_access = fill("fragments/tile_access.wgsl", tile_access, &[("STORE", store)])?;
+    let tile_access = fill(
+        "fragments/tile_access.wgsl",
+        tile_access,
+        &[("STORE", store)],
+    )?;
     let out_word = if tile.pack == 1 {
         fill(
             "fragments/tiled_out_word.wgsl",

@@ -601,3 +601,81 @@ fn a_closed_stdout_is_not_a_crash() {
     );
     assert_eq!(report.trim(), "0", "exit code and stderr: {report}");
 }
+
+#[test]
+fn model_reports_each_kernel_as_json_and_the_padding_it_needs() {
+    let model = |extra: &[&str]| -> serde_json::Value {
+        let out = Command::new(BIN)
+            .args(["model", "--shape", "256,256", "--perm", "1,0", "--json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let all = model(&[]);
+    let kernels = all["kernels"].as_array().unwrap();
+    let find = |name: &str| {
+        kernels
+            .iter()
+            .find(|k| k["kernel"] == name)
+            .unwrap()
+            .clone()
+    };
+    let (tiled, generic) = (find("tiled"), find("generic"));
+    assert_eq!(tiled["load_efficiency"], 1.0);
+    assert_eq!(tiled["store_efficiency"], 1.0);
+    assert_eq!(tiled["bank_conflict_ways"], 1);
+    assert_eq!(generic["bank_conflict_ways"], 1);
+    assert!(
+        generic["load_efficiency"].as_f64().unwrap() < 0.2,
+        "{generic}"
+    );
+    assert_eq!(all["chosen"], "tiled");
+    assert_eq!(all["bytes_moved"], 2 * 256 * 256 * 4);
+    let unpadded = model(&["--kernel", "tiled", "--no-padding"]);
+    let ways = unpadded["kernels"][0]["bank_conflict_ways"]
+        .as_u64()
+        .unwrap();
+    assert!(ways >= 16, "{unpadded}");
+}
+
+#[test]
+fn plan_quotes_the_model_for_its_choice() {
+    let plan = |extra: &[&str], env: &[(&str, &str)]| -> String {
+        let out = Command::new(BIN)
+            .args(["plan", "--shape", "512,384", "--perm", "1,0"])
+            .args(extra)
+            .envs(env.iter().copied())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // For a GPU, the model chooses and its figures are the reason.
+    let gpu = plan(&["--no-device"], &[]);
+    assert!(gpu.contains("kernel tiled"), "{gpu}");
+    assert!(
+        gpu.contains("modelled: tiled: loads 1.00, stores 1.00"),
+        "{gpu}"
+    );
+    assert!(gpu.contains("modelled: generic"), "{gpu}");
+    // On the test adapter its own choice stands, and the model is quoted for it.
+    let here = plan(&[], &[]);
+    assert!(here.contains("modelled on GPUs:"), "{here}");
+    // Without any adapter, --no-device still plans, and says why nothing is modelled.
+    let none = plan(&["--no-device"], NO_GPU);
+    assert!(
+        none.contains("no adapter to trace the memory model on"),
+        "{none}"
+    );
+    assert!(none.contains("kernel tiled"), "{none}");
+}

@@ -1,9 +1,10 @@
 //! Planner tests: pure, no GPU.
 
 use proptest::prelude::*;
+use wgpu_permute::model::Figures;
 use wgpu_permute::plan::{
     self, DeviceCaps, ELEM_SIZES, IndexReason, KernelReason, Learned, MAX_RANK, MIN_TILED_EXTENT,
-    Measured, Misfit, SpecializeReason, Tile, Tuning, fold_grid, simplify,
+    Measured, Misfit, Modelling, SpecializeReason, Tile, Tuning, fold_grid, simplify,
 };
 use wgpu_permute::{IndexMath, Kernel, Options, PermuteError, Request, reference};
 
@@ -91,10 +92,10 @@ fn kernel_choice() {
         plan_of(&[64, 64, 64, 64], &[3, 2, 1, 0], 4).kernel,
         Kernel::Tiled
     );
-    // A tile side of 8 (the dim that becomes innermost) is below the minimum.
+    // A tile side of 8 (the dim that becomes innermost) is enough.
     assert_eq!(
         plan_of(&[8, 8, 8, 8, 8, 32], &[2, 5, 0, 4, 1, 3], 4).kernel,
-        Kernel::Generic
+        Kernel::Tiled
     );
     // ...but not on a CPU device: micro-tiles where they fit, else the generic kernel.
     let cpu = DeviceCaps {
@@ -676,11 +677,11 @@ fn every_kernel_reason_is_recorded_and_explained() {
             KernelReason::GpuTiled,
         ),
         (
-            Request::new(&[15, 4096], &[1, 0], 4),
+            Request::new(&[2, 4096], &[1, 0], 4),
             gpu.clone(),
             Kernel::Generic,
             KernelReason::SmallTile {
-                rows: 15,
+                rows: 2,
                 cols: 4096,
             },
         ),
@@ -896,6 +897,101 @@ fn autotuning_outcomes_are_planner_inputs() {
         (Kernel::Tiled, KernelReason::GpuTiled)
     );
     assert!(failed.explain().join("\n").contains("no timestamps"));
+}
+
+#[test]
+fn modelled_figures_are_planner_inputs() {
+    let req = Request::new(&[4, 96, 160], &[0, 2, 1], 4);
+    let caps = DeviceCaps::default();
+    let mut learned = Learned {
+        model: true,
+        ..Learned::default()
+    };
+    // No figures yet: the candidates are to be traced, the heuristic stands meanwhile.
+    let pending = plan::plan_with(&req, &caps, &learned).unwrap();
+    assert_eq!(
+        pending.pending_model(),
+        [Kernel::Generic, Kernel::Tiled, Kernel::Micro]
+    );
+    assert_eq!(pending.reasons.kernel, KernelReason::GpuTiled);
+    let figures = |kernel, load, store, ways| Figures {
+        kernel,
+        load_efficiency: load,
+        store_efficiency: store,
+        bank_conflict_ways: ways,
+        bytes_moved: 2 * pending.bytes,
+    };
+    let key = pending.shape_key();
+    // The best modelled ratio to a copy wins, whatever the heuristic would say.
+    learned.modelled.insert(
+        key.clone(),
+        vec![
+            figures(Kernel::Generic, 0.5, 1.0, 1),
+            figures(Kernel::Tiled, 0.4, 1.0, 1),
+            figures(Kernel::Micro, 0.2, 0.2, 1),
+        ],
+    );
+    let chosen = plan::plan_with(&req, &caps, &learned).unwrap();
+    assert_eq!(
+        (chosen.kernel, chosen.reasons.kernel),
+        (Kernel::Generic, KernelReason::Modelled)
+    );
+    assert!(chosen.pending_model().is_empty());
+    assert!(
+        chosen
+            .explain()
+            .iter()
+            .any(|l| l.starts_with("modelled: generic"))
+    );
+    // Ties (to 1%) go to fewer bank conflicts, then to the simpler kernel.
+    learned.modelled.insert(
+        key.clone(),
+        vec![
+            figures(Kernel::Generic, 1.0, 1.0, 1),
+            figures(Kernel::Tiled, 1.0, 1.0, 1),
+        ],
+    );
+    assert_eq!(
+        plan::plan_with(&req, &caps, &learned).unwrap().kernel,
+        Kernel::Generic
+    );
+    learned.modelled.insert(
+        key.clone(),
+        vec![
+            figures(Kernel::Generic, 0.996, 1.0, 2),
+            figures(Kernel::Tiled, 1.0, 1.0, 1),
+        ],
+    );
+    assert_eq!(
+        plan::plan_with(&req, &caps, &learned).unwrap().kernel,
+        Kernel::Tiled
+    );
+    // A failed trace leaves no figures: the heuristic decides, and says so.
+    learned.modelled.insert(key, Vec::new());
+    let failed = plan::plan_with(&req, &caps, &learned).unwrap();
+    assert_eq!(failed.reasons.model, Modelling::Failed);
+    assert_eq!(failed.reasons.kernel, KernelReason::GpuTiled);
+    // Forced kernels, one-kernel shapes and a spent budget are not modelled.
+    let forced = req.with_options(Options {
+        kernel: Some(Kernel::Tiled),
+        ..Options::default()
+    });
+    let stays = Request::new(&[96, 4, 160], &[1, 0, 2], 4);
+    for r in [forced, stays] {
+        assert_eq!(
+            plan::plan_with(&r, &caps, &learned).unwrap().reasons.model,
+            Modelling::Off
+        );
+    }
+    learned.modelled.clear();
+    for i in 0..plan::MAX_MODELLED {
+        let mut k = pending.shape_key();
+        k.dims[0] = 1000 + i as u64;
+        learned.modelled.insert(k, Vec::new());
+    }
+    let spent = plan::plan_with(&req, &caps, &learned).unwrap();
+    assert_eq!(spent.reasons.model, Modelling::BudgetSpent);
+    assert!(spent.pending_model().is_empty());
 }
 
 /// Devices that report bindings beyond 2^32 words (wgpu's Metal backend reports

@@ -40,7 +40,10 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
         // Pipeline constants get values at pipeline creation; naga validates them as such.
         let module = validate(&source, caps).unwrap_or_else(|e| panic!("{v:?}:\n{e}"));
         // Trace mode validates too, and the shipped source holds no trace code.
-        assert!(!source.contains("@binding(3)") && !source.contains("record("), "{v:?}");
+        assert!(
+            !source.contains("@binding(3)") && !source.contains("record("),
+            "{v:?}"
+        );
         for padding in [true, false] {
             let traced = shaders::traced_source(&v, padding).unwrap();
             validate(&traced, caps).unwrap_or_else(|e| panic!("{v:?} traced:\n{e}"));

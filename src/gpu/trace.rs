@@ -19,7 +19,9 @@ impl Permuter {
     /// workgroups ([`model::sample`]) and scored for warps of `warp` lanes. `padding: false`
     /// drops the tiled kernel's padding column (to model what it prevents).
     pub fn model(&self, plan: &Plan, warp: Warp, padding: bool) -> Result<Figures, PermuteError> {
-        let trace = self.trace(plan, &model::sample(plan, false), padding, None)?.0;
+        let trace = self
+            .trace(plan, &model::sample(plan, false), padding, None)?
+            .0;
         Ok(model::analyse(&trace, warp, 2 * plan.bytes))
     }
 

@@ -268,12 +268,15 @@ impl Figures {
     /// The figures as a phrase: `tiled: loads 1.00, stores 1.00 of their sectors, 1-way bank
     /// access; 1.00x a copy`.
     pub fn sentence(&self) -> String {
+        let banks = match self.kernel {
+            Kernel::Tiled => format!("{}-way bank access", self.bank_conflict_ways),
+            _ => "no workgroup memory".into(),
+        };
         format!(
-            "{}: loads {:.2}, stores {:.2} of their sectors, {}-way bank access; {:.2}x a copy",
+            "{}: loads {:.2}, stores {:.2} of their sectors, {banks}; {:.2}x a copy",
             self.kernel.name(),
             self.load_efficiency,
             self.store_efficiency,
-            self.bank_conflict_ways,
             self.ratio_to_copy()
         )
     }

@@ -13,9 +13,9 @@ pub mod simplify;
 mod windows;
 
 pub use select::{
-    IndexReason, KernelReason, Learned, MAX_MODELLED, MAX_SPECIALIZED, MIN_TILED_EXTENT,
-    Measured, Misfit, Modelling, Reasons, SPECIALIZE_MIN_BYTES, ShapeKey, SpecializeReason,
-    Tuning, modelled_best, prefer_micro,
+    IndexReason, KernelReason, Learned, MAX_MODELLED, MAX_SPECIALIZED, MIN_TILED_EXTENT, Measured,
+    Misfit, Modelling, Reasons, SPECIALIZE_MIN_BYTES, ShapeKey, SpecializeReason, Tuning,
+    modelled_best, prefer_micro,
 };
 pub use simplify::{check_perm, element_count, movement_unit, pack_of, simplify};
 pub use windows::fold_grid;
@@ -535,8 +535,7 @@ pub fn plan_with(
         .max_storage_binding
         .min(opts.binding_limit.unwrap_or(u64::MAX))
         .min(MAX_WINDOW_BYTES);
-    let (kernel, reason, tuning, model) =
-        select::choose_kernel(&plan, caps, opts, learned, limit)?;
+    let (kernel, reason, tuning, model) = select::choose_kernel(&plan, caps, opts, learned, limit)?;
     plan.kernel = kernel;
     plan.reasons.kernel = reason;
     plan.reasons.tuning = tuning;

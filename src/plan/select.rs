@@ -11,11 +11,14 @@ use super::{DeviceCaps, IndexMath, Kernel, MICRO_SIDE, Options, Plan, Tile};
 use crate::PermuteError;
 use crate::model::Figures;
 
-/// Smallest row and column extent (in elements) for which the tiled batch transpose is chosen
-/// when no memory model is at hand (a plan made without a device; the model budget spent).
-/// Below it most of a tile's threads idle; errs towards the generic kernel for thin
-/// matrices. Where the model is at hand it decides instead ([`KernelReason::Modelled`]).
-pub const MIN_TILED_EXTENT: u64 = 16;
+/// Smallest row and column extent (in units) for which the tiled batch transpose is chosen
+/// on a GPU when no memory model is at hand (a plan made without a device, the model's
+/// budget spent); where it is, the model decides ([`KernelReason::Modelled`]). Set from the
+/// model's figures (`wgpu-permute model`): at side 2 the gather wins (`[4096,2]`: generic
+/// 0.67 of a copy, tiled 0.40; `[2,4096]`: 1.00 and 0.40), from side 4 the tile does
+/// (`[4096,4]`: 0.67 and 0.40 the other way; `[4096,8]`: 1.00 against 0.22). The model
+/// counts memory traffic only, not the idle threads of a thin tile: errs towards the tile.
+pub const MIN_TILED_EXTENT: u64 = 4;
 
 /// Most shapes a permuter models (traces) to choose their kernel; later shapes get the
 /// heuristic. Bounds the memory of the figures kept and the first-call traces.
@@ -312,7 +315,12 @@ pub(super) fn choose_kernel(
     let heuristic = |reason| (Kernel::Generic, reason, Tuning::Off, Modelling::Off);
     if identity {
         return Ok(if whole_words {
-            (Kernel::Copy, KernelReason::Identity, Tuning::Off, Modelling::Off)
+            (
+                Kernel::Copy,
+                KernelReason::Identity,
+                Tuning::Off,
+                Modelling::Off,
+            )
         } else if one_binding {
             heuristic(KernelReason::IdentityOddBytes)
         } else {
@@ -384,7 +392,11 @@ pub fn modelled_best(figures: &[Figures], candidates: &[Kernel]) -> Option<Kerne
     let rank = |f: &Figures| {
         let order = candidates.iter().position(|&k| k == f.kernel);
         let ratio = (f.ratio_to_copy() * 100.0).round() as i64;
-        (ratio, std::cmp::Reverse(f.bank_conflict_ways), order.map(std::cmp::Reverse))
+        (
+            ratio,
+            std::cmp::Reverse(f.bank_conflict_ways),
+            order.map(std::cmp::Reverse),
+        )
     };
     figures
         .iter()

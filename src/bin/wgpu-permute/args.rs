@@ -45,11 +45,15 @@ pub enum Command {
     /// any adapter, lavapipe included): sector efficiency, bank conflicts, predicted times.
     Model {
         /// Input shape, e.g. 4096,4096.
-        #[arg(long, value_delimiter = ',', required = true)]
+        #[arg(long, value_delimiter = ',', required_unless_present = "suite")]
         shape: Vec<usize>,
         /// Output dim i is input dim perm[i], e.g. 1,0.
-        #[arg(long, value_delimiter = ',', required = true)]
+        #[arg(long, value_delimiter = ',', required_unless_present = "suite")]
         perm: Vec<usize>,
+        /// Model every case of the benchmark suite instead, as a Markdown table of the
+        /// kernel a GPU permuter chooses.
+        #[arg(long, conflicts_with_all = ["shape", "perm", "dtype", "kernel", "json"])]
+        suite: bool,
         /// Element type or its size in bytes (as for `plan`).
         #[arg(long, default_value = "f32")]
         dtype: String,

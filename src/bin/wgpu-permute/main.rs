@@ -62,6 +62,12 @@ fn run(cli: Cli) -> Result<()> {
             no_device,
         } => plan(&shape, &perm, &dtype, force.options(), no_device),
         Command::Model {
+            suite: true,
+            no_padding,
+            wave64,
+            ..
+        } => model::suite(!no_padding, wave64),
+        Command::Model {
             shape,
             perm,
             dtype,
@@ -69,6 +75,7 @@ fn run(cli: Cli) -> Result<()> {
             no_padding,
             wave64,
             json,
+            ..
         } => model::run(model::Args {
             shape: &shape,
             perm: &perm,
@@ -184,6 +191,8 @@ fn plan(
     no_device: bool,
 ) -> Result<()> {
     let req = Request::new(shape, perm, elem_size(dtype)?).with_options(options);
+    // A bad request is refused before any GPU work.
+    wgpu_permute::plan(&req, &DeviceCaps::default()).map_err(|e| e.to_string())?;
     // The memory model traces on an adapter; without one, --no-device still plans.
     let p = match permuter() {
         Ok(p) if no_device => Some(p.with_caps(DeviceCaps::default())),
@@ -210,7 +219,10 @@ fn plan(
         println!("  - {line}");
     }
     // Quote the model for the kernel chosen when the choice did not already.
-    let quoted = matches!(plan.reasons.model, wgpu_permute::plan::Modelling::Figures(_));
+    let quoted = matches!(
+        plan.reasons.model,
+        wgpu_permute::plan::Modelling::Figures(_)
+    );
     if let (Some(p), false, Some(_)) = (&p, quoted, plan.variant()) {
         let figures = p
             .model(&plan, wgpu_permute::model::Warp::Wave32, true)

@@ -22,11 +22,7 @@ pub fn run(args: Args) -> Result<(), String> {
     // Check the request itself before any GPU work.
     let base = wgpu_permute::plan(&req, &DeviceCaps::default()).map_err(err)?;
     let p = super::permuter()?;
-    let warp = if args.wave64 {
-        Warp::Wave64
-    } else {
-        Warp::Wave32
-    };
+    let warp = warp(args.wave64);
     let kernels = match args.kernel {
         Some(k) => vec![k],
         None => vec![Kernel::Generic, Kernel::Tiled, Kernel::Micro],
@@ -45,7 +41,7 @@ pub fn run(args: Args) -> Result<(), String> {
     let chosen = plan::modelled_best(&figures, &kernels);
     let device = super::device_name(&p);
     if args.json {
-        let kernels: Vec<_> = figures.iter().map(|f| figures_json(f)).collect();
+        let kernels: Vec<_> = figures.iter().map(figures_json).collect();
         let value = json!({
             "shape": args.shape,
             "perm": args.perm,
@@ -113,9 +109,67 @@ pub fn run(args: Args) -> Result<(), String> {
         .iter()
         .map(|g| format!("{} {} GB/s", g.name, g.peak_gb_per_s))
         .collect();
-    println!("peak bandwidths (vendor specifications): {}", peaks.join(", "));
+    println!(
+        "peak bandwidths (vendor specifications): {}",
+        peaks.join(", ")
+    );
     if let Some(k) = chosen {
         println!("a GPU permuter chooses: {}", k.name());
+    }
+    Ok(())
+}
+
+fn warp(wave64: bool) -> Warp {
+    if wave64 { Warp::Wave64 } else { Warp::Wave32 }
+}
+
+/// Every suite case as a row of a Markdown table: the kernel a GPU permuter chooses by the
+/// model, its figures, and its predicted time on each named GPU.
+pub fn suite(padding: bool, wave64: bool) -> Result<(), String> {
+    let p = super::permuter()?;
+    let warp = warp(wave64);
+    let mut header = String::from(
+        "| case | chosen | loads | stores | bank ways | vs copy | other kernels (vs copy) |",
+    );
+    let mut rule = String::from("|---|---|---|---|---|---|---|");
+    for gpu in &GPUS {
+        header += &format!(" {} |", gpu.name);
+        rule += "---|";
+    }
+    println!("{header}\n{rule}");
+    let all = [Kernel::Generic, Kernel::Tiled, Kernel::Micro];
+    for case in wgpu_permute::bench::default_suite(1) {
+        let req = Request::new(&case.shape, &case.perm, case.elem_size);
+        let figures = p
+            .model_kernels(&req, &all, warp, padding)
+            .map_err(|e| e.to_string())?;
+        let Some(chosen) = plan::modelled_best(&figures, &all) else {
+            continue;
+        };
+        let f = figures.iter().find(|f| f.kernel == chosen).expect("chosen");
+        let others: Vec<String> = figures
+            .iter()
+            .filter(|o| o.kernel != chosen)
+            .map(|o| format!("{} {:.2}", o.kernel.name(), o.ratio_to_copy()))
+            .collect();
+        let mut row = format!(
+            "| `{}` | {} | {:.2} | {:.2} | {} | {:.2} | {} |",
+            case.label(),
+            chosen.name(),
+            f.load_efficiency,
+            f.store_efficiency,
+            f.bank_conflict_ways,
+            f.ratio_to_copy(),
+            if others.is_empty() {
+                "-".to_string()
+            } else {
+                others.join(", ")
+            }
+        );
+        for gpu in &GPUS {
+            row += &format!(" {:.1} µs |", f.seconds_on(gpu) * 1e6);
+        }
+        println!("{row}");
     }
     Ok(())
 }
