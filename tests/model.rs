@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{GENERIC, MICRO, SENTINEL, TILED, gpu, test_bytes};
+use common::{Case, GENERIC, MICRO, SENTINEL, TILED, gpu, test_bytes};
 use wgpu_permute::model::{self, Figures, Space, Warp};
 use wgpu_permute::plan::{KernelReason, Modelling};
 use wgpu_permute::{DeviceCaps, Kernel, Options, Permuter, Plan, Request, bench, reference};
@@ -120,18 +120,20 @@ fn real_run(p: &Permuter, plan: &Plan, input: &[u8]) -> Vec<u8> {
 fn a_trace_stores_exactly_where_the_real_run_writes() {
     let Some(p) = gpu() else { return };
     // Each kernel, packed and wide units, partial tiles and workgroups, offsets.
-    let cases: [(&[usize], &[usize], usize, Options, (u64, u64)); 9] = [
-        (&[33, 65], &[1, 0], 4, TILED, (0, 0)),
-        (&[3, 70, 7], &[2, 0, 1], 4, TILED, (0, 0)),
-        (&[2, 66, 130], &[0, 2, 1], 2, TILED, (4, 8)),
-        (&[132, 68], &[1, 0], 1, TILED, (0, 0)),
-        (&[17, 33], &[1, 0], 16, TILED, (0, 0)),
-        (&[36, 44], &[1, 0], 1, MICRO, (0, 4)),
-        (&[5, 7, 9], &[2, 0, 1], 4, GENERIC, (4, 0)),
-        (&[5, 7, 9], &[2, 0, 1], 1, GENERIC, (0, 0)),
-        (&[6, 10, 3], &[1, 0, 2], 8, GENERIC, (8, 8)),
+    let cases = [
+        Case::new(&[33, 65], &[1, 0], 4, TILED, (0, 0)),
+        Case::new(&[3, 70, 7], &[2, 0, 1], 4, TILED, (0, 0)),
+        Case::new(&[2, 66, 130], &[0, 2, 1], 2, TILED, (4, 8)),
+        Case::new(&[132, 68], &[1, 0], 1, TILED, (0, 0)),
+        Case::new(&[17, 33], &[1, 0], 16, TILED, (0, 0)),
+        Case::new(&[36, 44], &[1, 0], 1, MICRO, (0, 4)),
+        Case::new(&[5, 7, 9], &[2, 0, 1], 4, GENERIC, (4, 0)),
+        Case::new(&[5, 7, 9], &[2, 0, 1], 1, GENERIC, (0, 0)),
+        Case::new(&[6, 10, 3], &[1, 0, 2], 8, GENERIC, (8, 8)),
     ];
-    for (shape, perm, elem, options, (so, d_o)) in cases {
+    for case in cases {
+        let (shape, perm, elem) = (&case.shape[..], &case.perm[..], case.elem);
+        let (options, (so, d_o)) = (case.options, case.offsets);
         let req = Request::new(shape, perm, elem)
             .with_offsets(so, d_o)
             .with_options(options);
