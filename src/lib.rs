@@ -62,6 +62,7 @@ pub mod bench;
 mod error;
 mod gpu;
 pub mod plan;
+pub mod rearrange;
 pub mod reference;
 #[doc(hidden)]
 pub mod shaders;
