@@ -607,4 +607,6 @@ fn product(sizes: impl Iterator<Item = usize> + Clone) -> Option<usize> {
 }
 
 #[cfg(test)]
+mod einops_tests;
+#[cfg(test)]
 mod tests;
