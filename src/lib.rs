@@ -63,6 +63,7 @@ mod error;
 mod gpu;
 pub mod model;
 pub mod plan;
+pub mod rearrange;
 pub mod reference;
 #[doc(hidden)]
 pub mod shaders;

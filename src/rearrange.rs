@@ -1,0 +1,612 @@
+//! The pattern logic of einops' `rearrange`, with no tensor and no GPU: a pattern such as
+//! `b c (h p) w -> b (h w) (p c)` and a shape become "split each input dim into elementary
+//! axes, permute those, merge groups of them into output dims", which one strided view and
+//! one permute can carry out.
+//!
+//! ```
+//! use wgpu_permute::rearrange::rearrange;
+//!
+//! let r = rearrange("b s (h d) -> b h s d", &[2, 5, 64], &[("h", 8)], false)?;
+//! assert_eq!(r.split_shape, [2, 5, 8, 8]);
+//! assert_eq!(r.perm, [0, 2, 1, 3]);
+//! assert_eq!(r.out_shape, [2, 8, 5, 8]);
+//! # Ok::<(), wgpu_permute::rearrange::RearrangeError>(())
+//! ```
+//!
+//! # Patterns
+//!
+//! Exactly what einops 0.8's `rearrange` accepts, restricted to ASCII:
+//!
+//! - `left -> right`, one `->`; elements are separated by spaces (einops rejects tabs).
+//! - A name (letters, digits, `_`; not starting with a digit, not starting or ending with
+//!   `_`) is one axis and must appear once on each side.
+//! - `(a b)` on the left splits one input dim (row-major: `b` varies fastest); on the
+//!   right it merges axes into one output dim. Parentheses do not nest.
+//! - `1` (also written `01`) and `()` on the left stand for a dim of extent 1, which is
+//!   dropped; on the right they insert a dim of extent 1. Inside parentheses `1` is ignored.
+//!   Other numbers are refused: rearrange has no anonymous axes.
+//! - `...` stands for the dims no other element takes, once per side, on both sides or
+//!   neither; on the right it may sit inside a group, `(...)`, which merges those dims (into
+//!   one dim of extent 1 when there are none). Its axes are named `…0`, `…1`, ... (with
+//!   the one-character ellipsis `…`, as einops does); sizes cannot be given for them.
+//!
+//! Within one input dim at most one axis may lack a given size; it is inferred. With
+//! `pad`, an inferred axis is rounded up, and a group whose given sizes all multiply to more
+//! than the dim pads it: the padded tail of that input dim is for a later stage to fill.
+//!
+//! Where einops fails with something other than its own error (a missing `->`, or a group
+//! whose other axes multiply to 0, where it divides by zero), this module returns an error
+//! too. It also refuses a size given twice, which Python keyword arguments cannot express.
+
+use std::fmt;
+use std::ops::Range;
+
+use thiserror::Error;
+
+/// A pattern resolved against a shape: how to view the input as elementary axes, how to
+/// order them, and how to group them into the output. Data moves only when `perm` is not
+/// the identity or a dim is padded ([`Rearrangement::is_identity`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rearrangement {
+    /// Extents of the elementary axes after splitting the input, in input order: a `1` or
+    /// `()` dim has none, each dim under `...` is one.
+    pub split_shape: Vec<usize>,
+    /// For each input dim, its elementary axes and its real extent, so that a padded dim's
+    /// tail can be told apart.
+    pub input_dims: Vec<SplitDim>,
+    /// Output order of the elementary axes: output elementary axis `i` is split axis
+    /// `perm[i]` (numpy's convention, as in [`crate::Permuter`]).
+    pub perm: Vec<usize>,
+    /// The output's shape once groups are merged and `1`/`()` dims inserted.
+    pub out_shape: Vec<usize>,
+    /// Names of the elementary axes, in split order (`…0`, `…1`, ... under `...`), for
+    /// messages and debugging.
+    pub names: Vec<String>,
+}
+
+/// How one input dim maps onto elementary axes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SplitDim {
+    /// Its elementary axes: a range of indices into `split_shape`, empty for a `1` or `()`
+    /// dim.
+    pub axes: Range<usize>,
+    /// Its real extent, the shape's entry.
+    pub extent: usize,
+    /// The product of its axes' extents: above `extent` only when padded, and then the
+    /// indices from `extent` up are padding.
+    pub padded_extent: usize,
+}
+
+impl SplitDim {
+    /// Whether this dim was padded, so that its tail needs filling.
+    pub fn is_padded(&self) -> bool {
+        self.padded_extent != self.extent
+    }
+}
+
+impl Rearrangement {
+    /// Whether the result is the input's data in the same order: then a reshape to
+    /// `out_shape` is all it takes, and no data moves.
+    pub fn is_identity(&self) -> bool {
+        !self.is_padded() && self.perm.iter().enumerate().all(|(i, &p)| i == p)
+    }
+
+    /// Whether any input dim was padded ([`SplitDim::is_padded`]).
+    pub fn is_padded(&self) -> bool {
+        self.input_dims.iter().any(SplitDim::is_padded)
+    }
+}
+
+/// A side of a pattern's `->`, for errors that concern one side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// Before `->`: the input.
+    Left,
+    /// After `->`: the output.
+    Right,
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Side::Left => "left",
+            Side::Right => "right",
+        })
+    }
+}
+
+/// Why a pattern cannot rearrange a shape. One variant per cause, each naming what to fix.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RearrangeError {
+    /// The pattern is not well formed; `position` is a byte offset into it.
+    #[error("syntax error at byte {position} of the pattern: {reason}")]
+    Syntax {
+        /// Byte offset of the offending text.
+        position: usize,
+        /// What is wrong there.
+        reason: &'static str,
+    },
+
+    /// An output axis must come from the input: rearrange creates no axes.
+    #[error("axis `{axis}` is on the right of `->` but not on the left")]
+    UnknownAxis {
+        /// The axis.
+        axis: String,
+    },
+
+    /// Every input axis must appear in the output: rearrange drops no axes.
+    #[error("axis `{axis}` is on the left of `->` but not on the right")]
+    MissingAxis {
+        /// The axis.
+        axis: String,
+    },
+
+    /// An axis can appear only once per side.
+    #[error("axis `{axis}` appears twice on the {side} of `->`")]
+    RepeatedAxis {
+        /// The axis.
+        axis: String,
+        /// The side where it repeats.
+        side: Side,
+    },
+
+    /// A size was given for an axis the pattern does not have, which is likely a typo.
+    #[error("a size is given for axis `{axis}`, which the pattern does not name")]
+    UnusedSize {
+        /// The name given.
+        axis: String,
+    },
+
+    /// A size was given twice for one axis.
+    #[error("the size of axis `{axis}` is given twice")]
+    SizeGivenTwice {
+        /// The axis.
+        axis: String,
+    },
+
+    /// Only one axis per input dim can be inferred from the dim's extent.
+    #[error("axes `{first}` and `{second}` of input dim {dim} both need a size: give one of them")]
+    TwoUnknown {
+        /// The first axis without a size.
+        first: String,
+        /// The second axis without a size.
+        second: String,
+        /// The input dim.
+        dim: usize,
+    },
+
+    /// Without padding, the inferred axis must divide its dim exactly.
+    #[error(
+        "cannot infer axis `{axis}`: input dim {dim} of extent {extent} is not a multiple of {known}, the product of the group's other axes (padding would round up)"
+    )]
+    NotDivisible {
+        /// The axis to infer.
+        axis: String,
+        /// The input dim.
+        dim: usize,
+        /// The dim's extent.
+        extent: usize,
+        /// The product of the group's other axes.
+        known: usize,
+    },
+
+    /// The given sizes of a dim's axes must multiply to its extent (or, with padding, to
+    /// more).
+    #[error("axes `{axes}` multiply to {product} but input dim {dim} has extent {extent}")]
+    SizeMismatch {
+        /// The dim's axes, space-separated.
+        axes: String,
+        /// The input dim.
+        dim: usize,
+        /// The dim's extent.
+        extent: usize,
+        /// The product of the given sizes.
+        product: usize,
+    },
+
+    /// The shape's rank does not fit the pattern's left side.
+    #[error(
+        "the pattern's left side has {expected} dims{} but the shape has {rank}",
+        if *.ellipsis { " besides `...`" } else { "" }
+    )]
+    RankMismatch {
+        /// Dims the left side names, not counting `...`.
+        expected: usize,
+        /// Whether the left side has `...`, which takes any number of further dims.
+        ellipsis: bool,
+        /// Dims of the shape.
+        rank: usize,
+    },
+
+    /// `...` must be on both sides or neither: rearrange neither creates nor drops dims.
+    #[error("`...` is only on the {side} of `->`")]
+    EllipsisOneSide {
+        /// The side that has it.
+        side: Side,
+    },
+
+    /// `...` can appear only once per side.
+    #[error("`...` appears twice on the {side} of `->`")]
+    EllipsisTwice {
+        /// The side where it repeats.
+        side: Side,
+    },
+
+    /// On the left, `...` cannot be inside parentheses: its dims cannot be split.
+    #[error("`...` is inside parentheses on the left of `->`")]
+    GroupedEllipsis,
+
+    /// A `1` or `()` on the left stands for a dim of extent 1.
+    #[error("input dim {dim} is `1` or `()` in the pattern but has extent {extent}")]
+    NotUnit {
+        /// The input dim.
+        dim: usize,
+        /// Its extent.
+        extent: usize,
+    },
+
+    /// An axis cannot be inferred when the other axes of its group multiply to 0: any size
+    /// would do (einops fails here too, dividing by zero).
+    #[error(
+        "cannot infer axis `{axis}` of input dim {dim} (extent {extent}): the group's other axes multiply to 0"
+    )]
+    ZeroProduct {
+        /// The axis to infer.
+        axis: String,
+        /// The input dim.
+        dim: usize,
+        /// The dim's extent.
+        extent: usize,
+    },
+
+    /// A product of sizes (a padded dim, a merged output dim or the whole split tensor)
+    /// does not fit in `usize`.
+    #[error("the sizes of the pattern's axes overflow usize")]
+    Overflow,
+}
+
+use RearrangeError as E;
+
+/// Resolves an einops `rearrange` pattern against `shape`, with sizes for some axes given
+/// as `axes`. With `pad`, a dim that its axes do not divide is padded up instead of refused
+/// (see the [module docs](self)).
+pub fn rearrange(
+    pattern: &str,
+    shape: &[usize],
+    axes: &[(&str, usize)],
+    pad: bool,
+) -> Result<Rearrangement, RearrangeError> {
+    let arrows: Vec<usize> = pattern.match_indices("->").map(|(i, _)| i).collect();
+    let arrow = match arrows[..] {
+        [arrow] => arrow,
+        [] => return Err(syntax(pattern.len(), "the pattern has no `->`")),
+        [_, second, ..] => return Err(syntax(second, "the pattern has more than one `->`")),
+    };
+    let left = parse_side(pattern, 0..arrow, Side::Left)?;
+    let right = parse_side(pattern, arrow + 2..pattern.len(), Side::Right)?;
+    check_sides(&left, &right)?;
+
+    let has_ellipsis = left.iter().any(|g| g.atoms.contains(&Atom::Ellipsis));
+    let expected = left.len() - usize::from(has_ellipsis);
+    let ellipsis_rank = match shape.len().checked_sub(expected) {
+        Some(extra) if has_ellipsis || extra == 0 => extra,
+        _ => {
+            return Err(E::RankMismatch {
+                expected,
+                ellipsis: has_ellipsis,
+                rank: shape.len(),
+            });
+        }
+    };
+
+    let mut given: Vec<(&str, usize)> = Vec::new();
+    for &(axis, size) in axes {
+        if !names(&left).any(|n| n == axis) {
+            return Err(E::UnusedSize { axis: axis.into() });
+        }
+        if given.iter().any(|&(n, _)| n == axis) {
+            return Err(E::SizeGivenTwice { axis: axis.into() });
+        }
+        given.push((axis, size));
+    }
+    let size_of = |axis: &str| given.iter().find(|&&(n, _)| n == axis).map(|&(_, s)| s);
+
+    let left = expand(&left, ellipsis_rank);
+    let right = expand(&right, ellipsis_rank);
+    for (dim, group) in left.iter().enumerate() {
+        let mut unknown = group.iter().filter(|a| size_of(a).is_none());
+        if let (Some(first), Some(second)) = (unknown.next(), unknown.next()) {
+            return Err(E::TwoUnknown {
+                first: first.clone(),
+                second: second.clone(),
+                dim,
+            });
+        }
+    }
+
+    let mut split_shape = Vec::new();
+    let mut input_dims = Vec::new();
+    for (dim, (group, &extent)) in left.iter().zip(shape).enumerate() {
+        let given: Vec<Option<usize>> = group.iter().map(|a| size_of(a)).collect();
+        let (sizes, padded_extent) = resolve(group, given, dim, extent, pad)?;
+        let start = split_shape.len();
+        split_shape.extend(sizes);
+        input_dims.push(SplitDim {
+            axes: start..split_shape.len(),
+            extent,
+            padded_extent,
+        });
+    }
+    product(split_shape.iter().copied()).ok_or(E::Overflow)?;
+
+    let names = left.concat();
+    let mut perm = Vec::with_capacity(names.len());
+    let mut out_shape = Vec::with_capacity(right.len());
+    for group in &right {
+        let start = perm.len();
+        for axis in group {
+            let index = names.iter().position(|n| n == axis);
+            perm.push(index.ok_or_else(|| E::UnknownAxis { axis: axis.clone() })?);
+        }
+        out_shape.push(product(perm[start..].iter().map(|&a| split_shape[a])).ok_or(E::Overflow)?);
+    }
+    Ok(Rearrangement {
+        split_shape,
+        input_dims,
+        perm,
+        out_shape,
+        names,
+    })
+}
+
+fn syntax(position: usize, reason: &'static str) -> RearrangeError {
+    E::Syntax { position, reason }
+}
+
+/// An element of one side of a pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Atom<'a> {
+    Name(&'a str),
+    Ellipsis,
+}
+
+/// One dim of one side: a lone atom, or a parenthesised group (`()`, and `1` outside
+/// parentheses, are empty groups).
+#[derive(Debug)]
+struct Group<'a> {
+    atoms: Vec<Atom<'a>>,
+    parens: bool,
+}
+
+/// The names (not `...`) of one side, in order.
+fn names<'a>(groups: &[Group<'a>]) -> impl Iterator<Item = &'a str> {
+    groups
+        .iter()
+        .flat_map(|g| &g.atoms)
+        .filter_map(|a| match a {
+            Atom::Name(n) => Some(*n),
+            Atom::Ellipsis => None,
+        })
+}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Parses the side of `pattern` at `span`; positions in errors are offsets into `pattern`.
+fn parse_side(pattern: &str, span: Range<usize>, side: Side) -> Result<Vec<Group<'_>>, E> {
+    let offset = span.start;
+    let text = &pattern[span];
+    let bytes = text.as_bytes();
+    let mut groups = Vec::new();
+    // The open parenthesis' position and the atoms inside it so far.
+    let mut open: Option<(usize, Vec<Atom>)> = None;
+    let mut seen: Vec<Atom> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let start = i;
+        let atom = match bytes[i] {
+            b' ' => {
+                i += 1;
+                continue;
+            }
+            b'(' => {
+                if open.is_some() {
+                    return Err(syntax(offset + i, "parentheses cannot nest"));
+                }
+                open = Some((i, Vec::new()));
+                i += 1;
+                continue;
+            }
+            b')' => {
+                let (_, atoms) = open.take().ok_or(syntax(offset + i, "`)` without `(`"))?;
+                groups.push(Group {
+                    atoms,
+                    parens: true,
+                });
+                i += 1;
+                continue;
+            }
+            b'.' => {
+                if !text[i..].starts_with("...") || bytes.get(i + 3) == Some(&b'.') {
+                    return Err(syntax(offset + i, "a dot outside `...`"));
+                }
+                i += 3;
+                // einops reads `a...` or `...a` as one (invalid) name.
+                let before = start.checked_sub(1).map(|j| bytes[j]);
+                if before.is_some_and(is_name_byte)
+                    || bytes.get(i).is_some_and(|&b| is_name_byte(b))
+                {
+                    return Err(syntax(offset + start, "`...` touches a name"));
+                }
+                Atom::Ellipsis
+            }
+            b if is_name_byte(b) => {
+                while i < bytes.len() && is_name_byte(bytes[i]) {
+                    i += 1;
+                }
+                match name_token(&text[start..i]).map_err(|r| syntax(offset + start, r))? {
+                    Some(name) => Atom::Name(name),
+                    None => {
+                        // `1`: an empty group on its own, nothing inside parentheses.
+                        if open.is_none() {
+                            groups.push(Group {
+                                atoms: Vec::new(),
+                                parens: true,
+                            });
+                        }
+                        continue;
+                    }
+                }
+            }
+            _ => return Err(syntax(offset + i, "unexpected character")),
+        };
+        if seen.contains(&atom) {
+            return Err(match atom {
+                Atom::Name(n) => E::RepeatedAxis {
+                    axis: n.into(),
+                    side,
+                },
+                Atom::Ellipsis => E::EllipsisTwice { side },
+            });
+        }
+        seen.push(atom);
+        match &mut open {
+            Some((_, atoms)) => atoms.push(atom),
+            None => groups.push(Group {
+                atoms: vec![atom],
+                parens: false,
+            }),
+        }
+    }
+    match open {
+        Some((at, _)) => Err(syntax(offset + at, "`(` is never closed")),
+        None => Ok(groups),
+    }
+}
+
+/// Classifies a run of name characters: an axis name, or `None` for the unit axis `1`.
+fn name_token(token: &str) -> Result<Option<&str>, &'static str> {
+    if token.bytes().all(|b| b.is_ascii_digit()) {
+        return match token.trim_start_matches('0') {
+            "1" => Ok(None),
+            _ => Err("a number other than 1 cannot be an axis (rearrange has no anonymous axes)"),
+        };
+    }
+    if token.as_bytes()[0].is_ascii_digit() {
+        Err("an axis name cannot start with a digit")
+    } else if token.starts_with('_') || token.ends_with('_') {
+        Err("an axis name cannot start or end with `_`")
+    } else {
+        Ok(Some(token))
+    }
+}
+
+/// Checks what must agree between the sides, in einops' order.
+fn check_sides(left: &[Group], right: &[Group]) -> Result<(), E> {
+    let ellipsis = |side: &[Group]| {
+        side.iter()
+            .find(|g| g.atoms.contains(&Atom::Ellipsis))
+            .map(|g| g.parens)
+    };
+    match (ellipsis(left), ellipsis(right)) {
+        (None, Some(_)) => return Err(E::EllipsisOneSide { side: Side::Right }),
+        (Some(true), _) => return Err(E::GroupedEllipsis),
+        (Some(_), None) => return Err(E::EllipsisOneSide { side: Side::Left }),
+        _ => {}
+    }
+    if let Some(axis) = names(right).find(|a| !names(left).any(|n| n == *a)) {
+        return Err(E::UnknownAxis { axis: axis.into() });
+    }
+    if let Some(axis) = names(left).find(|a| !names(right).any(|n| n == *a)) {
+        return Err(E::MissingAxis { axis: axis.into() });
+    }
+    Ok(())
+}
+
+/// The side's dims as lists of axis names, with `...` replaced by `ellipsis_rank` axes
+/// named `…0`, `…1`, ...: a lone `...` becomes that many dims, a grouped one joins its group.
+fn expand(groups: &[Group], ellipsis_rank: usize) -> Vec<Vec<String>> {
+    let ellipsis = || (0..ellipsis_rank).map(|i| format!("…{i}"));
+    let mut dims = Vec::new();
+    for group in groups {
+        if !group.parens && group.atoms == [Atom::Ellipsis] {
+            dims.extend(ellipsis().map(|a| vec![a]));
+            continue;
+        }
+        let mut dim = Vec::new();
+        for atom in &group.atoms {
+            match atom {
+                Atom::Name(n) => dim.push(n.to_string()),
+                Atom::Ellipsis => dim.extend(ellipsis()),
+            }
+        }
+        dims.push(dim);
+    }
+    dims
+}
+
+/// The extents of input dim `dim`'s axes `group`, of which `sizes` gives all but at most
+/// one, and their product (the padded extent).
+fn resolve(
+    group: &[String],
+    mut sizes: Vec<Option<usize>>,
+    dim: usize,
+    extent: usize,
+    pad: bool,
+) -> Result<(Vec<usize>, usize), E> {
+    if group.is_empty() {
+        return if extent == 1 {
+            Ok((Vec::new(), 1))
+        } else {
+            Err(E::NotUnit { dim, extent })
+        };
+    }
+    let known = product(sizes.iter().flatten().copied()).ok_or(E::Overflow)?;
+    let padded = match sizes.iter().position(Option::is_none) {
+        None if known == extent || (pad && known > extent) => known,
+        None => {
+            return Err(E::SizeMismatch {
+                axes: group.join(" "),
+                dim,
+                extent,
+                product: known,
+            });
+        }
+        Some(i) => {
+            let axis = || group[i].clone();
+            if known == 0 {
+                return Err(E::ZeroProduct {
+                    axis: axis(),
+                    dim,
+                    extent,
+                });
+            }
+            if !extent.is_multiple_of(known) && !pad {
+                return Err(E::NotDivisible {
+                    axis: axis(),
+                    dim,
+                    extent,
+                    known,
+                });
+            }
+            let inferred = extent.div_ceil(known);
+            sizes[i] = Some(inferred);
+            known.checked_mul(inferred).ok_or(E::Overflow)?
+        }
+    };
+    Ok((sizes.into_iter().flatten().collect(), padded))
+}
+
+/// The product of `sizes`, `None` on overflow; 0 when any size is 0, whatever the others.
+fn product(sizes: impl Iterator<Item = usize> + Clone) -> Option<usize> {
+    if sizes.clone().any(|s| s == 0) {
+        return Some(0);
+    }
+    sizes.into_iter().try_fold(1usize, usize::checked_mul)
+}
+
+#[cfg(test)]
+mod einops_tests;
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,482 @@
+//! The planner on einops' usual examples, on padding, on every error, and on garbage.
+
+use proptest::prelude::*;
+
+use super::*;
+
+fn ok(pattern: &str, shape: &[usize], axes: &[(&str, usize)]) -> Rearrangement {
+    rearrange(pattern, shape, axes, false).unwrap_or_else(|e| panic!("{pattern:?}: {e}"))
+}
+
+fn padded(pattern: &str, shape: &[usize], axes: &[(&str, usize)]) -> Rearrangement {
+    rearrange(pattern, shape, axes, true).unwrap_or_else(|e| panic!("{pattern:?}: {e}"))
+}
+
+fn err(pattern: &str, shape: &[usize], axes: &[(&str, usize)], pad: bool) -> RearrangeError {
+    match rearrange(pattern, shape, axes, pad) {
+        Ok(r) => panic!("{pattern:?} on {shape:?}: expected an error, got {r:?}"),
+        Err(e) => e,
+    }
+}
+
+/// The byte position of the syntax error `pattern` must give.
+fn syntax_at(pattern: &str) -> usize {
+    match err(pattern, &[1, 1], &[], false) {
+        E::Syntax { position, .. } => position,
+        e => panic!("{pattern:?}: expected a syntax error, got {e:?}"),
+    }
+}
+
+/// (split_shape, perm, out_shape), the parts most examples check.
+fn parts(r: &Rearrangement) -> (&[usize], &[usize], &[usize]) {
+    (&r.split_shape, &r.perm, &r.out_shape)
+}
+
+#[test]
+fn rearrange_transposes_named_axes() {
+    let r = ok("b c h w -> b h w c", &[2, 3, 4, 5], &[]);
+    assert_eq!(
+        parts(&r),
+        (&[2, 3, 4, 5][..], &[0, 2, 3, 1][..], &[2, 4, 5, 3][..])
+    );
+    assert_eq!(r.names, ["b", "c", "h", "w"]);
+    assert!(!r.is_identity());
+}
+
+#[test]
+fn rearrange_splits_heads() {
+    let r = ok("b s (h d) -> b h s d", &[2, 5, 64], &[("h", 8)]);
+    assert_eq!(
+        parts(&r),
+        (&[2, 5, 8, 8][..], &[0, 2, 1, 3][..], &[2, 8, 5, 8][..])
+    );
+    let dim = SplitDim {
+        axes: 2..4,
+        extent: 64,
+        padded_extent: 64,
+    };
+    assert_eq!(r.input_dims[2], dim);
+}
+
+#[test]
+fn rearrange_unflattens_an_image() {
+    let r = ok("b (h w) c -> b c h w", &[2, 1024, 3], &[("h", 32)]);
+    assert_eq!(
+        parts(&r),
+        (&[2, 32, 32, 3][..], &[0, 3, 1, 2][..], &[2, 3, 32, 32][..])
+    );
+}
+
+#[test]
+fn rearrange_merges_heads() {
+    let r = ok("b h s d -> b s (h d)", &[2, 8, 5, 4], &[]);
+    assert_eq!(
+        parts(&r),
+        (&[2, 8, 5, 4][..], &[0, 2, 1, 3][..], &[2, 5, 32][..])
+    );
+}
+
+#[test]
+fn rearrange_ellipsis_takes_the_leading_dims() {
+    let r = ok("... h w -> ... w h", &[2, 3, 4, 5], &[]);
+    assert_eq!(
+        parts(&r),
+        (&[2, 3, 4, 5][..], &[0, 1, 3, 2][..], &[2, 3, 5, 4][..])
+    );
+    assert_eq!(r.names, ["…0", "…1", "h", "w"]);
+    // A grouped ellipsis on the right merges its dims, into one dim of 1 when there are none.
+    assert_eq!(ok("a ... -> (... a)", &[2, 3, 4], &[]).out_shape, [24]);
+    assert_eq!(ok("a ... -> (... a)", &[2], &[]).out_shape, [2]);
+    assert_eq!(ok("... -> (...)", &[], &[]).out_shape, [1]);
+    assert_eq!(ok("... -> ...", &[], &[]).out_shape, [] as [usize; 0]);
+}
+
+#[test]
+fn rearrange_flattens_without_moving_data() {
+    let r = ok("b c h w -> b (c h w)", &[2, 3, 4, 5], &[]);
+    assert_eq!(
+        parts(&r),
+        (&[2, 3, 4, 5][..], &[0, 1, 2, 3][..], &[2, 60][..])
+    );
+    assert!(r.is_identity());
+    assert!(ok("a b c -> a b c", &[2, 3, 4], &[]).is_identity());
+    assert!(ok(" ->  ", &[], &[]).is_identity());
+}
+
+#[test]
+fn rearrange_patchifies() {
+    let pattern = "b c (h p1) (w p2) -> b (h w) (p1 p2 c)";
+    let r = ok(pattern, &[2, 3, 8, 6], &[("p1", 2), ("p2", 2)]);
+    assert_eq!(r.names, ["b", "c", "h", "p1", "w", "p2"]);
+    assert_eq!(r.split_shape, [2, 3, 4, 2, 3, 2]);
+    assert_eq!(r.perm, [0, 2, 4, 3, 5, 1]);
+    assert_eq!(r.out_shape, [2, 12, 12]);
+}
+
+#[test]
+fn rearrange_unit_axes_drop_and_insert() {
+    let r = ok("b 1 c -> b c", &[2, 1, 3], &[]);
+    assert_eq!(parts(&r), (&[2, 3][..], &[0, 1][..], &[2, 3][..]));
+    let unit = SplitDim {
+        axes: 1..1,
+        extent: 1,
+        padded_extent: 1,
+    };
+    assert_eq!(r.input_dims[1], unit);
+    assert!(r.is_identity());
+
+    let r = ok("b c -> b 1 c", &[2, 3], &[]);
+    assert_eq!(parts(&r), (&[2, 3][..], &[0, 1][..], &[2, 1, 3][..]));
+    let r = ok("() h w -> h w", &[1, 4, 5], &[]);
+    assert_eq!(parts(&r), (&[4, 5][..], &[0, 1][..], &[4, 5][..]));
+    // `1` inside parentheses is nothing; `01` is `1`, as in einops.
+    assert_eq!(ok("(1 a) -> a", &[3], &[]).split_shape, [3]);
+    assert_eq!(ok("01 a -> a ()", &[1, 3], &[]).out_shape, [3, 1]);
+    assert_eq!(ok("a b -> (a 1 b)", &[2, 3], &[]).out_shape, [6]);
+}
+
+#[test]
+fn rearrange_tolerates_spacing() {
+    let tight = ok("a(b c)->(c a)b", &[2, 6], &[("b", 3)]);
+    let loose = ok("  a  ( b  c )  ->  ( c a )  b ", &[2, 6], &[("b", 3)]);
+    assert_eq!(tight, loose);
+    assert_eq!(parts(&tight), (&[2, 3, 2][..], &[2, 0, 1][..], &[4, 3][..]));
+}
+
+#[test]
+fn rearrange_handles_zero_extents() {
+    // The other axes fix the inferred one at 0.
+    let r = ok("(a b) -> b a", &[0], &[("a", 2)]);
+    assert_eq!(parts(&r), (&[2, 0][..], &[1, 0][..], &[0, 2][..]));
+    // Given sizes may multiply to 0.
+    assert_eq!(
+        ok("(a b) -> a b", &[0], &[("a", 0), ("b", 5)]).out_shape,
+        [0, 5]
+    );
+}
+
+#[test]
+fn rearrange_pads_a_group_that_does_not_divide() {
+    let r = padded("n (cb c) h w -> n cb h w c", &[2, 6, 5, 5], &[("c", 4)]);
+    assert_eq!(r.split_shape, [2, 2, 4, 5, 5]);
+    let dim = SplitDim {
+        axes: 1..3,
+        extent: 6,
+        padded_extent: 8,
+    };
+    assert_eq!(r.input_dims[1], dim);
+    assert!(r.input_dims[1].is_padded() && !r.input_dims[0].is_padded());
+    assert_eq!(r.perm, [0, 1, 3, 4, 2]);
+    assert_eq!(r.out_shape, [2, 2, 5, 5, 4]);
+    assert!(r.is_padded() && !r.is_identity());
+}
+
+#[test]
+fn rearrange_pads_given_sizes_larger_than_the_dim() {
+    let r = padded("(a b) -> a b", &[6], &[("a", 2), ("b", 4)]);
+    assert_eq!(r.split_shape, [2, 4]);
+    assert_eq!(r.input_dims[0].padded_extent, 8);
+    // The identity order does not make a padded result free.
+    assert!(!r.is_identity());
+    assert_eq!(padded("a -> a", &[3], &[("a", 5)]).out_shape, [5]);
+}
+
+#[test]
+fn rearrange_pads_only_when_needed() {
+    let r = padded("(a b) -> a b", &[8], &[("b", 4)]);
+    assert!(!r.is_padded() && r.is_identity());
+    // An empty dim stays empty: 0 rounds up to 0.
+    assert_eq!(
+        padded("(a b) -> a b", &[0], &[("b", 4)]).split_shape,
+        [0, 4]
+    );
+}
+
+#[test]
+fn error_syntax_gives_the_position() {
+    assert_eq!(syntax_at("a b"), 3);
+    assert_eq!(syntax_at("a -> a -> a"), 7);
+    assert_eq!(syntax_at("a b -> b a)"), 10);
+    assert_eq!(syntax_at("((a)) -> a"), 1);
+    assert_eq!(syntax_at("(a b -> a b"), 0);
+    assert_eq!(syntax_at("a . b -> a b"), 2);
+    assert_eq!(syntax_at(".... -> ...."), 0);
+    assert_eq!(syntax_at("a... -> a..."), 1);
+    assert_eq!(syntax_at("... a -> ...a"), 9);
+    assert_eq!(syntax_at("2 a -> a"), 0);
+    assert_eq!(syntax_at("a 0 -> a"), 2);
+    assert_eq!(syntax_at("_a -> _a"), 0);
+    assert_eq!(syntax_at("a b_ -> a b_"), 2);
+    assert_eq!(syntax_at("1a -> 1a"), 0);
+    assert_eq!(syntax_at("a\tb -> b a"), 1);
+    assert_eq!(syntax_at("a - b -> a b"), 2);
+    // ASCII only: einops would take `é`, and `…` as an ellipsis.
+    assert_eq!(syntax_at("é -> é"), 0);
+    assert_eq!(syntax_at("… a -> … a"), 0);
+}
+
+#[test]
+fn error_unknown_axis() {
+    let e = err("a -> a b", &[2], &[], false);
+    assert_eq!(e, E::UnknownAxis { axis: "b".into() });
+}
+
+#[test]
+fn error_missing_axis() {
+    let e = err("a b -> a", &[2, 3], &[], false);
+    assert_eq!(e, E::MissingAxis { axis: "b".into() });
+}
+
+#[test]
+fn error_repeated_axis() {
+    let (axis, side) = ("a".to_string(), Side::Left);
+    assert_eq!(
+        err("a (b a) -> a b", &[2, 3], &[], false),
+        E::RepeatedAxis { axis, side }
+    );
+    let (axis, side) = ("a".to_string(), Side::Right);
+    assert_eq!(
+        err("a -> a a", &[2], &[], false),
+        E::RepeatedAxis { axis, side }
+    );
+}
+
+#[test]
+fn error_unused_size() {
+    let e = err("a b -> b a", &[2, 3], &[("c", 1)], false);
+    assert_eq!(e, E::UnusedSize { axis: "c".into() });
+    // Ellipsis axes have no size to give.
+    let e = err("... -> ...", &[2], &[("…0", 2)], false);
+    assert_eq!(
+        e,
+        E::UnusedSize {
+            axis: "…0".into()
+        }
+    );
+}
+
+#[test]
+fn error_size_given_twice() {
+    let e = err("(a b) -> a b", &[6], &[("a", 2), ("a", 2)], false);
+    assert_eq!(e, E::SizeGivenTwice { axis: "a".into() });
+}
+
+#[test]
+fn error_two_unknown() {
+    let e = err("... (a b) -> ... a b", &[2, 6], &[], false);
+    let (first, second) = ("a".to_string(), "b".to_string());
+    assert_eq!(
+        e,
+        E::TwoUnknown {
+            first,
+            second,
+            dim: 1
+        }
+    );
+}
+
+#[test]
+fn error_not_divisible() {
+    let e = err(
+        "n (cb c) h w -> n cb h w c",
+        &[2, 6, 5, 5],
+        &[("c", 4)],
+        false,
+    );
+    let axis = "cb".to_string();
+    assert_eq!(
+        e,
+        E::NotDivisible {
+            axis,
+            dim: 1,
+            extent: 6,
+            known: 4
+        }
+    );
+    assert!(e.to_string().contains("`cb`"), "{e}");
+}
+
+#[test]
+fn error_size_mismatch() {
+    let e = err("a b -> a b", &[2, 3], &[("a", 3)], false);
+    let mismatch = |axes: &str, extent, product| E::SizeMismatch {
+        axes: axes.into(),
+        dim: 0,
+        extent,
+        product,
+    };
+    assert_eq!(e, mismatch("a", 2, 3));
+    let e = err("(a b) -> a b", &[6], &[("a", 2), ("b", 4)], false);
+    assert_eq!(e, mismatch("a b", 6, 8));
+    // Padding never crops.
+    let e = err("(a b) -> a b", &[6], &[("a", 2), ("b", 2)], true);
+    assert_eq!(e, mismatch("a b", 6, 4));
+}
+
+#[test]
+fn error_rank_mismatch() {
+    let e = err("a b -> a b", &[2], &[], false);
+    assert_eq!(
+        e,
+        E::RankMismatch {
+            expected: 2,
+            ellipsis: false,
+            rank: 1
+        }
+    );
+    let e = err("a b -> a b", &[2, 3, 4], &[], false);
+    assert_eq!(
+        e,
+        E::RankMismatch {
+            expected: 2,
+            ellipsis: false,
+            rank: 3
+        }
+    );
+    let e = err("a ... b -> a b ...", &[2], &[], false);
+    assert_eq!(
+        e,
+        E::RankMismatch {
+            expected: 2,
+            ellipsis: true,
+            rank: 1
+        }
+    );
+    assert!(e.to_string().contains("besides `...`"), "{e}");
+}
+
+#[test]
+fn error_ellipsis_one_side() {
+    let e = err("a -> a ...", &[2], &[], false);
+    assert_eq!(e, E::EllipsisOneSide { side: Side::Right });
+    let e = err("a ... -> a", &[2], &[], false);
+    assert_eq!(e, E::EllipsisOneSide { side: Side::Left });
+}
+
+#[test]
+fn error_ellipsis_twice() {
+    let e = err("... ... -> ...", &[2], &[], false);
+    assert_eq!(e, E::EllipsisTwice { side: Side::Left });
+    let e = err("... -> (...) ...", &[2], &[], false);
+    assert_eq!(e, E::EllipsisTwice { side: Side::Right });
+}
+
+#[test]
+fn error_grouped_ellipsis() {
+    assert_eq!(
+        err("(a ...) -> a ...", &[2], &[], false),
+        E::GroupedEllipsis
+    );
+    assert_eq!(err("(...) -> ...", &[2], &[], false), E::GroupedEllipsis);
+}
+
+#[test]
+fn error_not_unit() {
+    let e = err("a 1 -> a", &[2, 3], &[], false);
+    assert_eq!(e, E::NotUnit { dim: 1, extent: 3 });
+    // Padding does not apply to a unit dim.
+    let e = err("() a -> a", &[0, 2], &[], true);
+    assert_eq!(e, E::NotUnit { dim: 0, extent: 0 });
+}
+
+#[test]
+fn error_zero_product() {
+    for (extent, pad) in [(0, false), (4, false), (4, true)] {
+        let e = err("(a b) -> a b", &[extent], &[("a", 0)], pad);
+        let axis = "b".to_string();
+        assert_eq!(
+            e,
+            E::ZeroProduct {
+                axis,
+                dim: 0,
+                extent
+            }
+        );
+    }
+}
+
+#[test]
+fn error_overflow() {
+    let max = usize::MAX;
+    // A merged output dim, a padded dim, and the split tensor as a whole.
+    assert_eq!(err("a b -> (a b)", &[max, 2], &[], false), E::Overflow);
+    assert_eq!(err("(a b) -> a b", &[max], &[("a", 2)], true), E::Overflow);
+    assert_eq!(err("a b -> b a", &[max, 2], &[], false), E::Overflow);
+    assert_eq!(
+        err("(a b) -> a b", &[1], &[("a", max), ("b", 2)], true),
+        E::Overflow
+    );
+}
+
+/// Pattern-like text: the pieces of patterns, in any order.
+fn garbage() -> impl Strategy<Value = String> {
+    let pieces = [
+        "a", "b", "c", "d", " ", " ", "(", ")", "1", "()", "...", "->", " -> ", "2", "_", ".",
+        "01", "é", "…", "\t", "-", ">",
+    ];
+    let text = proptest::collection::vec(proptest::sample::select(pieces.to_vec()), 0..16);
+    prop_oneof![text.prop_map(|p| p.concat()), any::<String>()]
+}
+
+fn dims() -> impl Strategy<Value = Vec<usize>> {
+    let dim = prop_oneof![8 => 0usize..7, 1 => Just(usize::MAX), 1 => Just(usize::MAX / 2 + 1)];
+    proptest::collection::vec(dim, 0..6)
+}
+
+fn sizes() -> impl Strategy<Value = Vec<(&'static str, usize)>> {
+    let name = proptest::sample::select(vec!["a", "b", "c", "d", "…0", ""]);
+    let size = prop_oneof![8 => 0usize..5, 1 => Just(usize::MAX)];
+    proptest::collection::vec((name, size), 0..4)
+}
+
+/// The product of `sizes`, zero-aware as in the module.
+fn total(sizes: &[usize]) -> Option<usize> {
+    product(sizes.iter().copied())
+}
+
+/// What every result must satisfy, whatever the pattern.
+fn check_invariants(r: &Rearrangement, shape: &[usize], pad: bool) {
+    let n = r.split_shape.len();
+    assert_eq!((r.names.len(), r.perm.len()), (n, n));
+    let mut sorted = r.perm.clone();
+    sorted.sort_unstable();
+    assert!(sorted.iter().copied().eq(0..n), "perm {:?}", r.perm);
+    assert_eq!(r.input_dims.len(), shape.len());
+    let mut next = 0;
+    for (d, &extent) in r.input_dims.iter().zip(shape) {
+        assert_eq!((d.axes.start, d.extent), (next, extent));
+        next = d.axes.end;
+        assert_eq!(total(&r.split_shape[d.axes.clone()]), Some(d.padded_extent));
+        assert!(d.padded_extent == extent || (pad && d.padded_extent > extent));
+    }
+    assert_eq!(next, n);
+    assert_eq!(total(&r.out_shape), total(&r.split_shape));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// Any pattern, shape and sizes give a result or an error, never a panic.
+    #[test]
+    fn garbage_never_panics(pattern in garbage(), shape in dims(), axes in sizes(), pad: bool) {
+        if let Ok(r) = rearrange(&pattern, &shape, &axes, pad) {
+            check_invariants(&r, &shape, pad);
+        }
+    }
+
+    /// Well-formed patterns over random shapes: results keep their invariants.
+    #[test]
+    fn results_are_consistent(
+        pattern in proptest::sample::select(vec![
+            "a (b c) -> c b a", "(a b) ... -> ... (b a)", "a ... (b c) -> (c ...) a b",
+            "(a b c) -> (c a) b", "a 1 (b c) -> () c (a b)",
+        ]),
+        shape in dims(),
+        axes in sizes(),
+        pad: bool,
+    ) {
+        if let Ok(r) = rearrange(pattern, &shape, &axes, pad) {
+            check_invariants(&r, &shape, pad);
+        }
+    }
+}
