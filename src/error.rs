@@ -44,6 +44,37 @@ pub enum PermuteError {
     #[error("element size {0} bytes is not supported (use 1, 2, 4, 8 or 16)")]
     ElemSize(usize),
 
+    /// A view's description is inconsistent (the message says how): strides or bounds that
+    /// do not match its rank, a bound over dims that are not a split of one source dim.
+    #[error("invalid view: {0}")]
+    InvalidView(String),
+
+    /// A view's existing positions would read, or its output would write, outside the
+    /// buffer region given for it.
+    #[error("the view reaches {need} elements into the {which}, which holds {have}")]
+    ViewOutOfBounds {
+        /// `"source"` or `"destination"`.
+        which: &'static str,
+        /// Elements the view needs the region to hold.
+        need: u64,
+        /// Elements it holds.
+        have: u64,
+    },
+
+    /// Two positions of a view's output would land on one destination element: the
+    /// destination strides overlap.
+    #[error("the destination strides put two output positions on one element")]
+    OverlappingOutput,
+
+    /// The fill value of a padded view must be exactly one element.
+    #[error("the fill value has {fill} bytes but elements have {elem}")]
+    FillSize {
+        /// Bytes of the fill value given.
+        fill: usize,
+        /// Bytes per element.
+        elem: usize,
+    },
+
     /// The element count or byte size does not fit in 64 bits.
     #[error("the tensor's size overflows 64-bit arithmetic")]
     SizeOverflow,

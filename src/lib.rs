@@ -77,5 +77,8 @@ pub use gpu::{
 };
 #[doc(hidden)]
 pub use gpu::{captured, upload};
-pub use plan::{DeviceCaps, IndexMath, Kernel, Options, Plan, Request, plan};
+pub use plan::{
+    Bound, DeviceCaps, IndexMath, Kernel, Options, Plan, Request, View, ViewRequest, plan,
+    plan_view,
+};
 pub use wgpu;

@@ -1,7 +1,7 @@
 //! The CPU reference: the obviously correct permute every kernel is checked against.
 
 use crate::PermuteError;
-use crate::plan::{check_perm, element_count};
+use crate::plan::{View, check_perm, element_count};
 
 /// Permutes `src` (contiguous, row-major, `shape`) into a new vector where output dimension
 /// `i` is input dimension `perm[i]` (the numpy / PyTorch convention).
@@ -79,4 +79,49 @@ fn gather(
         }
     }
     Ok(())
+}
+
+/// Materialises a view of `src` (elements of `elem_size` bytes) into a new destination of
+/// `dst_len` elements: each position of the view is written at its destination element,
+/// from its source element where it exists and from `fill` (one element's bytes) where a
+/// bound says it does not. Elements no position writes stay zero. Checks the view first
+/// ([`View::check`]). Walks every position with plain index arithmetic: slow, obvious.
+pub fn materialize_bytes(
+    src: &[u8],
+    view: &View,
+    elem_size: usize,
+    fill: &[u8],
+    dst_len: usize,
+) -> Result<Vec<u8>, PermuteError> {
+    if !crate::plan::ELEM_SIZES.contains(&elem_size) {
+        return Err(PermuteError::ElemSize(elem_size));
+    }
+    if !view.bounds.is_empty() && fill.len() != elem_size {
+        return Err(PermuteError::FillSize {
+            fill: fill.len(),
+            elem: elem_size,
+        });
+    }
+    view.check(src.len() / elem_size, dst_len)?;
+    let mut out = vec![0u8; dst_len * elem_size];
+    let mut at = vec![0usize; view.shape.len()];
+    for _ in 0..view.len() {
+        let d = view.destination(&at) * elem_size;
+        let bytes = if view.exists(&at) {
+            let s = view.source(&at) as usize * elem_size;
+            &src[s..s + elem_size]
+        } else {
+            fill
+        };
+        out[d..d + elem_size].copy_from_slice(bytes);
+        // Next position, row-major.
+        for k in (0..at.len()).rev() {
+            at[k] += 1;
+            if at[k] < view.shape[k] {
+                break;
+            }
+            at[k] = 0;
+        }
+    }
+    Ok(out)
 }

@@ -13,8 +13,8 @@ use thiserror::Error;
 
 use crate::model;
 use crate::plan::{
-    Chunk, ELEM_SIZES, GENERIC_ITEMS, GENERIC_WORKGROUP, IndexMath, Kernel, MAX_RANK, MICRO_SIDE,
-    Plan, Tile, Variant, pack_of,
+    Chunk, ELEM_SIZES, GENERIC_ITEMS, GENERIC_WORKGROUP, IndexMath, Kernel, MAX_BOUNDS, MAX_RANK,
+    MICRO_SIDE, Plan, Tile, Variant, pack_of,
 };
 
 /// The prelude every kernel starts with: bindings, parameters, packing helpers.
@@ -34,6 +34,9 @@ const GENERIC_WHOLE_WGSL: &str = include_str!("../shaders/fragments/generic_whol
 const GENERIC_PACKED_WGSL: &str = include_str!("../shaders/fragments/generic_packed.wgsl");
 const GENERIC_BOX_WGSL: &str = include_str!("../shaders/fragments/generic_box.wgsl");
 const GENERIC_WINDOW_WGSL: &str = include_str!("../shaders/fragments/generic_window.wgsl");
+const GENERIC_PADDED_WGSL: &str = include_str!("../shaders/fragments/generic_padded.wgsl");
+const GENERIC_PADDED_PACKED_WGSL: &str =
+    include_str!("../shaders/fragments/generic_padded_packed.wgsl");
 const TILED_OUT_WORD_WGSL: &str = include_str!("../shaders/fragments/tiled_out_word.wgsl");
 const TILED_OUT_WORD_PACKED_WGSL: &str =
     include_str!("../shaders/fragments/tiled_out_word_packed.wgsl");
@@ -232,9 +235,12 @@ named_words! {
     }
 }
 
-/// The word where the generic kernel's index values start (word 0 is the workgroup count;
-/// values start on a whole `vec4`).
-pub const GENERIC_VALUES: usize = 4;
+/// The word where the generic kernel's index values start (word 0 is the workgroup count,
+/// words [`GENERIC_FILL`].. the fill unit of padded views; values start on a whole `vec4`).
+pub const GENERIC_VALUES: usize = 8;
+
+/// The four words of the generic kernel's fill unit (padded views).
+pub const GENERIC_FILL: usize = 4;
 
 /// The word where the tiled and micro kernels' batch dims start.
 pub const TILE_BATCH: usize = TileWord::ALL.len();
@@ -317,26 +323,27 @@ pub fn all_variants() -> Vec<Variant> {
     let mut all = Vec::new();
     for unit in ELEM_SIZES.map(|u| u as u32) {
         for rank in 1..=MAX_RANK {
-            let variant = |kernel, index, boxed, specialized| Variant {
+            let variant = |kernel, index, boxed, padded, specialized| Variant {
                 kernel,
                 rank,
                 unit,
                 index,
                 boxed,
+                padded,
                 specialized,
             };
             if rank >= 2 {
-                all.push(variant(Kernel::Tiled, IndexMath::U32, false, false));
+                all.push(variant(Kernel::Tiled, IndexMath::U32, false, false, false));
                 if unit <= 4 {
-                    all.push(variant(Kernel::Micro, IndexMath::U32, false, false));
+                    all.push(variant(Kernel::Micro, IndexMath::U32, false, false, false));
                 }
             }
             for index in [IndexMath::U32, IndexMath::U64, IndexMath::U32Pair] {
-                for boxed in [false, true] {
-                    all.push(variant(Kernel::Generic, index, boxed, false));
+                for (boxed, padded) in [(false, false), (true, false), (false, true)] {
+                    all.push(variant(Kernel::Generic, index, boxed, padded, false));
                 }
                 if index == IndexMath::U32 {
-                    all.push(variant(Kernel::Generic, index, false, true));
+                    all.push(variant(Kernel::Generic, index, false, false, true));
                 }
             }
         }
@@ -393,6 +400,15 @@ pub fn index_math(index: IndexMath) -> &'static str {
     }
 }
 
+/// The fill unit read from words `FILL`.., as a WGSL expression of the unit's storage type.
+fn fill_unit(unit: u32) -> &'static str {
+    match unit {
+        8 => "vec2<u32>(param(FILL), param(FILL + 1u))",
+        16 => "vec4<u32>(param(FILL), param(FILL + 1u), param(FILL + 2u), param(FILL + 3u))",
+        _ => "param(FILL)",
+    }
+}
+
 /// Words per index value in the generic kernel's parameter block.
 fn value_words(index: IndexMath) -> usize {
     if index == IndexMath::U32 { 1 } else { 2 }
@@ -408,13 +424,17 @@ enum Mode {
     /// A box of packed 8/16-bit data: items are words of the destination window, and only
     /// the lanes inside the box are gathered.
     Window,
+    /// A padded view, whole: items as in `Whole`; positions outside the view's bounds are
+    /// filled.
+    Padded,
 }
 
 fn mode(v: &Variant) -> Mode {
-    match (v.boxed, pack_of(v.unit)) {
-        (false, _) => Mode::Whole,
-        (true, 1) => Mode::Box,
-        (true, _) => Mode::Window,
+    match (v.padded, v.boxed, pack_of(v.unit)) {
+        (true, _, _) => Mode::Padded,
+        (false, false, _) => Mode::Whole,
+        (false, true, 1) => Mode::Box,
+        (false, true, _) => Mode::Window,
     }
 }
 
@@ -426,6 +446,14 @@ fn generic_arrays(mode: Mode) -> &'static [&'static str] {
         Mode::Whole => &["DIMS", "SRC_STRIDES"],
         Mode::Box => &["DIMS", "SRC_STRIDES", "DST_STRIDES"],
         Mode::Window => &["DIMS", "SRC_STRIDES", "BOX_LO", "BOX_HI"],
+        Mode::Padded => &[
+            "DIMS",
+            "SRC_STRIDES",
+            "GROUPS",
+            "MULTS",
+            "VALID_LO",
+            "VALID_HI",
+        ],
     }
 }
 
@@ -436,6 +464,7 @@ fn generic_decode(v: &Variant, mode: Mode) -> String {
         Mode::Whole => ("src_offset", "Idx"),
         Mode::Box => ("box_offsets", "At"),
         Mode::Window => ("window_source", "At"),
+        Mode::Padded => ("padded_source", "At"),
     };
     // Specialised: dims and strides are pipeline constants D{i} and S{i}.
     let dim = |i: usize| match v.specialized {
@@ -459,6 +488,13 @@ fn generic_decode(v: &Variant, mode: Mode) -> String {
         f,
         "// Offsets of output position `o`, unrolled over the rank.\nfn {name}(o: Idx) -> {ret} {{\n    var rem = o;\n    var s = ix(0u);\n    var d = ix(0u);\n    var inside = true;"
     );
+    let bounds = rank.min(MAX_BOUNDS);
+    if mode == Mode::Padded {
+        // Combined index of each bound (its dims' coordinates as one mixed-radix number).
+        for k in 0..bounds {
+            let _ = writeln!(f, "    var v{k} = ix(0u);");
+        }
+    }
     for i in (0..rank).rev() {
         if i > 0 {
             let _ = writeln!(
@@ -481,6 +517,26 @@ fn generic_decode(v: &Variant, mode: Mode) -> String {
                     "    inside = inside && !ilt(c{i}, ip(BOX_LO + {i}u)) && ilt(c{i}, ip(BOX_HI + {i}u));"
                 );
             }
+            Mode::Padded => {
+                let _ = writeln!(
+                    f,
+                    "    let g{i} = iu32(ip(GROUPS + {i}u));\n    let t{i} = imul(c{i}, ip(MULTS + {i}u));"
+                );
+                for k in 0..bounds {
+                    let _ = writeln!(
+                        f,
+                        "    v{k} = iadd(v{k}, select(ix(0u), t{i}, g{i} == {k}u));"
+                    );
+                }
+            }
+        }
+    }
+    if mode == Mode::Padded {
+        for k in 0..bounds {
+            let _ = writeln!(
+                f,
+                "    inside = inside && !ilt(v{k}, ip(VALID_LO + {k}u)) && ilt(v{k}, ip(VALID_HI + {k}u));"
+            );
         }
     }
     f += match mode {
@@ -494,7 +550,11 @@ fn generic_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
     let mode = mode(v);
     let arrays = generic_arrays(mode);
     let values = GenericValue::ALL.len() + arrays.len() * v.rank;
-    let mut decls = vec![("TOTAL_WORKGROUPS", 0), ("VALUES", GENERIC_VALUES)];
+    let mut decls = vec![
+        ("TOTAL_WORKGROUPS", 0),
+        ("FILL", GENERIC_FILL),
+        ("VALUES", GENERIC_VALUES),
+    ];
     decls.extend(GenericValue::decls());
     for (i, name) in arrays.iter().enumerate() {
         decls.push((name, GenericValue::ALL.len() + i * v.rank));
@@ -504,6 +564,15 @@ fn generic_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
         (Mode::Whole, _) => GENERIC_PACKED_WGSL,
         (Mode::Box, _) => GENERIC_BOX_WGSL,
         (Mode::Window, _) => GENERIC_WINDOW_WGSL,
+        (Mode::Padded, 1) => &fill(
+            "fragments/generic_padded.wgsl",
+            GENERIC_PADDED_WGSL,
+            &[
+                ("STORE", store_type(v.unit)),
+                ("FILL_UNIT", fill_unit(v.unit)),
+            ],
+        )?,
+        (Mode::Padded, _) => GENERIC_PADDED_PACKED_WGSL,
     };
     let prelude = prelude(
         store_type(v.unit),
@@ -666,7 +735,10 @@ fn generic_params(plan: &Plan, chunk: &Chunk, v: &Variant) -> Vec<u32> {
     let out_strides = plan.out_strides_by_input_dim();
     let in_out_order =
         |per_dim: &[u64]| -> Vec<u64> { plan.dims_perm.iter().map(|&d| per_dim[d]).collect() };
-    let src_bias = (plan.src_offset / unit).wrapping_sub(chunk.src_window.0 / unit);
+    let base = plan.view.as_ref().map_or(0, |v| v.src_base as u64);
+    let src_bias = (plan.src_offset / unit)
+        .wrapping_sub(chunk.src_window.0 / unit)
+        .wrapping_add(base);
     let dst_bias = (plan.dst_offset / unit).wrapping_sub(chunk.dst_window.0 / unit);
     let corner = |strides: &[u64]| -> u64 {
         (0..rank).fold(0u64, |a, d| {
@@ -677,7 +749,7 @@ fn generic_params(plan: &Plan, chunk: &Chunk, v: &Variant) -> Vec<u32> {
     let mut head = [0u64; GenericValue::ALL.len()];
     head[GenericValue::NUnits as usize] = plan.units();
     let (n_items, src_off, dst_off) = match mode(v) {
-        Mode::Whole => (plan.items(), src_bias, dst_bias),
+        Mode::Whole | Mode::Padded => (plan.items(), src_bias, dst_bias),
         Mode::Box => (
             extents.iter().product(),
             src_bias.wrapping_add(corner(&in_strides)),
@@ -693,6 +765,7 @@ fn generic_params(plan: &Plan, chunk: &Chunk, v: &Variant) -> Vec<u32> {
     head[GenericValue::SrcOff as usize] = src_off;
     head[GenericValue::DstOff as usize] = dst_off;
     let mut values = head.to_vec();
+    let (groups, mults, valid_lo, valid_hi) = bound_arrays(plan);
     for array in generic_arrays(mode(v)) {
         values.extend(match *array {
             "DIMS" if mode(v) == Mode::Box => in_out_order(&extents),
@@ -700,11 +773,18 @@ fn generic_params(plan: &Plan, chunk: &Chunk, v: &Variant) -> Vec<u32> {
             "SRC_STRIDES" => in_out_order(&in_strides),
             "DST_STRIDES" => in_out_order(&out_strides),
             "BOX_LO" => in_out_order(&chunk.lo),
-            _ => in_out_order(&chunk.hi),
+            "BOX_HI" => in_out_order(&chunk.hi),
+            "GROUPS" => in_out_order(&groups),
+            "MULTS" => in_out_order(&mults),
+            "VALID_LO" => valid_lo.clone(),
+            _ => valid_hi.clone(),
         });
     }
     let mut words = vec![0u32; GENERIC_VALUES];
     words[0] = chunk.total_workgroups as u32;
+    if let Some(view) = &plan.view {
+        words[GENERIC_FILL..GENERIC_FILL + 4].copy_from_slice(&view.fill);
+    }
     for value in values {
         words.push(value as u32);
         if value_words(plan.index) == 2 {
@@ -712,6 +792,26 @@ fn generic_params(plan: &Plan, chunk: &Chunk, v: &Variant) -> Vec<u32> {
         }
     }
     words
+}
+
+/// A padded view's bounds as per-dim arrays (in `dims` order): each dim's bound (0 for an
+/// unbounded dim, whose multiplier 0 leaves any bound alone) and its multiplier in the
+/// bound's combined index; and per bound (rank long, unused ones all-valid) its range.
+fn bound_arrays(plan: &Plan) -> (Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>) {
+    let rank = plan.dims.len();
+    let (mut groups, mut mults) = (vec![0u64; rank], vec![0u64; rank]);
+    let (mut lo, mut hi) = (vec![0u64; rank], vec![u64::MAX; rank]);
+    let bounds = plan.view.as_ref().map_or(&[][..], |v| &v.bounds[..]);
+    for (g, (dims, valid)) in bounds.iter().enumerate() {
+        let mut radix = 1;
+        for &d in dims.iter().rev() {
+            groups[d] = g as u64;
+            mults[d] = radix;
+            radix *= plan.dims[d];
+        }
+        (lo[g], hi[g]) = (valid.start, valid.end);
+    }
+    (groups, mults, lo, hi)
 }
 
 fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {

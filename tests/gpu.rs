@@ -8,7 +8,8 @@ use proptest::prelude::*;
 use wgpu::util::DeviceExt;
 use wgpu_permute::plan::{ELEM_SIZES, MAX_RANK, MICRO_SIDE, Measured, Tile};
 use wgpu_permute::{
-    IndexMath, Kernel, Options, PermuteError, Request, gpu_permute, read_buffer, reference, shaders,
+    Bound, IndexMath, Kernel, Options, PermuteError, Request, View, ViewRequest, gpu_permute,
+    read_buffer, reference, shaders,
 };
 
 /// Runs every case and fails once with all the messages, so one run shows every bad case.
@@ -172,6 +173,50 @@ fn size_zero_and_size_one_dims() {
     expect_all_ok(failures, total);
 }
 
+/// The padded variant: the permute of `shape` as a view, padded by one position before and
+/// after along its first dim, against the reference; the plan must run `variant`.
+fn check_padded(
+    p: &wgpu_permute::Permuter,
+    shape: &[usize],
+    perm: &[usize],
+    elem: usize,
+    variant: wgpu_permute::plan::Variant,
+) -> Result<(), String> {
+    let mut v = View::permuted(shape, perm).unwrap();
+    v.offset -= v.strides[0];
+    v.shape[0] += 2;
+    v.bounds = vec![Bound {
+        dims: vec![0],
+        valid: 1..v.shape[0] - 1,
+    }];
+    let n: usize = shape.iter().product();
+    let data = test_bytes(n * elem, variant.rank as u64);
+    let fill = vec![0x5A; elem];
+    let options = Options {
+        kernel: Some(Kernel::Generic),
+        index: Some(variant.index),
+        ..Options::default()
+    };
+    let req = ViewRequest {
+        view: &v,
+        elem_size: elem,
+        src_offset: 0,
+        dst_offset: 0,
+        src_len: n,
+        dst_len: v.len(),
+        fill: &fill,
+        options,
+    };
+    let plan = p.plan_view(&req).map_err(|e| format!("{variant}: {e}"))?;
+    assert_eq!(plan.variant(), Some(variant), "{plan}");
+    let want = reference::materialize_bytes(&data, &v, elem, &fill, v.len()).unwrap();
+    match p.materialize_bytes(&data, &v, elem, &fill, options) {
+        Ok(got) if got == want => Ok(()),
+        Ok(_) => Err(format!("{plan}: differs from the reference")),
+        Err(e) => Err(format!("{plan}: {e}")),
+    }
+}
+
 /// A shape whose simplified form has exactly `rank` dims: reversing dims of extent 2 or 3
 /// leaves nothing to merge, and an odd innermost extent keeps the movement size at one element.
 fn unmergeable(rank: usize) -> (Vec<usize>, Vec<usize>) {
@@ -193,6 +238,13 @@ fn every_shader_variant_runs_and_matches_the_reference() {
         }
         let elem = variant.unit as usize;
         let (mut shape, perm) = unmergeable(variant.rank);
+        if variant.padded {
+            total += 1;
+            if let Err(m) = check_padded(p, &shape, &perm, elem, variant) {
+                failures.push(m);
+            }
+            continue;
+        }
         if variant.kernel != Kernel::Generic {
             // Tile sides divisible by 4 (packed data), with partial edge tiles while small.
             let last = shape.len() - 1;

@@ -6,6 +6,7 @@
 //! - `pipelines`: the layouts and the pipeline cache.
 //! - `autotune`: timing the candidate kernels of a shape class.
 //! - `trace`: running a kernel in trace mode for the memory model.
+//! - `views`: materialising strided views.
 //! - `permuter`: [`Permuter`]: buffer checks, encoding, the host round trip.
 //!
 //! This file holds the small helpers they share: error capture, uploads and readback.
@@ -15,6 +16,7 @@ mod device;
 mod permuter;
 mod pipelines;
 mod trace;
+mod views;
 
 use std::time::Duration;
 

@@ -153,7 +153,7 @@ impl Permuter {
     }
 
     /// `Err(DeviceLost)` once the device this permuter made has been lost.
-    fn check_device(&self) -> Result<(), PermuteError> {
+    pub(super) fn check_device(&self) -> Result<(), PermuteError> {
         match &*self.lost.lock().unwrap_or_else(|p| p.into_inner()) {
             Some(reason) => Err(PermuteError::DeviceLost(reason.clone())),
             None => Ok(()),
@@ -162,7 +162,7 @@ impl Permuter {
 
     /// An error seen while the device was being lost is reported as the loss. Polling once
     /// runs a pending device-lost callback.
-    fn or_lost(&self, error: PermuteError) -> PermuteError {
+    pub(super) fn or_lost(&self, error: PermuteError) -> PermuteError {
         let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             self.device.poll(wgpu::PollType::Poll)
         }));
@@ -250,7 +250,7 @@ impl Permuter {
                 self.check_same_device(src, dst, plan)?;
                 encoder.copy_buffer_to_buffer(
                     src,
-                    plan.src_offset,
+                    plan.src_start(),
                     dst,
                     plan.dst_offset,
                     plan.bytes,
@@ -274,7 +274,7 @@ impl Permuter {
     ) -> Result<(), PermuteError> {
         captured(&self.device, || {
             let mut probe = self.device.create_command_encoder(&Default::default());
-            probe.copy_buffer_to_buffer(src, plan.src_offset, dst, plan.dst_offset, 4);
+            probe.copy_buffer_to_buffer(src, plan.src_start(), dst, plan.dst_offset, 4);
             probe.finish()
         })
         .map(drop)

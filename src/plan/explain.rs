@@ -30,6 +30,9 @@ impl KernelReason {
             KernelReason::Measured => {
                 "autotuning measured it as the fastest for this shape class".into()
             }
+            KernelReason::View => {
+                "a strided view that is not a permute: each thread decodes its output positions and gathers by the view's strides".into()
+            }
             KernelReason::Modelled => {
                 "the innermost dim moves, and the memory model of the kernels' traced accesses predicts it the fastest on GPUs".into()
             }

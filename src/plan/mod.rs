@@ -10,6 +10,7 @@
 mod explain;
 pub mod select;
 pub mod simplify;
+pub mod view;
 mod windows;
 
 pub use select::{
@@ -18,6 +19,7 @@ pub use select::{
     modelled_best, prefer_micro,
 };
 pub use simplify::{check_perm, element_count, movement_unit, pack_of, simplify};
+pub use view::{Bound, View};
 pub use windows::fold_grid;
 
 use crate::PermuteError;
@@ -25,6 +27,10 @@ use crate::PermuteError;
 /// Highest rank accepted. The kernels are generated per rank; simplification usually brings
 /// real tensors far below this.
 pub const MAX_RANK: usize = 16;
+
+/// Most bounds a view may have (after bounds that cover their dims whole are dropped): the
+/// generic kernel checks this many combined indices per position, unrolled.
+pub const MAX_BOUNDS: usize = 4;
 
 /// Element sizes the kernels move, in bytes.
 pub const ELEM_SIZES: [usize; 5] = [1, 2, 4, 8, 16];
@@ -261,8 +267,11 @@ pub struct Variant {
     pub unit: u32,
     /// Index width.
     pub index: IndexMath,
-    /// The work is split into boxes over binding windows (generic kernel only).
+    /// The work is split into boxes over binding windows, or written through destination
+    /// strides (generic kernel only).
     pub boxed: bool,
+    /// Positions outside a view's bounds read a fill value (generic kernel only).
+    pub padded: bool,
     /// Dims and strides are pipeline constants rather than uniforms (generic kernel only):
     /// the compiler turns divisions by them into multiplies and shifts.
     pub specialized: bool,
@@ -281,6 +290,9 @@ impl std::fmt::Display for Variant {
         )?;
         if self.boxed {
             write!(f, " boxed")?;
+        }
+        if self.padded {
+            write!(f, " padded")?;
         }
         if self.specialized {
             write!(f, " specialized")?;
@@ -346,6 +358,31 @@ pub struct Plan {
     pub specialized: bool,
     /// Why each choice was made, as recorded when it was made.
     pub reasons: Reasons,
+    /// Where the dims sit in the buffers, for a view that is not a plain permute (`None`:
+    /// the input is contiguous and the output its permutation).
+    pub view: Option<ViewLayout>,
+}
+
+/// A lowered view's layout in the buffers, in movement units (see [`view::lower`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ViewLayout {
+    /// Source stride of each dim (in `dims` order), possibly negative or zero.
+    pub src_strides: Vec<i64>,
+    /// Destination stride of each dim.
+    pub dst_strides: Vec<u64>,
+    /// Source unit of index 0, from the source offset (virtual when it is padding).
+    pub src_base: i64,
+    /// The output is contiguous in output order.
+    pub dst_contiguous: bool,
+    /// Bounds over `dims`: the dims of each (outermost first) and the combined indices that
+    /// exist.
+    pub bounds: Vec<(Vec<usize>, std::ops::Range<u64>)>,
+    /// The fill unit as four words (the element repeated across the unit).
+    pub fill: [u32; 4],
+    /// End of the source bytes read, from the buffer's start (rounded up to 4).
+    pub src_end: u64,
+    /// End of the destination bytes written, likewise.
+    pub dst_end: u64,
 }
 
 impl Plan {
@@ -364,8 +401,12 @@ impl Plan {
         self.dims_perm.iter().map(|&p| self.dims[p]).collect()
     }
 
-    /// Strides (in units) of the simplified input dims.
+    /// Strides (in units) of the simplified input dims (two's complement for a view's
+    /// negative strides: the kernels' wrapping arithmetic is exact).
     pub fn in_strides(&self) -> Vec<u64> {
+        if let Some(v) = &self.view {
+            return v.src_strides.iter().map(|&s| s as u64).collect();
+        }
         let mut strides = vec![1u64; self.dims.len()];
         for d in (0..self.dims.len().saturating_sub(1)).rev() {
             strides[d] = strides[d + 1] * self.dims[d + 1];
@@ -381,12 +422,26 @@ impl Plan {
     /// Bytes of the source buffer the kernels touch: 1- and 2-byte data is read as whole
     /// 32-bit words, so the region is rounded up to 4.
     pub fn src_extent(&self) -> u64 {
-        (self.src_offset + self.bytes).next_multiple_of(4)
+        match &self.view {
+            Some(v) => v.src_end,
+            None => (self.src_offset + self.bytes).next_multiple_of(4),
+        }
     }
 
     /// Bytes of the destination buffer the kernels touch (see [`Plan::src_extent`]).
     pub fn dst_extent(&self) -> u64 {
-        (self.dst_offset + self.bytes).next_multiple_of(4)
+        match &self.view {
+            Some(v) => v.dst_end,
+            None => (self.dst_offset + self.bytes).next_multiple_of(4),
+        }
+    }
+
+    /// Byte offset in the source of the tensor's first unit: the source offset, moved by a
+    /// view's offset (what a buffer copy starts from).
+    pub fn src_start(&self) -> u64 {
+        let base = self.view.as_ref().map_or(0, |v| v.src_base);
+        self.src_offset
+            .wrapping_add((base as u64).wrapping_mul(self.unit as u64))
     }
 
     /// The shader this plan runs, if any.
@@ -397,7 +452,8 @@ impl Plan {
                 rank: self.dims.len(),
                 unit: self.unit,
                 index: self.index,
-                boxed: self.boxed(),
+                boxed: self.boxed() || self.view.as_ref().is_some_and(|v| !v.dst_contiguous),
+                padded: self.view.as_ref().is_some_and(|v| !v.bounds.is_empty()),
                 specialized: self.specialized,
             }),
             Kernel::Empty | Kernel::Copy => None,
@@ -416,6 +472,9 @@ impl Plan {
 
     /// Output strides (in units) of each simplified input dim.
     pub fn out_strides_by_input_dim(&self) -> Vec<u64> {
+        if let Some(v) = &self.view {
+            return v.dst_strides.clone();
+        }
         let out_dims = self.out_dims();
         let mut strides = vec![1u64; self.dims.len()];
         let mut stride = 1;
@@ -507,6 +566,7 @@ pub fn plan_with(
         chunks: Vec::new(),
         tile: None,
         specialized: false,
+        view: None,
         reasons: Reasons {
             kernel: KernelReason::NoElements,
             index: IndexReason::Fits32,
@@ -576,6 +636,224 @@ pub fn plan_with(
         plan.reasons.specialize = Some(why);
     }
     Ok(plan)
+}
+
+/// A view to materialise (see [`View`]): its element size, where its regions start in the
+/// two buffers, how many elements they hold, and the fill value of a padded view.
+#[derive(Clone, Copy, Debug)]
+pub struct ViewRequest<'a> {
+    /// The view.
+    pub view: &'a View,
+    /// Bytes per element: 1, 2, 4, 8 or 16.
+    pub elem_size: usize,
+    /// Byte offset of the source region (multiple of 4); the view's offset counts from it.
+    pub src_offset: u64,
+    /// Byte offset of the destination region (multiple of 4).
+    pub dst_offset: u64,
+    /// Elements the source region holds (reads beyond are refused).
+    pub src_len: usize,
+    /// Elements the destination region holds.
+    pub dst_len: usize,
+    /// One element's bytes, read where a padded view has no source (ignored without bounds).
+    pub fill: &'a [u8],
+    /// Choices forced instead of the heuristics.
+    pub options: Options,
+}
+
+/// Plans the materialisation of a view. A view that is a permute of a contiguous tensor
+/// plans exactly as that permute ([`plan_with`]); any other is lowered ([`view::lower`])
+/// and gathered by the generic kernel, which fills positions outside the view's bounds.
+pub fn plan_view(
+    req: &ViewRequest,
+    caps: &DeviceCaps,
+    learned: &Learned,
+) -> Result<Plan, PermuteError> {
+    let (view, elem) = (req.view, req.elem_size);
+    if !ELEM_SIZES.contains(&elem) {
+        return Err(PermuteError::ElemSize(elem));
+    }
+    for (which, offset) in [("source", req.src_offset), ("destination", req.dst_offset)] {
+        if offset % 4 != 0 {
+            return Err(PermuteError::UnalignedOffset { which, offset });
+        }
+    }
+    if !view.bounds.is_empty() && req.fill.len() != elem {
+        return Err(PermuteError::FillSize {
+            fill: req.fill.len(),
+            elem,
+        });
+    }
+    let read = view.check(req.src_len, req.dst_len)?;
+    if let Some((shape, perm)) = as_permute(view) {
+        let permute = Request::new(&shape, &perm, elem)
+            .with_offsets(req.src_offset, req.dst_offset)
+            .with_options(req.options);
+        return plan_with(&permute, caps, learned);
+    }
+    let n = view.len() as u64;
+    let bytes = n
+        .checked_mul(elem as u64)
+        .ok_or(PermuteError::SizeOverflow)?;
+    let low = view::lower(view, elem, req.src_offset, req.dst_offset);
+    if !low.bounds.is_empty() && (low.unit as usize) < elem {
+        return Err(PermuteError::InvalidView(
+            "a padded view of 8/16-byte elements needs offsets aligned to the element size".into(),
+        ));
+    }
+    let contiguous = {
+        let out: Vec<u64> = low.perm.iter().map(|&d| low.dims[d]).collect();
+        let want = view::row_major(&out.iter().map(|&d| d as usize).collect::<Vec<_>>());
+        low.perm
+            .iter()
+            .zip(want)
+            .all(|(&d, w)| low.dims[d] == 1 || low.dst_strides[d] == w as u64)
+    };
+    if !contiguous && low.unit < 4 {
+        return Err(PermuteError::InvalidView(
+            "a strided output of 8/16-bit data needs rows of whole 32-bit words".into(),
+        ));
+    }
+    // The fill unit: the element repeated across 16 bytes.
+    let mut fill = [0u8; 16];
+    if !view.bounds.is_empty() {
+        for (i, b) in fill.iter_mut().enumerate() {
+            *b = req.fill[i % elem];
+        }
+    }
+    let fill = bytemuck::cast(fill);
+    let dst_reach = view.dst_strides.as_ref().map_or(n, |d| {
+        view.shape
+            .iter()
+            .zip(d)
+            .map(|(&e, &s)| (e.max(1) as u64 - 1) * s as u64)
+            .sum::<u64>()
+            + 1
+    }) * elem as u64;
+    let src_end = req.src_offset + (read.end as u64 * elem as u64);
+    let mut plan = Plan {
+        shape: view.shape.clone(),
+        perm: (0..view.shape.len()).collect(),
+        elem_size: elem,
+        src_offset: req.src_offset,
+        dst_offset: req.dst_offset,
+        dims: low.dims,
+        dims_perm: low.perm,
+        unit: low.unit,
+        kernel: Kernel::Empty,
+        index: IndexMath::U32,
+        bytes,
+        chunks: Vec::new(),
+        tile: None,
+        specialized: false,
+        view: Some(ViewLayout {
+            src_strides: low.src_strides,
+            dst_strides: low.dst_strides,
+            src_base: low.src_base,
+            dst_contiguous: contiguous,
+            bounds: low.bounds,
+            fill,
+            src_end: src_end.next_multiple_of(4).max(4),
+            dst_end: (req.dst_offset + dst_reach).next_multiple_of(4),
+        }),
+        reasons: Reasons {
+            kernel: KernelReason::NoElements,
+            index: IndexReason::Fits32,
+            specialize: None,
+            tuning: Tuning::Off,
+            model: Modelling::Off,
+        },
+    };
+    if n == 0 {
+        return Ok(plan);
+    }
+    (plan.index, plan.reasons.index) = select::choose_index(&plan, caps, &req.options)?;
+    let layout = plan.view.as_ref().expect("set above");
+    let copy = plan.dims.len() == 1
+        && layout.src_strides[0] == 1
+        && layout.dst_strides[0] == 1
+        && layout.bounds.is_empty()
+        && plan.bytes.is_multiple_of(4)
+        && plan.src_start().is_multiple_of(4);
+    (plan.kernel, plan.reasons.kernel) = match req.options.kernel {
+        None if copy => (Kernel::Copy, KernelReason::Identity),
+        None => (Kernel::Generic, KernelReason::View),
+        Some(Kernel::Generic) => (Kernel::Generic, KernelReason::Forced),
+        Some(Kernel::Copy) if copy => (Kernel::Copy, KernelReason::Forced),
+        Some(k) => {
+            return Err(PermuteError::ForcedChoice {
+                what: k.name(),
+                why: "a strided view that is not a permute runs on the generic kernel (or a copy)",
+            });
+        }
+    };
+    if plan.kernel == Kernel::Copy {
+        return Ok(plan);
+    }
+    let limit = caps
+        .max_storage_binding
+        .min(req.options.binding_limit.unwrap_or(u64::MAX))
+        .min(MAX_WINDOW_BYTES);
+    if plan.src_extent() > limit || plan.dst_extent() > limit {
+        return Err(PermuteError::DeviceLimit {
+            what: "a strided view (views are not split into binding windows yet)",
+            limit: "max_storage_buffer_binding_size",
+            need: plan.src_extent().max(plan.dst_extent()),
+            have: limit,
+        });
+    }
+    let total = plan
+        .items()
+        .div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64);
+    plan.chunks = vec![Chunk {
+        lo: vec![0; plan.dims.len()],
+        hi: plan.dims.clone(),
+        src_window: (0, plan.src_extent()),
+        dst_window: (0, plan.dst_extent()),
+        total_workgroups: total,
+        workgroups: fold_grid(total, caps.max_workgroups_per_dim)?,
+    }];
+    plan.reasons.specialize = select::choose_specialize(&plan, &req.options, learned).map(|s| s.1);
+    Ok(plan)
+}
+
+/// The contiguous tensor and permutation a view is, if it is one: no bounds, contiguous
+/// output, offset 0, and strides that are a permutation of row-major strides (size-1 dims
+/// aside, which are dropped).
+fn as_permute(view: &View) -> Option<(Vec<usize>, Vec<usize>)> {
+    let contiguous_out = view.dst_strides.as_ref().is_none_or(|d| {
+        let want = view::row_major(&view.shape);
+        view.shape
+            .iter()
+            .zip(d.iter().zip(want))
+            .all(|(&e, (&s, w))| e == 1 || s == w)
+    });
+    if !view.bounds.is_empty() || !contiguous_out || view.offset != 0 {
+        return None;
+    }
+    let kept: Vec<usize> = (0..view.shape.len())
+        .filter(|&d| view.shape[d] != 1)
+        .collect();
+    let mut order = kept.clone();
+    order.sort_by_key(|&d| std::cmp::Reverse(view.strides[d]));
+    let shape: Vec<usize> = order.iter().map(|&d| view.shape[d]).collect();
+    let strides = view::row_major(&shape);
+    if order
+        .iter()
+        .zip(&strides)
+        .any(|(&d, &s)| view.strides[d] != s as isize)
+    {
+        return None;
+    }
+    let perm = kept
+        .iter()
+        .map(|d| {
+            order
+                .iter()
+                .position(|o| o == d)
+                .expect("kept dims are ordered")
+        })
+        .collect();
+    Some((shape, perm))
 }
 
 impl Plan {

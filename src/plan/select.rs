@@ -153,6 +153,9 @@ pub enum KernelReason {
     },
     /// Autotuning measured this kernel as the fastest for the plan's shape class.
     Measured,
+    /// A strided view that is not a permute of a contiguous tensor: the generic kernel
+    /// gathers by its strides (and fills outside its bounds).
+    View,
     /// The memory model predicts this kernel the fastest on GPUs (its figures are in
     /// [`Reasons::model`]); consulted where [`Learned::model`] is on, by default on GPUs.
     Modelled,
@@ -199,7 +202,8 @@ pub enum SpecializeReason {
     Small,
     /// Large enough, but [`Learned::max_specialized`] shapes have their own pipelines already.
     BudgetSpent,
-    /// 64-bit index math or windows: only the plain 32-bit generic kernel specialises.
+    /// 64-bit index math, windows or a view: only the plain 32-bit generic kernel of a
+    /// permute specialises.
     NotApplicable,
 }
 
@@ -258,8 +262,7 @@ pub(super) fn choose_index(
     opts: &Options,
 ) -> Result<(IndexMath, IndexReason), PermuteError> {
     let unit = plan.unit as u64;
-    let reach = (plan.src_offset.max(plan.dst_offset) / unit)
-        .saturating_add(plan.units())
+    let reach = (plan.src_extent().max(plan.dst_extent()) / unit)
         .saturating_add(super::GENERIC_WORKGROUP as u64 * super::GENERIC_ITEMS as u64);
     let fits32 = reach <= u32::MAX as u64;
     match opts.index {
@@ -424,7 +427,7 @@ pub(super) fn choose_specialize(
     if plan.kernel != Kernel::Generic {
         return None;
     }
-    if plan.index != IndexMath::U32 || plan.boxed() {
+    if plan.index != IndexMath::U32 || plan.boxed() || plan.view.is_some() {
         return Some((false, SpecializeReason::NotApplicable));
     }
     let compiled = learned.specialized.contains(&plan.shape_key());

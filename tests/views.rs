@@ -1,0 +1,352 @@
+//! Views: slices, flips, broadcasts, padding and strided outputs, materialised on the GPU and
+//! checked against the CPU reference; the planner's invariants for them.
+
+mod common;
+
+use common::{gpu, test_bytes};
+use proptest::prelude::*;
+use wgpu_permute::plan::{self, KernelReason, view};
+use wgpu_permute::{
+    Bound, DeviceCaps, Kernel, Options, PermuteError, Request, View, ViewRequest, reference,
+};
+
+fn request<'a>(v: &'a View, elem: usize, src_len: usize, fill: &'a [u8]) -> ViewRequest<'a> {
+    ViewRequest {
+        view: v,
+        elem_size: elem,
+        src_offset: 0,
+        dst_offset: 0,
+        src_len,
+        dst_len: v.len(),
+        fill,
+        options: Options::default(),
+    }
+}
+
+fn plan_of(v: &View, elem: usize, src_len: usize) -> wgpu_permute::Plan {
+    plan::plan_view(
+        &request(v, elem, src_len, &[]),
+        &DeviceCaps::default(),
+        &Default::default(),
+    )
+    .unwrap()
+}
+
+/// Materialises on the GPU and compares with the reference; returns the plan's kernel.
+fn check(v: &View, elem: usize, src_len: usize, fill: &[u8]) {
+    let Some(p) = gpu() else { return };
+    let data = test_bytes(src_len * elem, (v.shape.len() * 31 + elem) as u64);
+    let want = reference::materialize_bytes(&data, v, elem, fill, v.len()).unwrap();
+    let got = p
+        .materialize_bytes(&data, v, elem, fill, Options::default())
+        .unwrap_or_else(|e| panic!("{v:?}: {e}"));
+    assert!(
+        got == want,
+        "{v:?} ({elem} B): GPU differs from the reference"
+    );
+}
+
+#[test]
+fn a_permuted_view_plans_exactly_as_the_permute() {
+    let caps = DeviceCaps::default();
+    for (shape, perm, elem) in [
+        (&[64usize, 512, 512][..], &[0usize, 2, 1][..], 4usize),
+        (&[8, 512, 16, 64], &[0, 2, 1, 3], 2),
+        (&[3, 1000, 7], &[2, 0, 1], 1),
+        (&[2, 1, 5], &[2, 1, 0], 8),
+    ] {
+        let v = View::permuted(shape, perm).unwrap();
+        let n = v.len();
+        let viewed = plan_of(&v, elem, n);
+        let permuted = plan::plan(&Request::new(shape, perm, elem), &caps).unwrap();
+        assert_eq!(
+            (viewed.kernel, viewed.unit, &viewed.dims, &viewed.dims_perm),
+            (
+                permuted.kernel,
+                permuted.unit,
+                &permuted.dims,
+                &permuted.dims_perm
+            ),
+            "{shape:?} {perm:?}"
+        );
+        assert!(viewed.view.is_none());
+    }
+}
+
+#[test]
+fn a_slice_of_rows_is_row_copies_at_the_widest_unit() {
+    // Every other row of a [64, 48] f32 tensor, columns 8..40: rows of 128 bytes.
+    let v = View {
+        shape: vec![32, 32],
+        strides: vec![96, 1],
+        offset: 8,
+        ..View::contiguous(&[])
+    };
+    let p = plan_of(&v, 4, 64 * 48);
+    assert_eq!(
+        (p.kernel, p.unit, p.reasons.kernel),
+        (Kernel::Generic, 16, KernelReason::View)
+    );
+    assert_eq!(p.dims, [32, 8]);
+    check(&v, 4, 64 * 48, &[]);
+    // A contiguous run of a tensor is one buffer copy.
+    let run = View {
+        offset: 96,
+        ..View::contiguous(&[10, 48])
+    };
+    assert_eq!(plan_of(&run, 4, 64 * 48).kernel, Kernel::Copy);
+    check(&run, 4, 64 * 48, &[]);
+}
+
+#[test]
+fn flips_broadcasts_and_slices_match_the_reference() {
+    for elem in [1, 2, 4, 8, 16] {
+        // x[::-1, :, ::2] of a [5, 6, 8] tensor.
+        check(
+            &View {
+                shape: vec![5, 6, 4],
+                strides: vec![-48, 8, 2],
+                offset: 4 * 48,
+                ..View::contiguous(&[])
+            },
+            elem,
+            240,
+            &[],
+        );
+        // A [7] row broadcast to [3, 7], then transposed to [7, 3].
+        check(
+            &View {
+                shape: vec![7, 3],
+                strides: vec![1, 0],
+                offset: 0,
+                ..View::contiguous(&[])
+            },
+            elem,
+            7,
+            &[],
+        );
+        // The whole tensor reversed: x[::-1] flattened.
+        check(
+            &View {
+                shape: vec![33],
+                strides: vec![-1],
+                offset: 32,
+                ..View::contiguous(&[])
+            },
+            elem,
+            33,
+            &[],
+        );
+    }
+}
+
+/// `np.pad(x, ((1, 2), (0, 3)), constant_values=fill)` of a [4, 5] tensor.
+fn padded_4x5() -> View {
+    View {
+        shape: vec![7, 8],
+        strides: vec![5, 1],
+        offset: -5,
+        bounds: vec![
+            Bound {
+                dims: vec![0],
+                valid: 1..5,
+            },
+            Bound {
+                dims: vec![1],
+                valid: 0..5,
+            },
+        ],
+        dst_strides: None,
+    }
+}
+
+#[test]
+fn padding_reads_the_fill_value_outside_the_bounds() {
+    for elem in [1, 2, 4, 8, 16] {
+        let fill: Vec<u8> = (0..elem as u8).map(|b| 0xF0 | b).collect();
+        check(&padded_4x5(), elem, 20, &fill);
+    }
+    // NCHW -> NCHW4c on 6 channels: `n (cb c) h w -> n cb h w c`, c = 4, 2 channels padded.
+    let (n, ch, h, w) = (2, 6, 3, 5);
+    let nchw4c = View {
+        shape: vec![n, 2, h, w, 4],
+        strides: vec![
+            (ch * h * w) as isize,
+            (4 * h * w) as isize,
+            w as isize,
+            1,
+            (h * w) as isize,
+        ],
+        offset: 0,
+        bounds: vec![Bound {
+            dims: vec![1, 4],
+            valid: 0..ch,
+        }],
+        dst_strides: None,
+    };
+    let req = request(&nchw4c, 4, n * ch * h * w, &[0; 4]);
+    let p = plan::plan_view(&req, &DeviceCaps::default(), &Default::default()).unwrap();
+    assert!(p.variant().unwrap().padded);
+    for elem in [1, 2, 4] {
+        let fill = vec![0xEE; elem];
+        check(&nchw4c, elem, n * ch * h * w, &fill);
+    }
+}
+
+#[test]
+fn a_strided_output_writes_a_window_of_a_larger_tensor() {
+    let Some(p) = gpu() else { return };
+    // Concatenation along dim 1: a [3, 4] tensor into columns 2..6 of a [3, 10] one.
+    let v = View {
+        dst_strides: Some(vec![10, 1]),
+        ..View::contiguous(&[3, 4])
+    };
+    let data: Vec<u32> = (1..=12).collect();
+    let out = p.materialize_slice(&data, &v, 0).unwrap();
+    assert_eq!(out.len(), 2 * 10 + 4);
+    let want =
+        reference::materialize_bytes(bytemuck::cast_slice(&data), &v, 4, &[], out.len()).unwrap();
+    assert_eq!(bytemuck::cast_slice::<u32, u8>(&out), &want[..]);
+    assert_eq!(&out[10..14], &[5, 6, 7, 8]);
+}
+
+#[test]
+fn bad_views_get_typed_errors() {
+    let caps = DeviceCaps::default();
+    let plan = |v: &View, src_len, fill: &[u8]| {
+        plan::plan_view(&request(v, 4, src_len, fill), &caps, &Default::default())
+    };
+    // Reads past the source's end, or before its start.
+    let past = View::contiguous(&[4, 5]);
+    assert!(matches!(
+        plan(&past, 19, &[]),
+        Err(PermuteError::ViewOutOfBounds {
+            which: "source",
+            need: 20,
+            have: 19
+        })
+    ));
+    let before = View {
+        strides: vec![-1],
+        offset: 2,
+        ..View::contiguous(&[4])
+    };
+    assert!(matches!(
+        plan(&before, 8, &[]),
+        Err(PermuteError::ViewOutOfBounds { .. })
+    ));
+    // Two output positions on one element.
+    let overlap = View {
+        dst_strides: Some(vec![2, 1]),
+        ..View::contiguous(&[4, 3])
+    };
+    assert_eq!(
+        plan(&overlap, 12, &[]).unwrap_err(),
+        PermuteError::OverlappingOutput
+    );
+    // A fill that is not one element.
+    assert_eq!(
+        plan(&padded_4x5(), 20, &[1, 2]).unwrap_err(),
+        PermuteError::FillSize { fill: 2, elem: 4 }
+    );
+    // Bounds over dims that are not the split of one dim, or out of range.
+    let mut bad = padded_4x5();
+    bad.bounds = vec![Bound {
+        dims: vec![0, 1],
+        valid: 0..20,
+    }];
+    bad.strides = vec![5, 2];
+    assert!(matches!(
+        plan(&bad, 20, &[0; 4]),
+        Err(PermuteError::InvalidView(_))
+    ));
+    bad.bounds[0].dims = vec![2];
+    assert!(matches!(
+        plan(&bad, 20, &[0; 4]),
+        Err(PermuteError::InvalidView(_))
+    ));
+    // Padding is allowed to start before the source: only existing positions count.
+    assert!(plan(&padded_4x5(), 20, &[0; 4]).is_ok());
+}
+
+/// A random view of a contiguous source: per source dim a slice (start, length, step of
+/// either sign), then padding, a permutation and a broadcast dim.
+fn random_view() -> impl Strategy<Value = (View, usize, usize)> {
+    let dims = prop::collection::vec((1usize..7, 0usize..3, 1isize..3, any::<bool>()), 1..4);
+    (
+        dims,
+        prop::sample::select(vec![1usize, 2, 4, 8, 16]),
+        any::<u64>(),
+        prop::option::of((0usize..3, 0usize..3)),
+        prop::option::of(1usize..4),
+    )
+        .prop_map(|(dims, elem, seed, pad, broadcast)| {
+            let base: Vec<usize> = dims.iter().map(|d| d.0 + d.1 + 2).collect();
+            let strides = view::row_major(&base);
+            let mut shape = Vec::new();
+            let mut vstrides = Vec::new();
+            let mut offset = 0isize;
+            for (i, &(len, start, step, reverse)) in dims.iter().enumerate() {
+                let n = len.min((base[i] - start).div_ceil(step as usize));
+                let s = strides[i] as isize * step;
+                if reverse {
+                    offset += (start + (n - 1) * step as usize) as isize * strides[i] as isize;
+                    vstrides.push(-s);
+                } else {
+                    offset += (start * strides[i]) as isize;
+                    vstrides.push(s);
+                }
+                shape.push(n);
+            }
+            let mut bounds = Vec::new();
+            if let Some((lo, hi)) = pad {
+                // Pad dim 0 by lo before and hi after.
+                bounds.push(Bound {
+                    dims: vec![0],
+                    valid: lo..lo + shape[0],
+                });
+                offset -= lo as isize * vstrides[0];
+                shape[0] += lo + hi;
+            }
+            if let Some(b) = broadcast {
+                shape.push(b);
+                vstrides.push(0);
+            }
+            // A permutation from the seed.
+            let mut order: Vec<usize> = (0..shape.len()).collect();
+            let mut x = seed | 1;
+            for i in (1..order.len()).rev() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                order.swap(i, (x % (i as u64 + 1)) as usize);
+            }
+            let rank_of: Vec<usize> = (0..order.len())
+                .map(|d| order.iter().position(|&o| o == d).unwrap())
+                .collect();
+            let v = View {
+                shape: order.iter().map(|&d| shape[d]).collect(),
+                strides: order.iter().map(|&d| vstrides[d]).collect(),
+                offset,
+                bounds: bounds
+                    .into_iter()
+                    .map(|b| Bound {
+                        dims: b.dims.iter().map(|&d| rank_of[d]).collect(),
+                        valid: b.valid,
+                    })
+                    .collect(),
+                dst_strides: None,
+            };
+            (v, elem, base.iter().product())
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_views_match_the_reference((v, elem, src_len) in random_view()) {
+        let fill: Vec<u8> = (0..elem as u8).map(|b| 0xC0 | b).collect();
+        check(&v, elem, src_len, &fill);
+    }
+}
