@@ -7,6 +7,7 @@
 //! - `autotune`: timing the candidate kernels of a shape class.
 //! - `trace`: running a kernel in trace mode for the memory model.
 //! - `permuter`: [`Permuter`]: buffer checks, encoding, the host round trip.
+//! - `rearrange`: einops `rearrange` as one permute ([`Permuter::rearrange`]).
 //!
 //! This file holds the small helpers they share: error capture, uploads and readback.
 
@@ -14,6 +15,7 @@ mod autotune;
 mod device;
 mod permuter;
 mod pipelines;
+mod rearrange;
 mod trace;
 
 use std::time::Duration;
