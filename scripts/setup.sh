@@ -36,6 +36,15 @@ if ! python3 -c 'import numpy' >/dev/null 2>&1; then
         { [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-numpy >/dev/null; } ||
         { echo "error: could not install numpy (pip install numpy)" >&2; exit 1; }
 fi
+# einops, which the rearrange tests compare with. Debian 12 has no package of it, so pip
+# only; where pip may not change the system python (PEP 668), einops (pure python, no
+# dependencies) goes in with --break-system-packages.
+if ! python3 -c 'import einops' >/dev/null 2>&1; then
+    echo "setup: installing einops..."
+    python3 -m pip install -q einops 2>/dev/null ||
+        python3 -m pip install -q --break-system-packages einops 2>/dev/null ||
+        { echo "error: could not install einops (pip install einops), which the rearrange tests compare with" >&2; exit 1; }
+fi
 
 export WGPU_BACKEND="${WGPU_BACKEND:-vulkan}"
 # Mesa's window-system probing complains without one; no window is ever opened.

@@ -179,4 +179,9 @@ pub enum PermuteError {
     /// Reading results back, or waiting for the GPU, failed.
     #[error("GPU readback failed: {0}")]
     Readback(String),
+
+    /// An einops pattern does not fit the shape or the given axis sizes; the message names
+    /// the axis or dim at fault (see [`crate::rearrange::RearrangeError`]).
+    #[error(transparent)]
+    Rearrange(#[from] crate::rearrange::RearrangeError),
 }

@@ -17,6 +17,9 @@
 //! for a device the crate makes on the same adapter, and [`Permuter::encode`] records into
 //! your own command encoder. This crate re-exports the [`wgpu`] it is built against.
 //!
+//! [`Permuter::rearrange`] runs an einops `rearrange` pattern (`b s (h d) -> b h s d`) as
+//! one permute: see [`rearrange`] for the patterns.
+//!
 //! # How a kernel is chosen
 //!
 //! A request (shape, permutation, element size) is first simplified: size-1 dims are
@@ -54,6 +57,7 @@
 //! | `Validation`, `OutOfMemory` | wgpu refused a call (captured with error scopes), e.g. a buffer of another device |
 //! | `DeviceLost`, `Timeout` | the device was lost, or the GPU did not finish in time |
 //! | `NoAdapter`, `RequestDevice`, `Readback` | set-up or readback failed |
+//! | `Rearrange` | an einops pattern does not fit the shape or the axis sizes given (names the axis) |
 #![warn(missing_docs)]
 
 // Shared with the command-line tool, the benchmarks and the tests; not part of the API.

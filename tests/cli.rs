@@ -8,6 +8,8 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
+use common::npy_file;
+
 const BIN: &str = env!("CARGO_BIN_EXE_wgpu-permute");
 
 /// Writes the test arrays and a manifest of `name perm` lines into `dir`.
@@ -206,22 +208,6 @@ fn bench_runs_a_case_and_writes_json_and_plot() {
 }
 
 // ---- Reliability: bad input, lost files, memory. Files are made by hand (no numpy). ----
-
-/// A version 1.0 `.npy` file: the header dict as numpy writes it, padded to 64 bytes, then
-/// `data` as is (which need not match the header).
-fn npy_file(descr: &str, fortran: bool, shape: &str, data: &[u8]) -> Vec<u8> {
-    let order = if fortran { "True" } else { "False" };
-    let mut header =
-        format!("{{'descr': '{descr}', 'fortran_order': {order}, 'shape': {shape}, }}");
-    let unpadded = 10 + header.len() + 1;
-    header.push_str(&" ".repeat(unpadded.next_multiple_of(64) - unpadded));
-    header.push('\n');
-    let mut file = b"\x93NUMPY\x01\x00".to_vec();
-    file.extend((header.len() as u16).to_le_bytes());
-    file.extend(header.as_bytes());
-    file.extend(data);
-    file
-}
 
 /// Little-endian u32 bytes of `0..n`.
 fn iota_u32(n: u32) -> Vec<u8> {

@@ -26,6 +26,8 @@ const WORDS: &[&str] = &[
     "--filter", "--autotune", "copy", "generic", "tiled", "micro", "u32", "u64", "u32-pair",
     "true", "false", "f16", "c128", "bool", "f32", "16", "3", "0", "1", "2", "0,1", "1,0",
     "2,0,1", "0,2,1,3", "8,512,16,64", "in.npy", "out.npy", "--help", "--version", "",
+    "rearrange", "--axis", "--pad", "h=2", "w=3", "-1", "b c h w -> b h w c",
+    "(h w) c -> c h w", "b c (h p1) (w p2) -> b (h w) (p1 p2 c)", "... a -> a ...",
 ];
 
 #[derive(Arbitrary, Debug)]
@@ -82,7 +84,8 @@ fuzz_target!(|input: Input| {
     }
     let caps = DeviceCaps::default();
     match cli.command {
-        args::Command::Info => {}
+        // The memory model traces on a device: nothing to run here.
+        args::Command::Info | args::Command::Model { .. } => {}
         args::Command::Plan {
             shape,
             perm,
@@ -106,6 +109,30 @@ fuzz_target!(|input: Input| {
             };
             assert!(plan::check_perm(t.shape.len(), &stored).is_ok());
             let req = Request::new(&t.shape, &stored, t.elem_size).with_options(force.options());
+            if let Ok(p) = plan::plan(&req, &caps) {
+                let _ = (p.to_string(), p.explain());
+            }
+        }
+        args::Command::Rearrange { pattern, axes, .. } => {
+            let Ok(t) = tensor else { return };
+            let axes: Vec<_> = axes
+                .iter()
+                .map(|a| args::parse_axis(a).expect("validated"))
+                .collect();
+            let mut shape = t.shape.clone();
+            if t.fortran_order {
+                shape.reverse();
+            }
+            let Ok(r) = wgpu_permute::rearrange::rearrange(&pattern, &shape, &axes, false) else {
+                return;
+            };
+            let (view, perm) = args::stored_view(&r, t.fortran_order);
+            assert_eq!(
+                view.iter().product::<usize>(),
+                t.shape.iter().product::<usize>()
+            );
+            assert!(plan::check_perm(view.len(), &perm).is_ok());
+            let req = Request::new(&view, &perm, t.elem_size);
             if let Ok(p) = plan::plan(&req, &caps) {
                 let _ = (p.to_string(), p.explain());
             }

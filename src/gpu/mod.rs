@@ -8,6 +8,7 @@
 //! - `trace`: running a kernel in trace mode for the memory model.
 //! - `views`: materialising strided views.
 //! - `permuter`: [`Permuter`]: buffer checks, encoding, the host round trip.
+//! - `rearrange`: einops `rearrange` as one permute ([`Permuter::rearrange`]).
 //!
 //! This file holds the small helpers they share: error capture, uploads and readback.
 
@@ -15,6 +16,7 @@ mod autotune;
 mod device;
 mod permuter;
 mod pipelines;
+mod rearrange;
 mod trace;
 mod views;
 

@@ -286,3 +286,19 @@ pub fn permutations(n: usize) -> Vec<Vec<usize>> {
     out.sort();
     out
 }
+
+/// A version 1.0 `.npy` file: the header dict as numpy writes it, padded to 64 bytes, then
+/// `data` as is (which need not match the header).
+pub fn npy_file(descr: &str, fortran: bool, shape: &str, data: &[u8]) -> Vec<u8> {
+    let order = if fortran { "True" } else { "False" };
+    let mut header =
+        format!("{{'descr': '{descr}', 'fortran_order': {order}, 'shape': {shape}, }}");
+    let unpadded = 10 + header.len() + 1;
+    header.push_str(&" ".repeat(unpadded.next_multiple_of(64) - unpadded));
+    header.push('\n');
+    let mut file = b"\x93NUMPY\x01\x00".to_vec();
+    file.extend((header.len() as u16).to_le_bytes());
+    file.extend(header.as_bytes());
+    file.extend(data);
+    file
+}

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand, ValueEnum};
 use wgpu_permute::bench;
+use wgpu_permute::rearrange::Rearrangement;
 use wgpu_permute::{IndexMath, Kernel, Options};
 
 #[derive(Parser, Debug)]
@@ -84,6 +85,28 @@ pub enum Command {
         check: bool,
         #[command(flatten)]
         force: Force,
+    },
+    /// Rearrange a .npy file with an einops pattern (one permute on the GPU) and write the
+    /// result as .npy.
+    Rearrange {
+        /// einops' `rearrange` pattern, e.g. 'b c h w -> b h w c' or 'b (h w) c -> b c h w'.
+        #[arg(allow_hyphen_values = true)]
+        pattern: String,
+        /// The .npy file to rearrange (any dtype `permute` takes, either storage order).
+        input: PathBuf,
+        /// Written only once the result is complete (and checked, with --check); may be
+        /// the input itself.
+        output: PathBuf,
+        /// The size of an axis the pattern names, e.g. --axis h=32; repeat for more axes.
+        #[arg(long = "axis", value_name = "NAME=SIZE")]
+        axes: Vec<String>,
+        /// The value to pad split dims with, in the file's dtype (e.g. --pad -1). Padding
+        /// is not supported yet: accepted only where nothing needs padding.
+        #[arg(long, value_name = "VALUE", allow_hyphen_values = true)]
+        pad: Option<String>,
+        /// Also compare the result with the CPU reference.
+        #[arg(long)]
+        check: bool,
     },
     /// Run the benchmark suite: each permute next to copies of the same bytes.
     Bench {
@@ -169,6 +192,7 @@ impl Force {
 pub fn validate(cli: &Cli) -> Result<(), String> {
     match &cli.command {
         Command::Info | Command::Permute { .. } => Ok(()),
+        Command::Rearrange { axes, .. } => axes.iter().try_for_each(|a| parse_axis(a).map(drop)),
         Command::Plan { dtype, .. } | Command::Model { dtype, .. } => elem_size(dtype).map(drop),
         Command::Bench { scale, runs, .. } => check_bench(*scale, *runs),
     }
@@ -242,9 +266,92 @@ pub fn stored_perm(
     })
 }
 
+/// Reads `--axis NAME=SIZE`. The name is checked against the pattern later, by
+/// [`rearrange`](wgpu_permute::rearrange::rearrange).
+pub fn parse_axis(text: &str) -> Result<(&str, usize), String> {
+    text.split_once('=')
+        .and_then(|(name, size)| Some((name, size.parse().ok()?)))
+        .filter(|(name, _)| !name.is_empty())
+        .ok_or_else(|| format!("--axis {text:?} is not NAME=SIZE with a size in digits, e.g. h=32"))
+}
+
+/// The permute of a rearrangement over the data as stored: a Fortran-order array is stored
+/// as its transpose in C order, whose dim `rank - 1 - d` is the array's dim `d` with the
+/// same index. So the stored dims are split in reverse order, each into its own axes in
+/// their own order, and `perm` is renumbered to match: still one permute, whose C-order
+/// output is the rearranged array. Returns the stored data's split shape and the perm.
+pub fn stored_view(r: &Rearrangement, fortran_order: bool) -> (Vec<usize>, Vec<usize>) {
+    if !fortran_order {
+        return (r.split_shape.clone(), r.perm.clone());
+    }
+    let mut shape = Vec::with_capacity(r.split_shape.len());
+    // Where each of the rearrangement's axes lands in the stored split.
+    let mut stored = vec![0; r.split_shape.len()];
+    for dim in r.input_dims.iter().rev() {
+        for axis in dim.axes.clone() {
+            stored[axis] = shape.len();
+            shape.push(r.split_shape[axis]);
+        }
+    }
+    (shape, r.perm.iter().map(|&a| stored[a]).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wgpu_permute::rearrange::rearrange;
+    use wgpu_permute::reference::permute_slice;
+
+    #[test]
+    fn axis_sizes_are_name_equals_digits() {
+        assert_eq!(parse_axis("h=32"), Ok(("h", 32)));
+        assert_eq!(parse_axis("p1=0"), Ok(("p1", 0)));
+        for bad in ["h", "h=", "=3", "h=-1", "h=3.5", "h=x", "h = 3", ""] {
+            let e = parse_axis(bad).err().unwrap();
+            assert!(
+                e.starts_with("--axis ") && e.contains("NAME=SIZE"),
+                "{bad}: {e}"
+            );
+        }
+    }
+
+    /// The stored view of a Fortran-order array, permuted, equals the rearrangement of the
+    /// logical array: the stored data is made here as the logical array's transpose.
+    #[test]
+    fn fortran_order_views_give_the_rearrangement() {
+        type Sizes<'a> = &'a [(&'a str, usize)];
+        let cases: [(&str, &[usize], Sizes); 6] = [
+            ("(h w) c -> c h w", &[6, 4], &[("h", 2)]),
+            (
+                "b c (h p1) (w p2) -> b (h w) (p1 p2 c)",
+                &[2, 3, 4, 6],
+                &[("p1", 2), ("p2", 3)],
+            ),
+            ("b s (h d) -> b h s d", &[2, 5, 12], &[("h", 3)]),
+            ("a 1 ... -> ... () a", &[3, 1, 2, 4], &[]),
+            ("a b -> a b", &[3, 4], &[]),
+            ("(a b c) -> c a b", &[24], &[("a", 2), ("b", 3)]),
+        ];
+        for (pattern, shape, axes) in cases {
+            let r = rearrange(pattern, shape, axes, false).unwrap();
+            let n: usize = shape.iter().product();
+            let logical: Vec<u32> = (0..n as u32).collect();
+            let want = permute_slice(&logical, &r.split_shape, &r.perm).unwrap();
+            let reversed: Vec<usize> = (0..shape.len()).rev().collect();
+            let stored = permute_slice(&logical, shape, &reversed).unwrap();
+            let (view, perm) = stored_view(&r, true);
+            assert_eq!(view.iter().product::<usize>(), n, "{pattern}");
+            assert_eq!(
+                permute_slice(&stored, &view, &perm).unwrap(),
+                want,
+                "{pattern}"
+            );
+            assert_eq!(
+                stored_view(&r, false),
+                (r.split_shape.clone(), r.perm.clone())
+            );
+        }
+    }
 
     #[test]
     fn perms_are_checked_before_the_fortran_translation() {

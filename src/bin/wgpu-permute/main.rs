@@ -27,6 +27,7 @@ mod args;
 mod model;
 mod npy;
 mod output;
+mod rearrange;
 mod report;
 
 use std::io::Write;
@@ -92,6 +93,21 @@ fn run(cli: Cli) -> Result<()> {
             check,
             force,
         } => permute(&perm, &input, &output, check, force.options()),
+        Command::Rearrange {
+            pattern,
+            input,
+            output,
+            axes,
+            pad,
+            check,
+        } => rearrange::run(rearrange::Args {
+            pattern: &pattern,
+            input: &input,
+            output: &output,
+            axes: &axes,
+            pad: pad.as_deref(),
+            check,
+        }),
         Command::Bench {
             json,
             plot,
@@ -247,46 +263,77 @@ fn permute(
 ) -> Result<()> {
     // Everything that can be refused without the GPU is refused first.
     output::check_target(output)?;
-    let npy::Tensor {
-        shape,
-        fortran_order,
-        dtype,
-        elem_size,
-        data,
-    } = npy::read(input)?;
-    let perm = args::stored_perm(perm, shape.len(), fortran_order, input)?;
-    let out_shape: Vec<usize> = perm.iter().map(|&d| shape[d]).collect();
-    let p = permuter()?;
-    let req = Request::new(&shape, &perm, elem_size).with_options(options);
-    let plan = p.plan(&req).map_err(|e| e.to_string())?;
-    let out = p.permute_host(&data, &req).map_err(|e| e.to_string())?;
-    // The output is committed only once it is complete and, with --check, correct.
-    if check {
-        let want =
-            reference::permute_bytes(&data, &shape, &perm, elem_size).map_err(|e| e.to_string())?;
-        if want != out {
-            return Err("check failed: the GPU result differs from the CPU reference".into());
+    let tensor = npy::read(input)?;
+    let perm = args::stored_perm(perm, tensor.shape.len(), tensor.fortran_order, input)?;
+    FilePermute {
+        input,
+        output,
+        in_shape: tensor.shape.clone(),
+        out_shape: perm.iter().map(|&d| tensor.shape[d]).collect(),
+        shape: tensor.shape.clone(),
+        perm,
+        check,
+        options,
+    }
+    .run(tensor)
+}
+
+/// What `permute` and `rearrange` both come down to, once the file is read and the
+/// arguments checked: one permute of the file's data as stored.
+struct FilePermute<'a> {
+    input: &'a Path,
+    output: &'a Path,
+    /// The input's shape, as reported.
+    in_shape: Vec<usize>,
+    out_shape: Vec<usize>,
+    /// The stored (C-order) data is viewed as `shape` and moved by `perm`.
+    shape: Vec<usize>,
+    perm: Vec<usize>,
+    check: bool,
+    options: Options,
+}
+
+impl FilePermute<'_> {
+    /// Permutes `tensor`'s data on the GPU, checks it with `check`, writes it, reports.
+    fn run(self, tensor: npy::Tensor) -> Result<()> {
+        let npy::Tensor {
+            dtype,
+            elem_size,
+            data,
+            ..
+        } = tensor;
+        let p = permuter()?;
+        let req = Request::new(&self.shape, &self.perm, elem_size).with_options(self.options);
+        let plan = p.plan(&req).map_err(|e| e.to_string())?;
+        let out = p.permute_host(&data, &req).map_err(|e| e.to_string())?;
+        // The output is committed only once it is complete and, with --check, correct.
+        if self.check {
+            let want = reference::permute_bytes(&data, &self.shape, &self.perm, elem_size)
+                .map_err(|e| e.to_string())?;
+            if want != out {
+                return Err("check failed: the GPU result differs from the CPU reference".into());
+            }
         }
+        drop(data);
+        let mut staged = output::Staged::new(self.output)?;
+        npy::write(staged.file(), &dtype, &self.out_shape, &out)
+            .map_err(|e| format!("cannot write {}: {e}", self.output.display()))?;
+        staged.commit()?;
+        println!(
+            "{} {:?} -> {} {:?} ({})",
+            self.input.display(),
+            self.in_shape,
+            self.output.display(),
+            self.out_shape,
+            dtype
+        );
+        println!("device: {}", device_name(&p));
+        println!("plan: {plan}");
+        if self.check {
+            println!("check: equal to the CPU reference");
+        }
+        Ok(())
     }
-    drop(data);
-    let mut staged = output::Staged::new(output)?;
-    npy::write(staged.file(), &dtype, &out_shape, &out)
-        .map_err(|e| format!("cannot write {}: {e}", output.display()))?;
-    staged.commit()?;
-    println!(
-        "{} {:?} -> {} {:?} ({})",
-        input.display(),
-        shape,
-        output.display(),
-        out_shape,
-        dtype
-    );
-    println!("device: {}", device_name(&p));
-    println!("plan: {plan}");
-    if check {
-        println!("check: equal to the CPU reference");
-    }
-    Ok(())
 }
 
 fn run_bench(
