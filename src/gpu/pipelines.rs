@@ -19,12 +19,36 @@ pub(super) struct Pipelines {
     cache: Mutex<HashMap<Key, wgpu::ComputePipeline>>,
 }
 
-impl Pipelines {
-    /// The layouts of the kernels' bindings: source (read-only storage), destination
-    /// (storage), parameters (uniform).
-    pub(super) fn new(device: &wgpu::Device) -> Result<Self, PermuteError> {
-        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-            binding,
+/// The bindings of every kernel: source (read-only storage), destination (storage),
+/// parameters (uniform).
+pub(super) const KERNEL_BINDINGS: [wgpu::BufferBindingType; 3] = [
+    wgpu::BufferBindingType::Storage { read_only: true },
+    wgpu::BufferBindingType::Storage { read_only: false },
+    wgpu::BufferBindingType::Uniform,
+];
+
+/// The bindings of trace mode: the kernels' three, the trace (storage) and the traced
+/// workgroups (read-only storage).
+pub(super) const TRACE_BINDINGS: [wgpu::BufferBindingType; 5] = [
+    KERNEL_BINDINGS[0],
+    KERNEL_BINDINGS[1],
+    KERNEL_BINDINGS[2],
+    wgpu::BufferBindingType::Storage { read_only: false },
+    wgpu::BufferBindingType::Storage { read_only: true },
+];
+
+/// A bind-group layout of compute-stage buffers, binding `i` of type `bindings[i]`, and the
+/// pipeline layout of that one group.
+pub(super) fn layouts(
+    device: &wgpu::Device,
+    label: &str,
+    bindings: &[wgpu::BufferBindingType],
+) -> (wgpu::BindGroupLayout, wgpu::PipelineLayout) {
+    let entries: Vec<wgpu::BindGroupLayoutEntry> = bindings
+        .iter()
+        .enumerate()
+        .map(|(i, &ty)| wgpu::BindGroupLayoutEntry {
+            binding: i as u32,
             visibility: wgpu::ShaderStages::COMPUTE,
             ty: wgpu::BindingType::Buffer {
                 ty,
@@ -32,23 +56,52 @@ impl Pipelines {
                 min_binding_size: None,
             },
             count: None,
-        };
-        let storage = |read_only| wgpu::BufferBindingType::Storage { read_only };
+        })
+        .collect();
+    let group = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries: &entries,
+    });
+    let pipeline = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(label),
+        bind_group_layouts: &[Some(&group)],
+        immediate_size: 0,
+    });
+    (group, pipeline)
+}
+
+/// Compiles `source`'s entry point `entry` with these pipeline constants (call under
+/// [`captured`]).
+pub(super) fn compile(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    label: &str,
+    source: String,
+    entry: &str,
+    constants: &[(&str, f64)],
+) -> wgpu::ComputePipeline {
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    });
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(label),
+        layout: Some(layout),
+        module: &module,
+        entry_point: Some(entry),
+        compilation_options: wgpu::PipelineCompilationOptions {
+            constants,
+            zero_initialize_workgroup_memory: false,
+        },
+        cache: None,
+    })
+}
+
+impl Pipelines {
+    /// The kernels' layouts ([`KERNEL_BINDINGS`]) and an empty cache.
+    pub(super) fn new(device: &wgpu::Device) -> Result<Self, PermuteError> {
         captured(device, || {
-            let bind_group_layout =
-                device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                    label: Some("wgpu-permute"),
-                    entries: &[
-                        entry(0, storage(true)),
-                        entry(1, storage(false)),
-                        entry(2, wgpu::BufferBindingType::Uniform),
-                    ],
-                });
-            let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("wgpu-permute"),
-                bind_group_layouts: &[Some(&bind_group_layout)],
-                immediate_size: 0,
-            });
+            let (bind_group_layout, layout) = layouts(device, "wgpu-permute", &KERNEL_BINDINGS);
             Pipelines {
                 layout,
                 bind_group_layout,
@@ -87,21 +140,14 @@ impl Pipelines {
         let label = format!("wgpu-permute {variant}");
         let constants: Vec<(&str, f64)> = constants.iter().map(|(k, v)| (k.as_str(), *v)).collect();
         let pipeline = captured(device, || {
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(&label),
-                source: wgpu::ShaderSource::Wgsl(source.into()),
-            });
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(&label),
-                layout: Some(&self.layout),
-                module: &module,
-                entry_point: Some(variant.kernel.name()),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &constants,
-                    zero_initialize_workgroup_memory: false,
-                },
-                cache: None,
-            })
+            compile(
+                device,
+                &self.layout,
+                &label,
+                source,
+                variant.kernel.name(),
+                &constants,
+            )
         })?;
         cache.insert(key, pipeline.clone());
         Ok(pipeline)

@@ -2,6 +2,7 @@
 //! ([`shaders::traced_source`]), on a few of its workgroups, and reads the records back for
 //! the memory model ([`crate::model`]). Runs on any adapter, lavapipe included.
 
+use super::pipelines::{TRACE_BINDINGS, compile, layouts};
 use super::{Permuter, binding, captured, read_buffer, upload, wait_for};
 use crate::PermuteError;
 use crate::model::{self, Figures, Trace, Warp};
@@ -92,33 +93,16 @@ impl Permuter {
         let workgroups = fold_grid(sampled.len() as u64, self.caps().max_workgroups_per_dim)?;
         let storage = wgpu::BufferUsages::STORAGE;
         let (dst, trace, readback, out_readback) = captured(&self.device, || {
-            let layout = self.trace_layout();
-            let module = self
-                .device
-                .create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some("wgpu-permute trace"),
-                    source: wgpu::ShaderSource::Wgsl(source.into()),
-                });
-            let pipeline_layout =
-                self.device
-                    .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                        label: Some("wgpu-permute trace"),
-                        bind_group_layouts: &[Some(&layout)],
-                        immediate_size: 0,
-                    });
-            let pipeline = self
-                .device
-                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some("wgpu-permute trace"),
-                    layout: Some(&pipeline_layout),
-                    module: &module,
-                    entry_point: Some(variant.kernel.name()),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &constants,
-                        zero_initialize_workgroup_memory: false,
-                    },
-                    cache: None,
-                });
+            let (layout, pipeline_layout) =
+                layouts(&self.device, "wgpu-permute trace", &TRACE_BINDINGS);
+            let pipeline = compile(
+                &self.device,
+                &pipeline_layout,
+                "wgpu-permute trace",
+                source,
+                variant.kernel.name(),
+                &constants,
+            );
             let buffer = |label, size: u64, usage| {
                 self.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some(label),
@@ -210,32 +194,5 @@ impl Permuter {
             None => None,
         };
         Ok((trace, output))
-    }
-
-    /// The bindings of trace mode: the kernels' three, the trace (storage) and the list of
-    /// traced workgroups (read-only storage).
-    fn trace_layout(&self) -> wgpu::BindGroupLayout {
-        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let storage = |read_only| wgpu::BufferBindingType::Storage { read_only };
-        self.device
-            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("wgpu-permute trace"),
-                entries: &[
-                    entry(0, storage(true)),
-                    entry(1, storage(false)),
-                    entry(2, wgpu::BufferBindingType::Uniform),
-                    entry(3, storage(false)),
-                    entry(4, storage(true)),
-                ],
-            })
     }
 }
