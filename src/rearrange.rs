@@ -43,6 +43,8 @@ use std::ops::Range;
 
 use thiserror::Error;
 
+use crate::plan::{Bound, View};
+
 /// A pattern resolved against a shape: how to view the input as elementary axes, how to
 /// order them, and how to group them into the output. Data moves only when `perm` is not
 /// the identity or a dim is padded ([`Rearrangement::is_identity`]).
@@ -59,6 +61,9 @@ pub struct Rearrangement {
     pub perm: Vec<usize>,
     /// The output's shape once groups are merged and `1`/`()` dims inserted.
     pub out_shape: Vec<usize>,
+    /// For each output dim, the positions in `perm` of the axes it merges (empty for a
+    /// `1` or `()` dim).
+    pub out_groups: Vec<Range<usize>>,
     /// Names of the elementary axes, in split order (`…0`, `…1`, ... under `...`), for
     /// messages and debugging.
     pub names: Vec<String>,
@@ -95,6 +100,150 @@ impl Rearrangement {
     pub fn is_padded(&self) -> bool {
         self.input_dims.iter().any(SplitDim::is_padded)
     }
+
+    /// The rearrangement as one view of the input, whose elements lie `dim_strides` apart
+    /// along each input dim (row-major strides of the shape for a contiguous tensor): the
+    /// elementary axes in output order, each padded input dim bounded to its real extent
+    /// over its axes (so its tail reads the fill value). Materialising it writes the output,
+    /// in `out_shape`, in one pass.
+    pub fn view(&self, dim_strides: &[isize]) -> View {
+        let mut strides = vec![0isize; self.split_shape.len()];
+        for (dim, &stride) in self.input_dims.iter().zip(dim_strides) {
+            let mut s = stride;
+            for axis in dim.axes.clone().rev() {
+                strides[axis] = s;
+                s = s.wrapping_mul(self.split_shape[axis] as isize);
+            }
+        }
+        let mut at = vec![0; self.perm.len()]; // view dim of each elementary axis
+        for (i, &p) in self.perm.iter().enumerate() {
+            at[p] = i;
+        }
+        View {
+            shape: self.perm.iter().map(|&p| self.split_shape[p]).collect(),
+            strides: self.perm.iter().map(|&p| strides[p]).collect(),
+            offset: 0,
+            bounds: self
+                .input_dims
+                .iter()
+                .filter(|d| d.is_padded())
+                .map(|d| Bound {
+                    dims: d.axes.clone().map(|a| at[a]).collect(),
+                    valid: 0..d.extent,
+                })
+                .collect(),
+            dst_strides: None,
+        }
+    }
+
+    /// The rearrangement's output cropped to `crop` (the first `crop[j]` indices of output
+    /// dim `j`): the way back from a padded layout, e.g. `n cb h w c -> n (cb c) h w` cropped
+    /// to 6 channels. Returns views of the input (see [`Rearrangement::view`]), each with the
+    /// destination strides of the cropped output and its first destination element; they
+    /// write disjoint parts of the output, which together they fill, each element read and
+    /// written once. A cropped merged dim is cut into boxes of whole inner axes (at most one
+    /// per axis: for 6 of `(cb c)` with `c = 4`, `cb = 0` whole and then `cb = 1, c < 2`),
+    /// since the merged index's split is not one stride.
+    pub fn cropped_views(
+        &self,
+        dim_strides: &[isize],
+        crop: &[usize],
+    ) -> Result<Vec<(View, usize)>, RearrangeError> {
+        if crop.len() != self.out_shape.len() {
+            return Err(E::CropRank {
+                got: crop.len(),
+                rank: self.out_shape.len(),
+            });
+        }
+        for (dim, (&c, &extent)) in crop.iter().zip(&self.out_shape).enumerate() {
+            if c > extent {
+                return Err(E::CropTooLarge {
+                    dim,
+                    extent,
+                    crop: c,
+                });
+            }
+        }
+        if self.is_padded() && crop != self.out_shape {
+            return Err(E::CropPadded);
+        }
+        let full = self.view(dim_strides);
+        if crop.contains(&0) {
+            return Ok(Vec::new());
+        }
+        // Destination strides of the view dims: the cropped output's row-major strides,
+        // split over each output dim's axes as over an input dim's.
+        let out_strides = crate::plan::view::row_major(crop);
+        let mut dst = vec![0usize; full.shape.len()];
+        for (group, &stride) in self.out_groups.iter().zip(&out_strides) {
+            let mut s = stride;
+            for p in group.clone().rev() {
+                dst[p] = s;
+                s *= full.shape[p];
+            }
+        }
+        // Per output dim, its boxes: per axis of the group, (first index, extent).
+        let boxes: Vec<Vec<Vec<(usize, usize)>>> = self
+            .out_groups
+            .iter()
+            .zip(crop)
+            .map(|(group, &c)| crop_boxes(&full.shape[group.clone()], c))
+            .collect();
+        let mut views = Vec::new();
+        let mut pick = vec![0usize; boxes.len()];
+        loop {
+            let mut view = View {
+                dst_strides: Some(dst.clone()),
+                ..full.clone()
+            };
+            let mut first = 0usize;
+            for (j, group) in self.out_groups.iter().enumerate() {
+                for (p, &(start, extent)) in group.clone().zip(&boxes[j][pick[j]]) {
+                    view.shape[p] = extent;
+                    view.offset += start as isize * full.strides[p];
+                    first += start * dst[p];
+                }
+            }
+            views.push((view, first));
+            // Next combination of boxes.
+            let Some(j) = (0..pick.len())
+                .rev()
+                .find(|&j| pick[j] + 1 < boxes[j].len())
+            else {
+                return Ok(views);
+            };
+            pick[j] += 1;
+            pick[j + 1..].fill(0);
+        }
+    }
+}
+
+/// The combined indices `0..crop` of axes of these extents (outermost first) as boxes of
+/// whole inner axes: per box, per axis, (first index, extent).
+fn crop_boxes(extents: &[usize], crop: usize) -> Vec<Vec<(usize, usize)>> {
+    let whole: usize = extents.iter().product();
+    if crop == whole {
+        return vec![extents.iter().map(|&e| (0, e)).collect()];
+    }
+    let mut boxes = Vec::new();
+    let mut prefix = Vec::new(); // digits of `crop` above the current axis
+    let mut rest = crop;
+    for t in 0..extents.len() {
+        let below: usize = extents[t + 1..].iter().product();
+        let digit = rest / below;
+        if digit > 0 {
+            let mut b: Vec<(usize, usize)> = prefix.iter().map(|&d| (d, 1)).collect();
+            b.push((0, digit));
+            b.extend(extents[t + 1..].iter().map(|&e| (0, e)));
+            boxes.push(b);
+        }
+        prefix.push(digit);
+        rest %= below;
+        if rest == 0 {
+            break;
+        }
+    }
+    boxes
 }
 
 /// A side of a pattern's `->`, for errors that concern one side.
@@ -263,6 +412,30 @@ pub enum RearrangeError {
     /// does not fit in `usize`.
     #[error("the sizes of the pattern's axes overflow usize")]
     Overflow,
+
+    /// A crop names a different number of dims than the output has.
+    #[error("the crop has {got} extents for an output of {rank} dims")]
+    CropRank {
+        /// Extents given.
+        got: usize,
+        /// The output's rank.
+        rank: usize,
+    },
+
+    /// A crop is larger than the output dim it crops.
+    #[error("output dim {dim} has extent {extent}, so it cannot be cropped to {crop}")]
+    CropTooLarge {
+        /// The output dim.
+        dim: usize,
+        /// Its extent before cropping.
+        extent: usize,
+        /// The extent asked for.
+        crop: usize,
+    },
+
+    /// Padding and cropping in one rearrangement.
+    #[error("a rearrangement that pads cannot also crop")]
+    CropPadded,
 }
 
 use RearrangeError as E;
@@ -342,6 +515,7 @@ pub fn rearrange(
     let names = left.concat();
     let mut perm = Vec::with_capacity(names.len());
     let mut out_shape = Vec::with_capacity(right.len());
+    let mut out_groups = Vec::with_capacity(right.len());
     for group in &right {
         let start = perm.len();
         for axis in group {
@@ -349,12 +523,14 @@ pub fn rearrange(
             perm.push(index.ok_or_else(|| E::UnknownAxis { axis: axis.clone() })?);
         }
         out_shape.push(product(perm[start..].iter().map(|&a| split_shape[a])).ok_or(E::Overflow)?);
+        out_groups.push(start..perm.len());
     }
     Ok(Rearrangement {
         split_shape,
         input_dims,
         perm,
         out_shape,
+        out_groups,
         names,
     })
 }

@@ -96,14 +96,46 @@ pub fn materialize_bytes(
     if !crate::plan::ELEM_SIZES.contains(&elem_size) {
         return Err(PermuteError::ElemSize(elem_size));
     }
+    let mut out = vec![0u8; dst_len * elem_size];
+    materialize_into(&mut out, src, view, elem_size, fill)?;
+    Ok(out)
+}
+
+/// Views of `src` that write disjoint parts of one output of `dst_len` elements, each from
+/// its first destination element (as `Permuter::materialize_parts` takes them).
+pub fn materialize_parts(
+    src: &[u8],
+    parts: &[(View, usize)],
+    elem_size: usize,
+    fill: &[u8],
+    dst_len: usize,
+) -> Result<Vec<u8>, PermuteError> {
+    if !crate::plan::ELEM_SIZES.contains(&elem_size) {
+        return Err(PermuteError::ElemSize(elem_size));
+    }
+    let mut out = vec![0u8; dst_len * elem_size];
+    for (view, first) in parts {
+        let at = (first * elem_size).min(out.len());
+        materialize_into(&mut out[at..], src, view, elem_size, fill)?;
+    }
+    Ok(out)
+}
+
+/// Writes each position of a view into `out` (elements from its start), after checking it.
+fn materialize_into(
+    out: &mut [u8],
+    src: &[u8],
+    view: &View,
+    elem_size: usize,
+    fill: &[u8],
+) -> Result<(), PermuteError> {
     if !view.bounds.is_empty() && fill.len() != elem_size {
         return Err(PermuteError::FillSize {
             fill: fill.len(),
             elem: elem_size,
         });
     }
-    view.check(src.len() / elem_size, dst_len)?;
-    let mut out = vec![0u8; dst_len * elem_size];
+    view.check(src.len() / elem_size, out.len() / elem_size)?;
     let mut at = vec![0usize; view.shape.len()];
     for _ in 0..view.len() {
         let d = view.destination(&at) * elem_size;
@@ -123,5 +155,5 @@ pub fn materialize_bytes(
             at[k] = 0;
         }
     }
-    Ok(out)
+    Ok(())
 }

@@ -330,6 +330,7 @@ pub fn all_variants() -> Vec<Variant> {
                 index,
                 boxed,
                 padded,
+                strided: false,
                 specialized,
             };
             if rank >= 2 {
@@ -341,6 +342,13 @@ pub fn all_variants() -> Vec<Variant> {
             for index in [IndexMath::U32, IndexMath::U64, IndexMath::U32Pair] {
                 for (boxed, padded) in [(false, false), (true, false), (false, true)] {
                     all.push(variant(Kernel::Generic, index, boxed, padded, false));
+                }
+                // A strided packed output of one dim would have to be contiguous.
+                if rank >= 2 || unit >= 4 {
+                    all.push(Variant {
+                        strided: true,
+                        ..variant(Kernel::Generic, index, false, true, false)
+                    });
                 }
                 if index == IndexMath::U32 {
                     all.push(variant(Kernel::Generic, index, false, false, true));
@@ -424,8 +432,9 @@ enum Mode {
     /// A box of packed 8/16-bit data: items are words of the destination window, and only
     /// the lanes inside the box are gathered.
     Window,
-    /// A padded view, whole: items as in `Whole`; positions outside the view's bounds are
-    /// filled.
+    /// A view: items as in `Whole`; positions outside the view's bounds are filled, and
+    /// with `strided` the output goes through destination strides (for packed data, in
+    /// rows of whole words, so each word still has one owner).
     Padded,
 }
 
@@ -441,8 +450,17 @@ fn mode(v: &Variant) -> Mode {
 /// Per-dim arrays of the generic kernel's index values (each `rank` long, outermost output
 /// dim first), after the [`GenericValue`]s: dims and source strides, then by mode
 /// destination strides (Box) or box bounds lo and hi (Window).
-fn generic_arrays(mode: Mode) -> &'static [&'static str] {
-    match mode {
+fn generic_arrays(v: &Variant) -> &'static [&'static str] {
+    match mode(v) {
+        Mode::Padded if v.strided => &[
+            "DIMS",
+            "SRC_STRIDES",
+            "GROUPS",
+            "MULTS",
+            "VALID_LO",
+            "VALID_HI",
+            "DST_STRIDES",
+        ],
         Mode::Whole => &["DIMS", "SRC_STRIDES"],
         Mode::Box => &["DIMS", "SRC_STRIDES", "DST_STRIDES"],
         Mode::Window => &["DIMS", "SRC_STRIDES", "BOX_LO", "BOX_HI"],
@@ -518,6 +536,9 @@ fn generic_decode(v: &Variant, mode: Mode) -> String {
                 );
             }
             Mode::Padded => {
+                if v.strided {
+                    let _ = writeln!(f, "    d = iadd(d, imul(c{i}, ip(DST_STRIDES + {i}u)));");
+                }
                 let _ = writeln!(
                     f,
                     "    let g{i} = iu32(ip(GROUPS + {i}u));\n    let t{i} = imul(c{i}, ip(MULTS + {i}u));"
@@ -532,6 +553,9 @@ fn generic_decode(v: &Variant, mode: Mode) -> String {
         }
     }
     if mode == Mode::Padded {
+        if !v.strided {
+            f += "    d = o;\n";
+        }
         for k in 0..bounds {
             let _ = writeln!(
                 f,
@@ -548,7 +572,7 @@ fn generic_decode(v: &Variant, mode: Mode) -> String {
 
 fn generic_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
     let mode = mode(v);
-    let arrays = generic_arrays(mode);
+    let arrays = generic_arrays(v);
     let values = GenericValue::ALL.len() + arrays.len() * v.rank;
     let mut decls = vec![
         ("TOTAL_WORKGROUPS", 0),
@@ -766,7 +790,7 @@ fn generic_params(plan: &Plan, chunk: &Chunk, v: &Variant) -> Vec<u32> {
     head[GenericValue::DstOff as usize] = dst_off;
     let mut values = head.to_vec();
     let (groups, mults, valid_lo, valid_hi) = bound_arrays(plan);
-    for array in generic_arrays(mode(v)) {
+    for array in generic_arrays(v) {
         values.extend(match *array {
             "DIMS" if mode(v) == Mode::Box => in_out_order(&extents),
             "DIMS" => plan.out_dims(),

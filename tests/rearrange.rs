@@ -262,6 +262,177 @@ fn pattern_errors_are_typed_and_name_the_axis() {
     );
 }
 
+/// NCHW with 6 channels -> NCHW4c (padded to 8 channels with a fill) -> NCHW (cropped back
+/// to 6): each one pass, each against the layout computed by hand, for every element size.
+#[test]
+fn padding_to_a_blocked_layout_and_cropping_back_round_trip() {
+    let Some(p) = gpu() else { return };
+    for elem in [1, 2, 4, 8, 16] {
+        // Cropping 8/16-bit data writes rows of whole words: h * w a multiple of 4.
+        let (n, c, h, w) = if elem < 4 { (2, 6, 2, 6) } else { (2, 6, 3, 5) };
+        let shape = [n, c, h, w];
+        let len = n * c * h * w;
+        let data = test_bytes(len * elem, 40 + elem as u64);
+        let fill: Vec<u8> = (0..elem as u8).map(|b| 0xF0 | b).collect();
+        let to = "n (cb c) h w -> n cb h w c";
+        let (blocked, out_shape) = p
+            .rearrange_padded_bytes(&data, &shape, to, &[("c", 4)], elem, &fill)
+            .unwrap_or_else(|e| panic!("{elem} B: {e}"));
+        assert_eq!(out_shape, [n, 2, h, w, 4]);
+        // By hand: channel cb * 4 + k of the input, or the fill past channel 5.
+        let mut want = Vec::new();
+        for (i0, i1, i2, i3, i4) in itertools(n, 2, h, w, 4) {
+            let ch = i1 * 4 + i4;
+            if ch < c {
+                want.extend_from_slice(&data[(((i0 * c + ch) * h + i2) * w + i3) * elem..][..elem]);
+            } else {
+                want.extend_from_slice(&fill);
+            }
+        }
+        assert!(blocked == want, "{elem} B: NCHW4c differs");
+        let back = "n cb h w c -> n (cb c) h w";
+        let cropped = p
+            .rearrange_cropped_bytes(&blocked, &out_shape, back, &[], elem, &shape)
+            .unwrap_or_else(|e| panic!("{elem} B: {e}"));
+        assert!(cropped == data, "{elem} B: cropping back differs");
+    }
+    // Rows that do not fill whole words are refused, typed.
+    let bytes = vec![0u8; 2 * 8 * 3 * 5];
+    let e = p
+        .rearrange_cropped_bytes(
+            &bytes,
+            &[2, 2, 3, 5, 4],
+            "n cb h w c -> n (cb c) h w",
+            &[],
+            1,
+            &[2, 6, 3, 5],
+        )
+        .unwrap_err();
+    assert!(matches!(e, PermuteError::InvalidView(_)), "{e:?}");
+    // Typed slices, and the buffer API.
+    let (n, c, h, w) = (2, 6, 3, 5);
+    let shape = [n, c, h, w];
+    let len = n * c * h * w;
+    let data: Vec<f32> = (0..len).map(|i| i as f32).collect();
+    let (blocked, out_shape) = p
+        .rearrange_padded_slice(
+            &data,
+            &shape,
+            "n (cb c) h w -> n cb h w c",
+            &[("c", 4)],
+            -1.0,
+        )
+        .unwrap();
+    assert_eq!(
+        blocked.iter().filter(|&&v| v == -1.0).count(),
+        n * 2 * h * w
+    );
+    let back: Vec<f32> = p
+        .rearrange_cropped_slice(
+            &blocked,
+            &out_shape,
+            "n cb h w c -> n (cb c) h w",
+            &[],
+            &shape,
+        )
+        .unwrap();
+    assert_eq!(back, data);
+    let bytes: &[u8] = bytemuck::cast_slice(&blocked);
+    let [src, dst, readback] = buffers(p, bytes);
+    let plans = p
+        .rearrange_cropped(
+            &src,
+            &dst,
+            "n cb h w c -> n (cb c) h w",
+            &out_shape,
+            &[],
+            4,
+            &shape,
+        )
+        .unwrap();
+    assert_eq!(plans.len(), 2, "cb = 0 whole, then cb = 1 with c < 2");
+    let mut encoder = p.device().create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(&dst, 0, &readback, 0, readback.size());
+    p.queue().submit([encoder.finish()]);
+    let out = read_buffer(p.device(), &readback, (len * 4) as u64).unwrap();
+    assert!(out == bytemuck::cast_slice::<f32, u8>(&data));
+    // Errors: a crop larger than the output, a fill of the wrong size, a short input.
+    let e = p
+        .rearrange_cropped_slice(
+            &blocked,
+            &out_shape,
+            "n cb h w c -> n (cb c) h w",
+            &[],
+            &[2, 9, 3, 5],
+        )
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            PermuteError::Rearrange(RearrangeError::CropTooLarge {
+                dim: 1,
+                extent: 8,
+                crop: 9
+            })
+        ),
+        "{e:?}"
+    );
+    let e = p
+        .rearrange_padded_bytes(
+            &data_bytes(&data),
+            &shape,
+            "n (cb c) h w -> n cb h w c",
+            &[("c", 4)],
+            4,
+            &[0; 2],
+        )
+        .unwrap_err();
+    assert_eq!(e, PermuteError::FillSize { fill: 2, elem: 4 });
+    let e = p
+        .rearrange_padded_slice(
+            &data[1..],
+            &shape,
+            "n (cb c) h w -> n cb h w c",
+            &[("c", 4)],
+            0.0,
+        )
+        .unwrap_err();
+    assert_eq!(
+        e,
+        PermuteError::DataLength {
+            need: len,
+            have: len - 1
+        }
+    );
+}
+
+fn data_bytes(data: &[f32]) -> Vec<u8> {
+    bytemuck::cast_slice(data).to_vec()
+}
+
+/// Every index of a 5-dim shape, row-major.
+fn itertools(
+    a: usize,
+    b: usize,
+    c: usize,
+    d: usize,
+    e: usize,
+) -> Vec<(usize, usize, usize, usize, usize)> {
+    let mut all = Vec::new();
+    for i0 in 0..a {
+        for i1 in 0..b {
+            for i2 in 0..c {
+                for i3 in 0..d {
+                    for i4 in 0..e {
+                        all.push((i0, i1, i2, i3, i4));
+                    }
+                }
+            }
+        }
+    }
+    all
+}
+
 #[cfg(feature = "cli")]
 mod cli {
     //! `wgpu-permute rearrange` end to end: python writes arrays of many dtypes and
@@ -299,9 +470,27 @@ def array(dt, shape):
     else:
         a = rng.integers(0, 100, n).astype(dt)
     return a.reshape(shape)
-def add(name, a, pattern, **axes):
+def add(name, a, pattern, extra="", want=None, **axes):
     np.save(f"{d}/{name}.npy", a)
-    cases.append(f"{name}|{pattern}|{' '.join(f'{k}={v}' for k, v in axes.items())}")
+    if want is not None:
+        np.save(f"{d}/{name}.want.npy", want)
+    cases.append(f"{name}|{pattern}|{' '.join(f'{k}={v}' for k, v in axes.items())}|{extra}")
+# Padding (np.pad, then einops) to a blocked layout, and cropping back (einops, then a slice).
+blocked = "n (cb c) h w -> n cb h w c"
+for dt, pad in [("f4", "-1.5"), ("u1", "255"), ("i2", "-7"), ("f2", "0.5"), ("f8", "2")]:
+    a = array(dt, (2, 6, 3, 4))
+    value = float(pad) if dt.startswith("f") else int(pad)
+    grown = np.pad(a, [(0, 0), (0, 2), (0, 0), (0, 0)], constant_values=value)
+    add(f"pad_{dt}", a, blocked, f"--pad {pad}", einops.rearrange(grown, blocked, c=4), c=4)
+    f = np.asfortranarray(a)
+    add(f"pad_fortran_{dt}", f, blocked, f"--pad {pad}", einops.rearrange(grown, blocked, c=4), c=4)
+    b = array(dt, (2, 2, 3, 4, 4))
+    back = "n cb h w c -> n (cb c) h w"
+    add(f"crop_{dt}", b, back, "--crop 2,6,3,4", einops.rearrange(b, back)[:, :6])
+be = array(">c8", (5, 3))
+split = "(a b) c -> c a b"
+grown = np.pad(be, [(0, 1), (0, 0)], constant_values=-2)
+add("pad_bigendian_c8", be, split, "--pad -2", einops.rearrange(grown, split, b=2), b=2)
 heads = ("b s (h d) -> b h s d", (2, 3, 16), {"h": 4})
 nhwc = ("b c h w -> b h w c", (2, 3, 4, 5), {})
 patches = ("b c (h p1) (w p2) -> b (h w) (p1 p2 c)", (2, 3, 4, 6), {"p1": 2, "p2": 3})
@@ -333,11 +522,14 @@ import sys, numpy as np, einops
 d = sys.argv[1]
 n = 0
 for line in open(f"{d}/manifest").read().split("\n"):
-    name, pattern, axes = line.split("|")
+    name, pattern, axes, extra = line.split("|")
     axes = {k: int(v) for k, v in (a.split("=") for a in axes.split())}
     a = np.load(f"{d}/{name}.npy")
     b = np.load(f"{d}/{name}.out.npy")
-    want = einops.rearrange(a, pattern, **axes)
+    if extra:
+        want = np.load(f"{d}/{name}.want.npy")
+    else:
+        want = einops.rearrange(a, pattern, **axes)
     assert b.shape == want.shape, (name, b.shape, want.shape)
     assert b.dtype.newbyteorder("=") == a.dtype.newbyteorder("="), (name, b.dtype, a.dtype)
     assert np.array_equal(b, want), name
@@ -416,7 +608,7 @@ print(f"einops agrees on {n} arrays")
         let manifest = std::fs::read_to_string(dir.join("manifest")).unwrap();
         let mut count = 0;
         for line in manifest.lines() {
-            let [name, pattern, axes] = line.split('|').collect::<Vec<_>>()[..] else {
+            let [name, pattern, axes, extra] = line.split('|').collect::<Vec<_>>()[..] else {
                 panic!("bad manifest line {line:?}");
             };
             let (input, output) = (
@@ -433,6 +625,7 @@ print(f"einops agrees on {n} arrays")
             for axis in axes.split_whitespace() {
                 args.extend(["--axis", axis]);
             }
+            args.extend(extra.split_whitespace());
             let (code, stdout, stderr) = run(&args, &[]);
             assert_eq!(code, 0, "{name}: {stderr}");
             assert!(
@@ -527,24 +720,14 @@ print(f"einops agrees on {n} arrays")
                 "--pad true is not a number (the file's dtype is float32)",
             ),
             (
-                &[split, "--axis", "p=3", "--pad", "-1"],
-                &i8_file,
-                "padding (--pad) is not supported yet: input dim 1 (`b p`) of extent 4 would \
-                 be padded to 6",
+                &["a b -> b a", "--crop", "4,9"],
+                &f4_file,
+                "output dim 1 has extent 3, so it cannot be cropped to 9",
             ),
             (
-                &[
-                    "a (b p) -> a b p",
-                    "--axis",
-                    "b=3",
-                    "--axis",
-                    "p=2",
-                    "--pad",
-                    "0",
-                ],
+                &["a b -> b a", "--crop", "4"],
                 &f4_file,
-                "padding (--pad) is not supported yet: input dim 1 (`b p`) of extent 4 would \
-                 be padded to 6",
+                "the crop has 1 extents for an output of 2 dims",
             ),
         ];
         for (extra, input, want) in cases {

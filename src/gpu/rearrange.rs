@@ -2,10 +2,12 @@
 //! tensor is one permute: the input viewed as its elementary axes (`split_shape`, a reshape
 //! that moves nothing) permuted by `perm`, whose bytes are the output in `out_shape`. So
 //! each call here is one pass of [`Permuter::permute`], planned like any other permute.
+//! With padding it is one padded view ([`Rearrangement::view`]); cropped, a few views that
+//! write disjoint parts of the output ([`Rearrangement::cropped_views`]): one pass still.
 
-use super::Permuter;
+use super::{Permuter, captured};
 use crate::PermuteError;
-use crate::plan::{self, Plan, Request};
+use crate::plan::{self, Options, Plan, Request, ViewRequest, element_count};
 use crate::rearrange::{Rearrangement, rearrange};
 
 impl Permuter {
@@ -14,8 +16,8 @@ impl Permuter {
     /// permute, recorded and submitted like [`Permuter::permute`] (an identity pattern
     /// still copies, and its plan says so). Returns the plan and the output's shape.
     ///
-    /// Pattern syntax and errors are those of [`crate::rearrange`]. Padding is not
-    /// supported yet, so every split dim must divide exactly.
+    /// Pattern syntax and errors are those of [`crate::rearrange`]. Every split dim must
+    /// divide exactly here; [`Permuter::rearrange_padded`] pads one that does not.
     pub fn rearrange(
         &self,
         src: &wgpu::Buffer,
@@ -28,6 +30,74 @@ impl Permuter {
         let r = resolve(pattern, shape, axes)?;
         let plan = self.permute(src, dst, &Request::new(&r.split_shape, &r.perm, elem_size))?;
         Ok((plan, r.out_shape))
+    }
+
+    /// [`Permuter::rearrange`] where a split that does not divide rounds its inferred axis
+    /// up and the tail reads `fill` (one element's bytes): `n (cb c) h w -> n cb h w c`
+    /// with `c = 4` on 6 channels gives `cb = 2`, channels 6 and 7 filled (NCHW -> NCHW4c).
+    /// One pass, recorded and submitted; a pattern that needs no padding runs as the
+    /// permute. Returns the plan and the output's shape.
+    #[allow(clippy::too_many_arguments)]
+    pub fn rearrange_padded(
+        &self,
+        src: &wgpu::Buffer,
+        dst: &wgpu::Buffer,
+        pattern: &str,
+        shape: &[usize],
+        axes: &[(&str, usize)],
+        elem_size: usize,
+        fill: &[u8],
+    ) -> Result<(Plan, Vec<usize>), PermuteError> {
+        let r = rearrange(pattern, shape, axes, true)?;
+        if !r.is_padded() {
+            let req = Request::new(&r.split_shape, &r.perm, elem_size);
+            return Ok((self.permute(src, dst, &req)?, r.out_shape));
+        }
+        let view = r.view(&contiguous(shape));
+        let len = element_count(shape)?;
+        let req = ViewRequest {
+            view: &view,
+            elem_size,
+            src_offset: 0,
+            dst_offset: 0,
+            src_len: len,
+            dst_len: view.len(),
+            fill,
+            options: Options::default(),
+        };
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        let plan = self.encode_view(&mut encoder, src, dst, &req)?;
+        captured(&self.device, || self.queue.submit([encoder.finish()]))?;
+        Ok((plan, r.out_shape))
+    }
+
+    /// [`Permuter::rearrange`] with the output cropped to `crop` (the first `crop[j]`
+    /// indices of output dim `j`): the way back from a padded layout, e.g.
+    /// `n cb h w c -> n (cb c) h w` cropped to `[n, 6, h, w]` (NCHW4c -> NCHW). One pass:
+    /// each output element is read and written once, by one of the views of
+    /// [`Rearrangement::cropped_views`], all recorded and submitted together. Returns their
+    /// plans.
+    #[allow(clippy::too_many_arguments)]
+    pub fn rearrange_cropped(
+        &self,
+        src: &wgpu::Buffer,
+        dst: &wgpu::Buffer,
+        pattern: &str,
+        shape: &[usize],
+        axes: &[(&str, usize)],
+        elem_size: usize,
+        crop: &[usize],
+    ) -> Result<Vec<Plan>, PermuteError> {
+        let r = resolve(pattern, shape, axes)?;
+        let parts = r.cropped_views(&contiguous(shape), crop)?;
+        let lens = (element_count(shape)?, element_count(crop)?);
+        let plans = self.plan_parts(&parts, elem_size, &[], lens, Options::default())?;
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        for plan in &plans {
+            self.record(&mut encoder, src, dst, plan)?;
+        }
+        captured(&self.device, || self.queue.submit([encoder.finish()]))?;
+        Ok(plans)
     }
 
     /// Host convenience: [`Permuter::rearrange`] of `data` (contiguous, of `shape`) into a
@@ -69,6 +139,88 @@ impl Permuter {
         Ok((out, r.out_shape))
     }
 
+    /// Host convenience: [`Permuter::rearrange_padded`] of `data` (contiguous, of `shape`),
+    /// padding with `fill`, into a new vector, returned with its shape.
+    pub fn rearrange_padded_slice<T: bytemuck::Pod>(
+        &self,
+        data: &[T],
+        shape: &[usize],
+        pattern: &str,
+        axes: &[(&str, usize)],
+        fill: T,
+    ) -> Result<(Vec<T>, Vec<usize>), PermuteError> {
+        let fill = bytemuck::bytes_of(&fill);
+        let (out, shape) = self.rearrange_padded_bytes(
+            bytemuck::cast_slice(data),
+            shape,
+            pattern,
+            axes,
+            size_of::<T>(),
+            fill,
+        )?;
+        Ok((bytemuck::pod_collect_to_vec(&out), shape))
+    }
+
+    /// [`Permuter::rearrange_padded_slice`] on raw bytes holding elements of `elem_size`
+    /// bytes; `fill` is one element's bytes.
+    pub fn rearrange_padded_bytes(
+        &self,
+        data: &[u8],
+        shape: &[usize],
+        pattern: &str,
+        axes: &[(&str, usize)],
+        elem_size: usize,
+        fill: &[u8],
+    ) -> Result<(Vec<u8>, Vec<usize>), PermuteError> {
+        let r = rearrange(pattern, shape, axes, true)?;
+        if !r.is_padded() {
+            return self.rearrange_bytes(data, shape, pattern, axes, elem_size);
+        }
+        check_length(data.len(), shape, elem_size)?;
+        let view = r.view(&contiguous(shape));
+        let out = self.materialize_bytes(data, &view, elem_size, fill, Options::default())?;
+        Ok((out, r.out_shape))
+    }
+
+    /// Host convenience: [`Permuter::rearrange_cropped`] of `data` (contiguous, of
+    /// `shape`) into a new vector of shape `crop`.
+    pub fn rearrange_cropped_slice<T: bytemuck::Pod>(
+        &self,
+        data: &[T],
+        shape: &[usize],
+        pattern: &str,
+        axes: &[(&str, usize)],
+        crop: &[usize],
+    ) -> Result<Vec<T>, PermuteError> {
+        let out = self.rearrange_cropped_bytes(
+            bytemuck::cast_slice(data),
+            shape,
+            pattern,
+            axes,
+            size_of::<T>(),
+            crop,
+        )?;
+        Ok(bytemuck::pod_collect_to_vec(&out))
+    }
+
+    /// [`Permuter::rearrange_cropped_slice`] on raw bytes holding elements of `elem_size`
+    /// bytes.
+    pub fn rearrange_cropped_bytes(
+        &self,
+        data: &[u8],
+        shape: &[usize],
+        pattern: &str,
+        axes: &[(&str, usize)],
+        elem_size: usize,
+        crop: &[usize],
+    ) -> Result<Vec<u8>, PermuteError> {
+        let r = resolve(pattern, shape, axes)?;
+        check_length(data.len(), shape, elem_size)?;
+        let parts = r.cropped_views(&contiguous(shape), crop)?;
+        let len = element_count(crop)?;
+        self.materialize_parts(data, &parts, elem_size, &[], len, Options::default())
+    }
+
     /// Refuses, without touching the GPU, what the permute that an identity rearrangement
     /// skips would refuse (element size, rank, data length), so that skipping it changes
     /// nothing but the time taken.
@@ -97,4 +249,27 @@ fn resolve(
     axes: &[(&str, usize)],
 ) -> Result<Rearrangement, PermuteError> {
     Ok(rearrange(pattern, shape, axes, false)?)
+}
+
+/// Row-major element strides of a contiguous tensor of `shape`, as a view takes them.
+fn contiguous(shape: &[usize]) -> Vec<isize> {
+    plan::view::row_major(shape)
+        .into_iter()
+        .map(|s| s as isize)
+        .collect()
+}
+
+/// Refuses data whose length is not `shape`'s elements of `elem_size` bytes.
+fn check_length(bytes: usize, shape: &[usize], elem_size: usize) -> Result<(), PermuteError> {
+    if !plan::ELEM_SIZES.contains(&elem_size) {
+        return Err(PermuteError::ElemSize(elem_size));
+    }
+    let need = element_count(shape)?;
+    if bytes != need * elem_size {
+        return Err(PermuteError::DataLength {
+            need,
+            have: bytes / elem_size,
+        });
+    }
+    Ok(())
 }

@@ -4,7 +4,7 @@
 
 use super::{Permuter, captured, read_buffer, upload};
 use crate::PermuteError;
-use crate::plan::{self, Options, Plan, Request, View, ViewRequest};
+use crate::plan::{self, Kernel, Options, Plan, Request, View, ViewRequest};
 
 impl Permuter {
     /// Plans a view for this device (see [`plan::plan_view`]); a view that is a permute does
@@ -96,21 +96,65 @@ impl Permuter {
         fill: &[u8],
         options: Options,
     ) -> Result<Vec<u8>, PermuteError> {
+        let parts = [(view.clone(), 0)];
+        self.materialize_parts(data, &parts, elem_size, fill, view.dst_span(), options)
+    }
+
+    /// Plans views of `src` that write disjoint parts of one output of `dst_len` elements,
+    /// each from its first destination element (as [`Rearrangement::cropped_views`] gives
+    /// them). Plans all before anything is recorded, so a refusal records nothing.
+    ///
+    /// [`Rearrangement::cropped_views`]: crate::rearrange::Rearrangement::cropped_views
+    pub(super) fn plan_parts(
+        &self,
+        parts: &[(View, usize)],
+        elem_size: usize,
+        fill: &[u8],
+        (src_len, dst_len): (usize, usize),
+        options: Options,
+    ) -> Result<Vec<Plan>, PermuteError> {
+        parts
+            .iter()
+            .map(|(view, first)| {
+                let dst_offset = (first * elem_size) as u64;
+                if !dst_offset.is_multiple_of(4) {
+                    return Err(PermuteError::InvalidView(format!(
+                        "a part of the output starts at element {first}, inside a 32-bit word: \
+                         8/16-bit parts must start on whole words"
+                    )));
+                }
+                self.plan_view(&ViewRequest {
+                    view,
+                    elem_size,
+                    src_offset: 0,
+                    dst_offset,
+                    src_len,
+                    dst_len: dst_len.saturating_sub(*first),
+                    fill,
+                    options,
+                })
+            })
+            .collect()
+    }
+
+    /// Host round trip of views of `data` that write disjoint parts of one output of
+    /// `dst_len` elements, each from its first destination element (a concat, or a cropped
+    /// rearrangement's boxes): one upload, one submission, one read back. Every part is
+    /// planned before anything runs, so a refused part runs none.
+    pub fn materialize_parts(
+        &self,
+        data: &[u8],
+        parts: &[(View, usize)],
+        elem_size: usize,
+        fill: &[u8],
+        dst_len: usize,
+        options: Options,
+    ) -> Result<Vec<u8>, PermuteError> {
         self.check_device()?;
-        let dst_len = output_len(view);
-        let req = ViewRequest {
-            view,
-            elem_size,
-            src_offset: 0,
-            dst_offset: 0,
-            src_len: data.len() / elem_size.max(1),
-            dst_len,
-            fill,
-            options,
-        };
-        let plan = self.plan_view(&req)?;
+        let src_len = data.len() / elem_size.max(1);
+        let plans = self.plan_parts(parts, elem_size, fill, (src_len, dst_len), options)?;
         let out_bytes = (dst_len * elem_size) as u64;
-        if view.is_empty() {
+        if plans.iter().all(|p| p.kernel == Kernel::Empty) {
             return Ok(vec![0; out_bytes as usize]);
         }
         let size = out_bytes.next_multiple_of(4);
@@ -133,26 +177,11 @@ impl Permuter {
             (src, dst, readback)
         })?;
         let mut encoder = self.device.create_command_encoder(&Default::default());
-        self.record(&mut encoder, &src, &dst, &plan)?;
+        for plan in &plans {
+            self.record(&mut encoder, &src, &dst, plan)?;
+        }
         encoder.copy_buffer_to_buffer(&dst, 0, &readback, 0, size);
         captured(&self.device, || self.queue.submit([encoder.finish()]))?;
         read_buffer(&self.device, &readback, out_bytes).map_err(|e| self.or_lost(e))
-    }
-}
-
-/// Elements of a view's output: its length when contiguous, else the span of its
-/// destination strides.
-pub fn output_len(view: &View) -> usize {
-    match &view.dst_strides {
-        _ if view.is_empty() => 0,
-        None => view.len(),
-        Some(d) => {
-            1 + view
-                .shape
-                .iter()
-                .zip(d)
-                .map(|(&e, &s)| (e - 1) * s)
-                .sum::<usize>()
-        }
     }
 }

@@ -270,8 +270,11 @@ pub struct Variant {
     /// The work is split into boxes over binding windows, or written through destination
     /// strides (generic kernel only).
     pub boxed: bool,
-    /// Positions outside a view's bounds read a fill value (generic kernel only).
+    /// The view mode (generic kernel only): positions outside a view's bounds read a fill
+    /// value, and a packed output may be written through destination strides.
     pub padded: bool,
+    /// With `padded`, the output is written through the view's destination strides.
+    pub strided: bool,
     /// Dims and strides are pipeline constants rather than uniforms (generic kernel only):
     /// the compiler turns divisions by them into multiplies and shifts.
     pub specialized: bool,
@@ -293,6 +296,9 @@ impl std::fmt::Display for Variant {
         }
         if self.padded {
             write!(f, " padded")?;
+        }
+        if self.strided {
+            write!(f, " strided")?;
         }
         if self.specialized {
             write!(f, " specialized")?;
@@ -447,15 +453,27 @@ impl Plan {
     /// The shader this plan runs, if any.
     pub fn variant(&self) -> Option<Variant> {
         match self.kernel {
-            Kernel::Generic | Kernel::Tiled | Kernel::Micro => Some(Variant {
-                kernel: self.kernel,
-                rank: self.dims.len(),
-                unit: self.unit,
-                index: self.index,
-                boxed: self.boxed() || self.view.as_ref().is_some_and(|v| !v.dst_contiguous),
-                padded: self.view.as_ref().is_some_and(|v| !v.bounds.is_empty()),
-                specialized: self.specialized,
-            }),
+            Kernel::Generic | Kernel::Tiled | Kernel::Micro => {
+                let generic = self.kernel == Kernel::Generic;
+                // A view's strided output: unpacked units go through the box mode; packed
+                // words, and padded views, through the view mode.
+                let strided = generic && self.view.as_ref().is_some_and(|v| !v.dst_contiguous);
+                let padded = generic
+                    && self
+                        .view
+                        .as_ref()
+                        .is_some_and(|v| !v.bounds.is_empty() || (strided && self.pack() > 1));
+                Some(Variant {
+                    kernel: self.kernel,
+                    rank: self.dims.len(),
+                    unit: self.unit,
+                    index: self.index,
+                    boxed: self.boxed() || (strided && !padded),
+                    padded,
+                    strided: strided && padded,
+                    specialized: self.specialized,
+                })
+            }
             Kernel::Empty | Kernel::Copy => None,
         }
     }
@@ -708,7 +726,14 @@ pub fn plan_view(
             .zip(want)
             .all(|(&d, w)| low.dims[d] == 1 || low.dst_strides[d] == w as u64)
     };
-    if !contiguous && low.unit < 4 {
+    // Packed words of a strided output are whole output rows' words: the innermost output
+    // dim runs on in the destination for whole words, and every other dim starts on one.
+    let pack = pack_of(low.unit) as u64;
+    let inner = *low.perm.last().expect("a lowered view has a dim");
+    let whole_words = low.dst_strides[inner] == 1
+        && low.dims[inner].is_multiple_of(pack)
+        && (0..low.dims.len()).all(|d| d == inner || low.dst_strides[d].is_multiple_of(pack));
+    if !contiguous && pack > 1 && !whole_words {
         return Err(PermuteError::InvalidView(
             "a strided output of 8/16-bit data needs rows of whole 32-bit words".into(),
         ));

@@ -70,6 +70,23 @@ impl View {
         self.shape.iter().product()
     }
 
+    /// Elements the output spans: its length when contiguous, else the span of its
+    /// destination strides (what a destination must hold).
+    pub fn dst_span(&self) -> usize {
+        match &self.dst_strides {
+            _ if self.is_empty() => 0,
+            None => self.len(),
+            Some(d) => {
+                1 + self
+                    .shape
+                    .iter()
+                    .zip(d)
+                    .map(|(&e, &s)| (e - 1) * s)
+                    .sum::<usize>()
+            }
+        }
+    }
+
     /// Whether the view has no elements.
     pub fn is_empty(&self) -> bool {
         self.len() == 0

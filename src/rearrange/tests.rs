@@ -181,6 +181,61 @@ fn rearrange_pads_given_sizes_larger_than_the_dim() {
     assert_eq!(padded("a -> a", &[3], &[("a", 5)]).out_shape, [5]);
 }
 
+/// The padded input, made by hand: each padded dim grown to its padded extent, the tail
+/// filled with `fill`; then the plain permute of its split. The view must give the same.
+fn padded_by_hand(r: &Rearrangement, shape: &[usize], data: &[u16], fill: u16) -> Vec<u16> {
+    let padded: Vec<usize> = r.input_dims.iter().map(|d| d.padded_extent).collect();
+    let n: usize = padded.iter().product();
+    let grown: Vec<u16> = (0..n)
+        .map(|mut i| {
+            let (mut src, mut stride, mut inside) = (0, 1, true);
+            for d in (0..shape.len()).rev() {
+                let c = i % padded[d];
+                i /= padded[d];
+                inside &= c < shape[d];
+                src += c * stride;
+                stride *= shape[d];
+            }
+            if inside { data[src] } else { fill }
+        })
+        .collect();
+    crate::reference::permute_slice(&grown, &r.split_shape, &r.perm).unwrap()
+}
+
+#[test]
+fn a_padded_rearrangement_is_one_view_of_the_input() {
+    type Case<'a> = (&'a str, &'a [usize], &'a [(&'a str, usize)]);
+    let cases: [Case; 5] = [
+        ("n (cb c) h w -> n cb h w c", &[2, 6, 3, 5], &[("c", 4)]),
+        ("(a b) -> b a", &[7], &[("b", 3)]),
+        ("a (b c) -> (c a) b", &[3, 10], &[("b", 4)]),
+        ("(x p) (y q) -> x y (p q)", &[5, 7], &[("p", 2), ("q", 3)]),
+        ("a -> a", &[3], &[("a", 5)]),
+    ];
+    for (pattern, shape, axes) in cases {
+        let r = padded(pattern, shape, axes);
+        assert!(r.is_padded(), "{pattern}");
+        let n: usize = shape.iter().product();
+        let data: Vec<u16> = (0..n as u16).map(|i| i + 1).collect();
+        let strides = crate::plan::view::row_major(shape);
+        let strides: Vec<isize> = strides.iter().map(|&s| s as isize).collect();
+        let view = r.view(&strides);
+        assert_eq!(view.check(n, view.len()), Ok(0..n), "{pattern}");
+        let fill = 0xdead_u16;
+        let got = crate::reference::materialize_bytes(
+            bytemuck::cast_slice(&data),
+            &view,
+            2,
+            &fill.to_le_bytes(),
+            view.len(),
+        )
+        .unwrap();
+        let want = padded_by_hand(&r, shape, &data, fill);
+        assert_eq!(got, bytemuck::cast_slice::<u16, u8>(&want), "{pattern}");
+        assert_eq!(view.len(), r.out_shape.iter().product::<usize>());
+    }
+}
+
 #[test]
 fn rearrange_pads_only_when_needed() {
     let r = padded("(a b) -> a b", &[8], &[("b", 4)]);
@@ -479,4 +534,99 @@ proptest! {
             check_invariants(&r, &shape, pad);
         }
     }
+}
+
+#[test]
+fn a_cropped_rearrangement_fills_its_output_once_from_boxes() {
+    type Case<'a> = (
+        &'a str,
+        &'a [usize],
+        &'a [(&'a str, usize)],
+        &'a [usize],
+        usize,
+    );
+    let cases: [Case; 6] = [
+        // NCHW4c back to NCHW with 6 channels: cb = 0 whole, then cb = 1 with c < 2.
+        (
+            "n cb h w c -> n (cb c) h w",
+            &[2, 2, 3, 5, 4],
+            &[],
+            &[2, 6, 3, 5],
+            2,
+        ),
+        (
+            "n cb h w c -> n (cb c) h w",
+            &[2, 3, 3, 5, 4],
+            &[],
+            &[2, 10, 3, 5],
+            2,
+        ),
+        ("a b c -> (a b c)", &[3, 4, 5], &[], &[47], 3),
+        ("a b c -> (c a) b", &[3, 4, 5], &[], &[11, 3], 2),
+        ("a b -> b a", &[4, 5], &[], &[5, 4], 1),
+        ("a b -> b 1 a", &[4, 5], &[], &[2, 1, 3], 1),
+    ];
+    for (pattern, shape, axes, crop, n_boxes) in cases {
+        let r = ok(pattern, shape, axes);
+        let n: usize = shape.iter().product();
+        let data: Vec<u32> = (1..=n as u32).collect();
+        let strides = crate::plan::view::row_major(shape);
+        let strides: Vec<isize> = strides.iter().map(|&s| s as isize).collect();
+        let views = r.cropped_views(&strides, crop).unwrap();
+        assert_eq!(views.len(), n_boxes, "{pattern} {crop:?}");
+        // By hand: the whole output, then its leading box of extents `crop`.
+        let whole = crate::reference::permute_slice(&data, &r.split_shape, &r.perm).unwrap();
+        let len: usize = crop.iter().product();
+        let mut want = vec![0u32; len];
+        for (i, w) in want.iter_mut().enumerate() {
+            let (mut rem, mut at, mut stride) = (i, 0, 1);
+            for d in (0..crop.len()).rev() {
+                at += (rem % crop[d]) * stride;
+                rem /= crop[d];
+                stride *= r.out_shape[d];
+            }
+            *w = whole[at];
+        }
+        let mut got = vec![0u32; len];
+        let mut writes = vec![0u32; len];
+        for (v, first) in &views {
+            let room = len - first;
+            assert_eq!(v.check(n, room).map(|_| ()), Ok(()), "{pattern} {v:?}");
+            let mut at = vec![0usize; v.shape.len()];
+            for _ in 0..v.len() {
+                let d = first + v.destination(&at);
+                got[d] = data[v.source(&at) as usize];
+                writes[d] += 1;
+                for k in (0..at.len()).rev() {
+                    at[k] += 1;
+                    if at[k] < v.shape[k] {
+                        break;
+                    }
+                    at[k] = 0;
+                }
+            }
+        }
+        assert!(
+            writes.iter().all(|&w| w == 1),
+            "{pattern} {crop:?}: {writes:?}"
+        );
+        assert_eq!(got, want, "{pattern} {crop:?}");
+    }
+    let r = ok("a b -> b a", &[4, 5], &[]);
+    let strides = [5, 1];
+    assert_eq!(
+        r.cropped_views(&strides, &[5]),
+        Err(E::CropRank { got: 1, rank: 2 })
+    );
+    assert_eq!(
+        r.cropped_views(&strides, &[6, 4]),
+        Err(E::CropTooLarge {
+            dim: 0,
+            extent: 5,
+            crop: 6
+        })
+    );
+    assert_eq!(r.cropped_views(&strides, &[0, 4]), Ok(Vec::new()));
+    let p = padded("(a b) -> a b", &[7], &[("b", 4)]);
+    assert_eq!(p.cropped_views(&[1], &[2, 3]), Err(E::CropPadded));
 }

@@ -100,10 +100,20 @@ pub enum Command {
         /// The size of an axis the pattern names, e.g. --axis h=32; repeat for more axes.
         #[arg(long = "axis", value_name = "NAME=SIZE")]
         axes: Vec<String>,
-        /// The value to pad split dims with, in the file's dtype (e.g. --pad -1). Padding
-        /// is not supported yet: accepted only where nothing needs padding.
+        /// Pad a split that does not divide (its inferred axis rounds up) with this value,
+        /// in the file's dtype (e.g. --pad -1): 'n (cb c) h w -> n cb h w c' --axis c=4
+        /// on 6 channels gives 2 blocks, the last 2 channels filled.
         #[arg(long, value_name = "VALUE", allow_hyphen_values = true)]
         pad: Option<String>,
+        /// Crop the output to this shape (the leading indices of each dim), e.g. back from
+        /// blocks: 'n cb h w c -> n (cb c) h w' --crop 1,6,32,32.
+        #[arg(
+            long,
+            value_delimiter = ',',
+            value_name = "SHAPE",
+            conflicts_with = "pad"
+        )]
+        crop: Option<Vec<usize>>,
         /// Also compare the result with the CPU reference.
         #[arg(long)]
         check: bool,

@@ -37,7 +37,7 @@ use std::process::ExitCode;
 use args::{Cli, Command, elem_size};
 use clap::Parser;
 use wgpu_permute::bench::{self, Bench, BenchError};
-use wgpu_permute::{DeviceCaps, Options, Permuter, Request, reference};
+use wgpu_permute::{DeviceCaps, Options, Permuter, Request, View, ViewRequest, reference};
 
 type Result<T> = std::result::Result<T, String>;
 
@@ -99,6 +99,7 @@ fn run(cli: Cli) -> Result<()> {
             output,
             axes,
             pad,
+            crop,
             check,
         } => rearrange::run(rearrange::Args {
             pattern: &pattern,
@@ -106,6 +107,7 @@ fn run(cli: Cli) -> Result<()> {
             output: &output,
             axes: &axes,
             pad: pad.as_deref(),
+            crop: crop.as_deref(),
             check,
         }),
         Command::Bench {
@@ -270,8 +272,10 @@ fn permute(
         output,
         in_shape: tensor.shape.clone(),
         out_shape: perm.iter().map(|&d| tensor.shape[d]).collect(),
-        shape: tensor.shape.clone(),
-        perm,
+        movement: Movement::Permute {
+            shape: tensor.shape.clone(),
+            perm,
+        },
         check,
         options,
     }
@@ -279,22 +283,32 @@ fn permute(
 }
 
 /// What `permute` and `rearrange` both come down to, once the file is read and the
-/// arguments checked: one permute of the file's data as stored.
+/// arguments checked: one pass over the file's data as stored.
 struct FilePermute<'a> {
     input: &'a Path,
     output: &'a Path,
     /// The input's shape, as reported.
     in_shape: Vec<usize>,
     out_shape: Vec<usize>,
-    /// The stored (C-order) data is viewed as `shape` and moved by `perm`.
-    shape: Vec<usize>,
-    perm: Vec<usize>,
+    movement: Movement,
     check: bool,
     options: Options,
 }
 
+/// How the stored data becomes the output.
+enum Movement {
+    /// The stored (C-order) data viewed as `shape`, moved by `perm`.
+    Permute { shape: Vec<usize>, perm: Vec<usize> },
+    /// Views of the stored data writing disjoint parts of the output (a padded or cropped
+    /// rearrangement), `fill` read where a padded view has no source.
+    Views {
+        parts: Vec<(View, usize)>,
+        fill: Vec<u8>,
+    },
+}
+
 impl FilePermute<'_> {
-    /// Permutes `tensor`'s data on the GPU, checks it with `check`, writes it, reports.
+    /// Moves `tensor`'s data on the GPU, checks it with `check`, writes it, reports.
     fn run(self, tensor: npy::Tensor) -> Result<()> {
         let npy::Tensor {
             dtype,
@@ -303,16 +317,49 @@ impl FilePermute<'_> {
             ..
         } = tensor;
         let p = permuter()?;
-        let req = Request::new(&self.shape, &self.perm, elem_size).with_options(self.options);
-        let plan = p.plan(&req).map_err(|e| e.to_string())?;
-        let out = p.permute_host(&data, &req).map_err(|e| e.to_string())?;
-        // The output is committed only once it is complete and, with --check, correct.
-        if self.check {
-            let want = reference::permute_bytes(&data, &self.shape, &self.perm, elem_size)
-                .map_err(|e| e.to_string())?;
-            if want != out {
-                return Err("check failed: the GPU result differs from the CPU reference".into());
+        let err = |e: wgpu_permute::PermuteError| e.to_string();
+        let (plan, out, want) = match &self.movement {
+            Movement::Permute { shape, perm } => {
+                let req = Request::new(shape, perm, elem_size).with_options(self.options);
+                let plan = p.plan(&req).map_err(err)?.to_string();
+                let out = p.permute_host(&data, &req).map_err(err)?;
+                let want = self
+                    .check
+                    .then(|| reference::permute_bytes(&data, shape, perm, elem_size));
+                (plan, out, want)
             }
+            Movement::Views { parts, fill } => {
+                let len = self.out_shape.iter().product();
+                let plan = match &parts[..] {
+                    [(view, 0)] => p
+                        .plan_view(&ViewRequest {
+                            view,
+                            elem_size,
+                            src_offset: 0,
+                            dst_offset: 0,
+                            src_len: data.len() / elem_size,
+                            dst_len: len,
+                            fill,
+                            options: self.options,
+                        })
+                        .map_err(err)?
+                        .to_string(),
+                    _ => format!("{} views, one per box of the crop", parts.len()),
+                };
+                let out = p
+                    .materialize_parts(&data, parts, elem_size, fill, len, self.options)
+                    .map_err(err)?;
+                let want = self
+                    .check
+                    .then(|| reference::materialize_parts(&data, parts, elem_size, fill, len));
+                (plan, out, want)
+            }
+        };
+        // The output is committed only once it is complete and, with --check, correct.
+        if let Some(want) = want
+            && want.map_err(err)? != out
+        {
+            return Err("check failed: the GPU result differs from the CPU reference".into());
         }
         drop(data);
         let mut staged = output::Staged::new(self.output)?;

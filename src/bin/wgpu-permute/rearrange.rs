@@ -5,9 +5,9 @@ use std::path::Path;
 
 use npyz::{TypeChar, TypeStr};
 use wgpu_permute::Options;
-use wgpu_permute::rearrange::{Rearrangement, rearrange};
+use wgpu_permute::rearrange::rearrange;
 
-use super::{FilePermute, args, npy, output};
+use super::{FilePermute, Movement, args, npy, output};
 
 pub struct Args<'a> {
     pub pattern: &'a str,
@@ -15,6 +15,7 @@ pub struct Args<'a> {
     pub output: &'a Path,
     pub axes: &'a [String],
     pub pad: Option<&'a str>,
+    pub crop: Option<&'a [usize]>,
     pub check: bool,
 }
 
@@ -31,45 +32,61 @@ pub fn run(a: Args) -> Result<(), String> {
     if tensor.fortran_order {
         shape.reverse();
     }
-    if let Some(pad) = a.pad {
-        pad_value(pad, &tensor.dtype)?;
-    }
-    let r = rearrange(a.pattern, &shape, &axes, a.pad.is_some()).map_err(|e| {
+    let fill = match a.pad {
+        Some(pad) => stored_order(pad_value(pad, &tensor.dtype)?, &tensor.dtype),
+        None => Vec::new(),
+    };
+    let cannot = |e: &dyn std::fmt::Display| {
         format!(
             "cannot rearrange {} of shape {shape:?}: {e}",
             a.input.display()
         )
-    })?;
-    if let Some(why) = padded_dim(&r) {
-        return Err(format!("padding (--pad) is not supported yet: {why}"));
+    };
+    let r = rearrange(a.pattern, &shape, &axes, a.pad.is_some()).map_err(|e| cannot(&e))?;
+    // Element strides of the array's dims as stored.
+    let row_major = |shape: &[usize]| -> Vec<isize> {
+        let strides = wgpu_permute::plan::view::row_major(shape);
+        strides.into_iter().map(|s| s as isize).collect()
+    };
+    let mut strides = row_major(&shape);
+    if tensor.fortran_order {
+        strides = row_major(&tensor.shape);
+        strides.reverse();
     }
-    let (view, perm) = args::stored_view(&r, tensor.fortran_order);
+    let movement = if r.is_padded() {
+        let view = r.view(&strides);
+        let parts = vec![(view, 0)];
+        Movement::Views { parts, fill }
+    } else if let Some(crop) = a.crop {
+        let parts = r.cropped_views(&strides, crop).map_err(|e| cannot(&e))?;
+        Movement::Views { parts, fill }
+    } else {
+        let (shape, perm) = args::stored_view(&r, tensor.fortran_order);
+        Movement::Permute { shape, perm }
+    };
     FilePermute {
         input: a.input,
         output: a.output,
         in_shape: shape,
-        out_shape: r.out_shape,
-        shape: view,
-        perm,
+        out_shape: a.crop.map_or(r.out_shape, <[usize]>::to_vec),
+        movement,
         check: a.check,
         options: Options::default(),
     }
     .run(tensor)
 }
 
-/// Which input dim the rearrangement pads, said for a person.
-fn padded_dim(r: &Rearrangement) -> Option<String> {
-    let (dim, d) = r
-        .input_dims
-        .iter()
-        .enumerate()
-        .find(|(_, d)| d.is_padded())?;
-    Some(format!(
-        "input dim {dim} (`{}`) of extent {} would be padded to {}",
-        r.names[d.axes.clone()].join(" "),
-        d.extent,
-        d.padded_extent
-    ))
+/// A little-endian element as the file stores it: byte-swapped (each part of a complex
+/// number on its own) for a big-endian dtype.
+fn stored_order(mut value: Vec<u8>, dtype: &TypeStr) -> Vec<u8> {
+    if dtype.endianness() == npyz::Endianness::Big {
+        let part = match dtype.type_char() {
+            TypeChar::Complex => value.len() / 2,
+            _ => value.len(),
+        };
+        value.chunks_mut(part.max(1)).for_each(<[u8]>::reverse);
+    }
+    value
 }
 
 /// numpy's name for a dtype (`uint8`, `float16`, `bool`), for messages.
@@ -235,13 +252,11 @@ mod tests {
     }
 
     #[test]
-    fn padding_names_the_dim() {
-        let r = rearrange("b (h p) -> b h p", &[2, 30], &[("p", 4)], true).unwrap();
-        assert_eq!(
-            padded_dim(&r).unwrap(),
-            "input dim 1 (`h p`) of extent 30 would be padded to 32"
-        );
-        let r = rearrange("b (h p) -> b h p", &[2, 32], &[("p", 4)], true).unwrap();
-        assert_eq!(padded_dim(&r), None);
+    fn big_endian_fills_are_swapped_per_part() {
+        let order = |value: Vec<u8>, descr: &str| stored_order(value, &descr.parse().unwrap());
+        assert_eq!(order(vec![1, 2, 3, 4], ">f4"), [4, 3, 2, 1]);
+        assert_eq!(order(vec![1, 2, 3, 4], "<f4"), [1, 2, 3, 4]);
+        assert_eq!(order((1..=8).collect(), ">c8"), [4, 3, 2, 1, 8, 7, 6, 5]);
+        assert_eq!(order(vec![9], "|u1"), [9]);
     }
 }
