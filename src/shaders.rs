@@ -862,7 +862,7 @@ fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
             TileWord::Tiles => b * tiles_c * tiles_r,
             TileWord::Rows => r,
             TileWord::Cols => c,
-            TileWord::SrcOff => plan.src_offset / word_bytes,
+            TileWord::SrcOff => plan.src_start() / word_bytes,
             TileWord::DstOff => plan.dst_offset / word_bytes,
             TileWord::InRow => in_strides[a],
             TileWord::OutRow => out_strides[last],

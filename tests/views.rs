@@ -98,6 +98,107 @@ fn a_slice_of_rows_is_row_copies_at_the_widest_unit() {
     check(&run, 4, 64 * 48, &[]);
 }
 
+/// `x[::2, 8:40].T` of a [64, 48] tensor, then with its batch of 3 broadcast (stride 0),
+/// its rows reversed, and written into a window of a larger destination: views that are
+/// not permutes, whose stride-1 source dim is not the output's innermost.
+fn tileable_views() -> Vec<(View, usize)> {
+    let t = View {
+        shape: vec![32, 32],
+        strides: vec![1, 96],
+        offset: 8,
+        ..View::contiguous(&[])
+    };
+    let broadcast = View {
+        shape: vec![3, 32, 32],
+        strides: vec![0, 1, 96],
+        ..t.clone()
+    };
+    let reversed = View {
+        strides: vec![1, -96],
+        offset: 8 + 31 * 96,
+        ..t.clone()
+    };
+    let window = View {
+        dst_strides: Some(vec![40, 1]),
+        ..t.clone()
+    };
+    let n = 64 * 48;
+    vec![(t, n), (broadcast, n), (reversed, n), (window, n)]
+}
+
+#[test]
+fn views_tile_when_a_contiguous_source_dim_is_not_the_output_innermost() {
+    let gpu_caps = DeviceCaps::default();
+    let cpu_caps = DeviceCaps {
+        cpu: true,
+        ..DeviceCaps::default()
+    };
+    for (v, n) in tileable_views() {
+        let plan = |caps: &DeviceCaps| {
+            let req = request(&v, 4, n, &[]);
+            plan::plan_view(
+                &ViewRequest {
+                    dst_len: v.dst_span(),
+                    ..req
+                },
+                caps,
+                &Default::default(),
+            )
+            .unwrap()
+        };
+        let (gpu, cpu) = (plan(&gpu_caps), plan(&cpu_caps));
+        assert_eq!(
+            (gpu.kernel, gpu.reasons.kernel),
+            (Kernel::Tiled, KernelReason::GpuTiled),
+            "{v:?}"
+        );
+        assert_eq!(
+            (cpu.kernel, cpu.reasons.kernel),
+            (Kernel::Micro, KernelReason::CpuMicro),
+            "{v:?}"
+        );
+    }
+    // Padded, the view gathers on the generic kernel.
+    let padded = View {
+        bounds: vec![Bound {
+            dims: vec![1],
+            valid: 0..30,
+        }],
+        ..tileable_views()[0].0.clone()
+    };
+    let req = request(&padded, 4, 64 * 48, &[0; 4]);
+    let plan = plan::plan_view(&req, &gpu_caps, &Default::default()).unwrap();
+    assert_eq!(plan.kernel, Kernel::Generic);
+}
+
+#[test]
+fn tiled_and_micro_views_match_the_reference() {
+    let Some(p) = gpu() else { return };
+    for (v, n) in tileable_views() {
+        for elem in [1, 2, 4, 8, 16] {
+            let data = test_bytes(n * elem, (v.shape.len() * 7 + elem) as u64);
+            let len = v.dst_span();
+            let want = reference::materialize_bytes(&data, &v, elem, &[], len).unwrap();
+            let reversed = v.strides.iter().any(|&s| s < 0);
+            for kernel in [Kernel::Tiled, Kernel::Micro] {
+                let options = Options {
+                    kernel: Some(kernel),
+                    ..Options::default()
+                };
+                // Micro-tiles move up to 4 bytes; packed data reads its rows forwards.
+                if (kernel == Kernel::Micro && elem > 4) || (reversed && elem < 4) {
+                    assert!(p.materialize_bytes(&data, &v, elem, &[], options).is_err());
+                    continue;
+                }
+                let got = p
+                    .materialize_bytes(&data, &v, elem, &[], options)
+                    .unwrap_or_else(|e| panic!("{v:?} {elem} B {kernel:?}: {e}"));
+                assert!(got == want, "{v:?} {elem} B on {kernel:?} differs");
+            }
+        }
+    }
+}
+
 #[test]
 fn flips_broadcasts_and_slices_match_the_reference() {
     for elem in [1, 2, 4, 8, 16] {

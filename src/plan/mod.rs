@@ -478,6 +478,26 @@ impl Plan {
         }
     }
 
+    /// Workgroups of the plan's kernel over the whole tensor in one dispatch (setting the
+    /// tile geometry of a tiled plan).
+    fn workgroups(&mut self) -> u64 {
+        match self.kernel {
+            Kernel::Tiled => {
+                let tile = Tile::for_unit(self.unit);
+                self.tile = Some(tile);
+                let (b, r, c) = self.batch_rows_cols().unwrap_or((0, 0, 0));
+                b * r.div_ceil(tile.extent()) * c.div_ceil(tile.extent())
+            }
+            Kernel::Micro => {
+                let block = (MICRO_SIDE * MICRO_SIDE) as u64;
+                (self.units() / block).div_ceil(GENERIC_WORKGROUP as u64)
+            }
+            _ => self
+                .items()
+                .div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64),
+        }
+    }
+
     /// The work is split into windows (more than one dispatch).
     pub fn boxed(&self) -> bool {
         self.chunks.len() > 1
@@ -623,21 +643,7 @@ pub fn plan_with(
     }
 
     if plan.src_extent() <= limit && plan.dst_extent() <= limit {
-        let total = match plan.kernel {
-            Kernel::Tiled => {
-                let tile = Tile::for_unit(plan.unit);
-                plan.tile = Some(tile);
-                let (b, r, c) = plan.batch_rows_cols().unwrap_or((0, 0, 0));
-                b * r.div_ceil(tile.extent()) * c.div_ceil(tile.extent())
-            }
-            Kernel::Micro => {
-                let block = (MICRO_SIDE * MICRO_SIDE) as u64;
-                (plan.units() / block).div_ceil(GENERIC_WORKGROUP as u64)
-            }
-            _ => plan
-                .items()
-                .div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64),
-        };
+        let total = plan.workgroups();
         plan.chunks = vec![Chunk {
             lo: vec![0; plan.dims.len()],
             hi: plan.dims.clone(),
@@ -801,15 +807,8 @@ pub fn plan_view(
         && plan.src_start().is_multiple_of(4);
     (plan.kernel, plan.reasons.kernel) = match req.options.kernel {
         None if copy => (Kernel::Copy, KernelReason::Identity),
-        None => (Kernel::Generic, KernelReason::View),
-        Some(Kernel::Generic) => (Kernel::Generic, KernelReason::Forced),
         Some(Kernel::Copy) if copy => (Kernel::Copy, KernelReason::Forced),
-        Some(k) => {
-            return Err(PermuteError::ForcedChoice {
-                what: k.name(),
-                why: "a strided view that is not a permute runs on the generic kernel (or a copy)",
-            });
-        }
+        _ => select::choose_view_kernel(&plan, caps, &req.options)?,
     };
     if plan.kernel == Kernel::Copy {
         return Ok(plan);
@@ -826,9 +825,7 @@ pub fn plan_view(
             have: limit,
         });
     }
-    let total = plan
-        .items()
-        .div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64);
+    let total = plan.workgroups();
     plan.chunks = vec![Chunk {
         lo: vec![0; plan.dims.len()],
         hi: plan.dims.clone(),

@@ -108,6 +108,8 @@ pub enum Misfit {
     WorkgroupLimits,
     /// The tensor exceeds one storage binding; only the generic kernel splits into windows.
     Windowed,
+    /// A view whose layout the tiles cannot read or write (see `view_fits`).
+    ViewLayout,
 }
 
 impl Misfit {
@@ -126,6 +128,10 @@ impl Misfit {
             Misfit::WorkgroupLimits => "the tile does not fit the device's workgroup limits",
             Misfit::Windowed => {
                 "the tensor exceeds one storage binding; only the generic kernel splits into windows"
+            }
+            Misfit::ViewLayout => {
+                "the view is padded, or its columns are not contiguous in the source, its rows \
+                 not in the destination, or packed data does not start each row on a whole word"
             }
         }
     }
@@ -373,7 +379,14 @@ pub(super) fn choose_kernel(
         }
     }
 
-    let (kernel, reason) = if prefer_micro(caps) {
+    let (kernel, reason) = by_device(plan, caps, rows, cols);
+    Ok((kernel, reason, tuning, model))
+}
+
+/// The kernel for a plan whose innermost dim moves (rows and columns of `rows` x `cols`
+/// units), by the kind of device, where nothing was measured or modelled.
+fn by_device(plan: &Plan, caps: &DeviceCaps, rows: u64, cols: u64) -> (Kernel, KernelReason) {
+    if prefer_micro(caps) {
         match micro_fits(plan, true) {
             Ok(()) => (Kernel::Micro, KernelReason::CpuMicro),
             Err(m) => (Kernel::Generic, KernelReason::CpuNoMicro(m)),
@@ -385,8 +398,60 @@ pub(super) fn choose_kernel(
             Ok(()) => (Kernel::Tiled, KernelReason::GpuTiled),
             Err(m) => (Kernel::Generic, KernelReason::GpuNoTiled(m)),
         }
+    }
+}
+
+/// The kernel of a view that is not a permute (nor a copy): tiles where a column dim
+/// contiguous in the source is not the output's innermost and the layout suits them (see
+/// [`view_fits`]), as for a permute; else the generic kernel, which gathers by strides.
+pub(super) fn choose_view_kernel(
+    plan: &Plan,
+    caps: &DeviceCaps,
+    opts: &Options,
+) -> Result<(Kernel, KernelReason), PermuteError> {
+    let refuse = |what, why| PermuteError::ForcedChoice { what, why };
+    match opts.kernel {
+        Some(Kernel::Generic) => Ok((Kernel::Generic, KernelReason::Forced)),
+        Some(Kernel::Tiled) => tiled_fits(plan, caps, true)
+            .map(|()| (Kernel::Tiled, KernelReason::Forced))
+            .map_err(|m| refuse("tiled kernel", m.why())),
+        Some(Kernel::Micro) => micro_fits(plan, true)
+            .map(|()| (Kernel::Micro, KernelReason::Forced))
+            .map_err(|m| refuse("micro kernel", m.why())),
+        Some(k) => Err(refuse(
+            k.name(),
+            "a strided view that is not a permute runs on the generic, tiled or micro kernel (or a copy)",
+        )),
+        None => Ok(match plan.batch_rows_cols() {
+            Some((_, rows, cols)) if view_fits(plan).is_ok() => by_device(plan, caps, rows, cols),
+            _ => (Kernel::Generic, KernelReason::View),
+        }),
+    }
+}
+
+/// Whether a view's layout suits the tiled and micro kernels, which read rows of columns
+/// and write rows of output rows: unpadded, its columns (the innermost lowered dim) at
+/// stride 1 in the source, its output rows at stride 1 in the destination, and for packed
+/// data every other stride and the start in whole words. Plain permutes always suit.
+fn view_fits(plan: &Plan) -> Result<(), Misfit> {
+    let (Some(v), Some(a)) = (&plan.view, plan.row_dim()) else {
+        return Ok(());
     };
-    Ok((kernel, reason, tuning, model))
+    let last = plan.dims.len() - 1;
+    let pack = plan.pack() as i64;
+    let words = |s: i64| s.rem_euclid(pack) == 0;
+    let packed_words = (0..=last).all(|d| {
+        (d == last || (v.src_strides[d] >= 0 && words(v.src_strides[d])))
+            && (d == a || words(v.dst_strides[d] as i64))
+    }) && plan.src_start().is_multiple_of(4);
+    if !v.bounds.is_empty()
+        || v.src_strides[last] != 1
+        || v.dst_strides[a] != 1
+        || (pack > 1 && !packed_words)
+    {
+        return Err(Misfit::ViewLayout);
+    }
+    Ok(())
 }
 
 /// The candidate with the best modelled ratio to a copy (to 1%), then the fewest bank
@@ -454,6 +519,7 @@ fn micro_fits(plan: &Plan, one_binding: bool) -> Result<(), Misfit> {
         return Err(Misfit::InnermostStays);
     };
     let side = MICRO_SIDE as u64;
+    view_fits(plan)?;
     if !one_binding {
         Err(Misfit::Windowed)
     } else if plan.unit > 4 {
@@ -473,6 +539,7 @@ fn tiled_fits(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> Result<(), M
         return Err(Misfit::InnermostStays);
     };
     let tile = Tile::for_unit(plan.unit);
+    view_fits(plan)?;
     if !one_binding {
         Err(Misfit::Windowed)
     } else if r % tile.pack as u64 != 0 || c % tile.pack as u64 != 0 {

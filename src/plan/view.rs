@@ -360,9 +360,14 @@ pub fn lower(view: &View, elem: usize, src_offset: u64, dst_offset: u64) -> Lowe
     if unit < elem {
         dims.push((elem / unit, 1, 1, usize::MAX));
     }
-    // Source memory order: by descending |stride|, stable (output order breaks ties).
+    // Source memory order: by descending |stride|, stable (output order breaks ties);
+    // broadcast dims (stride 0) outermost, where they batch rather than take the place of
+    // the innermost, contiguous dim.
     let mut order: Vec<usize> = (0..dims.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(dims[i].1.unsigned_abs()));
+    order.sort_by_key(|&i| match dims[i].1.unsigned_abs() {
+        0 => std::cmp::Reverse(u64::MAX),
+        s => std::cmp::Reverse(s),
+    });
     let mut perm = vec![0; dims.len()];
     for (pos, &i) in order.iter().enumerate() {
         perm[i] = pos;
