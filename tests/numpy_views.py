@@ -17,14 +17,11 @@ Prints one line per case (fixed seed, so the same cases every run):
 
 Prints `missing;<why>` and nothing else when numpy cannot be imported.
 
-Views the GPU gets wrong today are left out, and added at the end with
-WGPU_PERMUTE_NUMPY_KNOWN_BUGS=1 (the other cases stay the same): np.pad of an empty dim
-(every position is the fill: with 8- or 16-byte movement units the source is bound with 4
-bytes and wgpu's validation refuses the dispatch), and padded views written into a strided
-window (the padded kernel ignores the destination strides and writes contiguously).
+The last cases once failed on the GPU and stay as regressions: np.pad of an empty dim
+(every position is the fill, with 8- or 16-byte movement units: the source binding must
+still hold one unit), and padded views written into a strided window.
 """
 
-import os
 import sys
 
 try:
@@ -35,7 +32,6 @@ except ImportError as e:
     sys.exit(0)
 
 rng = np.random.default_rng(0x5EED_0F_71E5)
-KNOWN_BUGS = os.environ.get("WGPU_PERMUTE_NUMPY_KNOWN_BUGS") == "1"
 
 # 1, 2 (float and integer), 4, 8 and 16 bytes.
 DTYPES = [np.uint8, np.float16, np.int16, np.float32, np.int32, np.float64, np.complex128]
@@ -337,35 +333,34 @@ for i in range(20):
     dshape, key, perm = into_window(view[0])
     emit_window("window", base, view, v, np.zeros(dshape, dtype=base.dtype), key, perm)
 
-if KNOWN_BUGS:
-    # np.pad of an empty dim: nothing exists, every position is the fill.
-    for shape, key, widths, dtype in [
-        ((6,), np.s_[3:3], [(2, 2)], np.float64),  # 8-byte unit
-        ((5, 4), np.s_[2:2], [(1, 1), (0, 0)], np.float32),  # rows of 16 bytes
-        ((5, 4), np.s_[2:2], [(1, 1), (0, 0)], np.int16),  # rows of 8 bytes
-    ]:
-        base = random_base(int(np.prod(shape)), dtype)
-        case = padded(base, base.reshape(shape)[key], widths, fill_value(base.dtype))
-        emit("bug-pad-empty", base, *case[:5], None, case[5])
-    # np.pad written into a strided window of a larger array.
-    for shape, widths, dshape, key, dtype in [
-        ((2,), [(1, 1)], (7,), np.s_[::2], np.float32),
-        ((2, 3), [(1, 1), (0, 0)], (4, 5), np.s_[:, 1:4], np.int32),
-        ((4, 6), [(1, 1), (0, 0)], (8, 10), np.s_[1:7, 2:8], np.float16),  # rows of words
-    ]:
-        base = random_base(int(np.prod(shape)), dtype)
-        *view, src = padded(base, base.reshape(shape), widths, -3)
+# np.pad of an empty dim: nothing exists, every position is the fill.
+for shape, key, widths, dtype in [
+    ((6,), np.s_[3:3], [(2, 2)], np.float64),  # 8-byte unit
+    ((5, 4), np.s_[2:2], [(1, 1), (0, 0)], np.float32),  # rows of 16 bytes
+    ((5, 4), np.s_[2:2], [(1, 1), (0, 0)], np.int16),  # rows of 8 bytes
+]:
+    base = random_base(int(np.prod(shape)), dtype)
+    case = padded(base, base.reshape(shape)[key], widths, fill_value(base.dtype))
+    emit("pad-empty", base, *case[:5], None, case[5])
+# np.pad written into a strided window of a larger array.
+for shape, widths, dshape, key, dtype in [
+    ((2,), [(1, 1)], (7,), np.s_[::2], np.float32),
+    ((2, 3), [(1, 1), (0, 0)], (4, 5), np.s_[:, 1:4], np.int32),
+    ((4, 6), [(1, 1), (0, 0)], (8, 10), np.s_[1:7, 2:8], np.float16),  # rows of words
+]:
+    base = random_base(int(np.prod(shape)), dtype)
+    *view, src = padded(base, base.reshape(shape), widths, -3)
+    dst = np.zeros(dshape, dtype=base.dtype)
+    emit_window("pad-window", base, view, src, dst, key, list(range(len(shape))))
+for i in range(4):
+    dtype = DTYPES[3 + i % 4]  # 4 bytes and more: strided outputs the GPU takes
+    shape = [int(n) for n in rng.integers(2, 9, size=int(rng.integers(1, 4)))]
+    base = random_base(int(np.prod(shape)), dtype)
+    widths = [(int(rng.integers(0, 3)), int(rng.integers(0, 3))) for _ in shape]
+    *view, src = padded(base, base.reshape(shape)[::-1], widths, fill_value(base.dtype))
+    while True:  # a window that is not contiguous
+        dshape, key, perm = into_window(view[0])
         dst = np.zeros(dshape, dtype=base.dtype)
-        emit_window("bug-pad-window", base, view, src, dst, key, list(range(len(shape))))
-    for i in range(4):
-        dtype = DTYPES[3 + i % 4]  # 4 bytes and more: strided outputs the GPU takes
-        shape = [int(n) for n in rng.integers(2, 9, size=int(rng.integers(1, 4)))]
-        base = random_base(int(np.prod(shape)), dtype)
-        widths = [(int(rng.integers(0, 3)), int(rng.integers(0, 3))) for _ in shape]
-        *view, src = padded(base, base.reshape(shape)[::-1], widths, fill_value(base.dtype))
-        while True:  # a window that is not contiguous
-            dshape, key, perm = into_window(view[0])
-            dst = np.zeros(dshape, dtype=base.dtype)
-            if not dst[key].transpose(perm).flags.c_contiguous:
-                break
-        emit_window("bug-pad-window", base, view, src, dst, key, perm)
+        if not dst[key].transpose(perm).flags.c_contiguous:
+            break
+    emit_window("pad-window", base, view, src, dst, key, perm)

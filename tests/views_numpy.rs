@@ -5,9 +5,7 @@
 //! For each it gives the base array's bytes, the view as numpy holds it (shape, strides and
 //! offset read from numpy's own `strides` and data pointers; np.pad's source ranges) and
 //! numpy's bytes of the result. Both the CPU reference and the GPU must give those bytes.
-//!
-//! Views the GPU gets wrong today are left out; `WGPU_PERMUTE_NUMPY_KNOWN_BUGS=1` adds them
-//! (named `bug-...`; the script's docstring says which).
+//! The `pad-empty` and `pad-window` cases are regressions of bugs this test found.
 
 mod common;
 

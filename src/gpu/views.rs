@@ -160,6 +160,15 @@ impl Permuter {
         let size = out_bytes.next_multiple_of(4);
         let (src, dst, readback) = captured(&self.device, || {
             let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+            // At least one 16-byte unit: a padded view that reads nothing still binds one.
+            let mut small = [0u8; 16];
+            let data = match data.len() {
+                n if n < 16 => {
+                    small[..n].copy_from_slice(data);
+                    &small[..]
+                }
+                _ => data,
+            };
             let src = upload(&self.device, &self.queue, "view input", data, usage);
             let dst = upload(
                 &self.device,

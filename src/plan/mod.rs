@@ -783,7 +783,10 @@ pub fn plan_view(
             dst_contiguous: contiguous,
             bounds: low.bounds,
             fill,
-            src_end: src_end.next_multiple_of(4).max(4),
+            // A binding holds at least one unit, even where nothing is read.
+            src_end: src_end
+                .next_multiple_of(4)
+                .max(req.src_offset + low.unit.max(4) as u64),
             dst_end: (req.dst_offset + dst_reach).next_multiple_of(4),
         }),
         reasons: Reasons {
