@@ -1,63 +1,85 @@
-//! Criterion benchmarks over the default suite, grouped by the kernel the planner picks.
-//! Each iteration is timed with GPU timestamps where the device has them (wall clock
-//! otherwise), through the same `Bench` runner as `wgpu-permute bench`.
+//! Criterion benchmarks over the default suite, grouped by the kernel the planner picks, and
+//! the views section as one more group. Each iteration is timed with GPU timestamps where
+//! the device has them (wall clock otherwise), through the same `Bench` runner as
+//! `wgpu-permute bench`.
 //!
 //! `cargo bench --bench permute` (set WGPU_BACKEND=vulkan on a machine without a GPU).
 
 use std::time::Duration;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use wgpu_permute::Permuter;
-use wgpu_permute::bench::{Bench, default_suite};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
+use wgpu_permute::bench::{Bench, Case, default_suite, view_suite};
+use wgpu_permute::{Options, Permuter};
 
 fn permute(c: &mut Criterion) {
     let permuter = Permuter::new_default().expect("benchmarks need a GPU adapter");
     let bench = Bench::new(&permuter, 1).expect("bench set-up");
     let device = permuter.device();
-    let mut cases = default_suite(1);
-    let kernel_of = |case: &wgpu_permute::bench::Case| {
-        permuter
-            .plan(&case.request())
+    let kernel_of = |case: &Case| {
+        case.plan(&permuter, Options::default())
             .map(|p| p.kernel.name())
             .unwrap_or("refused")
     };
-    cases.sort_by_key(|case| kernel_of(case));
-    for kernel in ["copy", "generic", "tiled"] {
-        let mut group = c.benchmark_group(kernel);
+    // Throughput counts the output's bytes twice, as `CaseResult::traffic` does.
+    let run = |group: &mut BenchmarkGroup<WallTime>, case: &Case| {
+        let buffer = |size: u64, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("bench"),
+                size: size.next_multiple_of(16).max(16),
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        let src = buffer(
+            case.source_bytes(),
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        );
+        let dst = buffer(
+            case.bytes(),
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        );
+        group.throughput(Throughput::Bytes(2 * case.bytes()));
+        group.bench_function(case.label(), |b| {
+            b.iter_custom(|iters| {
+                (0..iters)
+                    .map(|_| {
+                        bench
+                            .time_once(&|e| {
+                                case.encode(&permuter, e, &src, &dst, Options::default())
+                                    .expect("planned above");
+                            })
+                            .expect("GPU timing")
+                    })
+                    .sum()
+            })
+        });
+    };
+    let configure = |group: &mut BenchmarkGroup<WallTime>| {
         group
             .sample_size(10)
             .warm_up_time(Duration::from_secs(1))
             .measurement_time(Duration::from_secs(3));
+    };
+    let mut cases = default_suite(1);
+    cases.sort_by_key(|case| kernel_of(case));
+    for kernel in ["copy", "generic", "tiled", "micro"] {
+        let mut group = c.benchmark_group(kernel);
+        configure(&mut group);
         for case in cases.iter().filter(|case| kernel_of(case) == kernel) {
-            let size = case.bytes().next_multiple_of(16);
-            let buffer = |usage| {
-                device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("bench"),
-                    size,
-                    usage,
-                    mapped_at_creation: false,
-                })
-            };
-            let src = buffer(wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC);
-            let dst = buffer(wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST);
-            let req = case.request();
-            group.throughput(Throughput::Bytes(2 * case.bytes()));
-            group.bench_function(case.label(), |b| {
-                b.iter_custom(|iters| {
-                    (0..iters)
-                        .map(|_| {
-                            bench
-                                .time_once(&|e| {
-                                    permuter.encode(e, &src, &dst, &req).expect("planned above");
-                                })
-                                .expect("GPU timing")
-                        })
-                        .sum()
-                })
-            });
+            run(&mut group, case);
         }
         group.finish();
     }
+    let mut group = c.benchmark_group("views");
+    configure(&mut group);
+    for case in view_suite(1)
+        .iter()
+        .filter(|case| kernel_of(case) != "refused")
+    {
+        run(&mut group, case);
+    }
+    group.finish();
 }
 
 criterion_group!(benches, permute);

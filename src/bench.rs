@@ -1,44 +1,137 @@
 //! Benchmark runner, shared by `wgpu-permute bench` and `benches/permute.rs`. For each case
-//! it measures, in the same run on the same device: the permute, `copy_buffer_to_buffer` of
-//! the same bytes, a vectorised WGSL copy of the same bytes (the shader ceiling), and, for
-//! context, the CPU reference. Each permute is checked against the reference before it is
-//! timed. GPU timestamps where the device has them, wall clock otherwise.
+//! (a permute, or a view materialised: [`default_suite`], [`view_suite`]) it measures, in
+//! the same run on the same device: the case's work, `copy_buffer_to_buffer` of its output's
+//! bytes, a vectorised WGSL copy of the same bytes (the shader ceiling), and, for context,
+//! the CPU reference. Each case is checked against the reference before it is timed. GPU
+//! timestamps where the device has them, wall clock otherwise.
 
 use std::time::{Duration, Instant};
 
-use crate::plan::{GENERIC_ITEMS, GENERIC_WORKGROUP, Options, Plan, Request, fold_grid};
+use crate::plan::{
+    Bound, GENERIC_ITEMS, GENERIC_WORKGROUP, Options, Plan, Request, View, ViewRequest, fold_grid,
+};
 use crate::shaders::{self, CopyWord};
 use crate::timing::Timer;
 pub use crate::timing::{Clock, Stats};
 use crate::{PermuteError, Permuter, captured, read_buffer, reference, upload};
 use thiserror::Error;
 
-/// One benchmark case: a permute of a contiguous tensor.
+/// One benchmark case: a permute of a contiguous tensor, or (with `view`) the
+/// materialisation of a view of one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Case {
+    /// The source tensor's shape (contiguous, row-major).
     pub shape: Vec<usize>,
+    /// Output dim `i` is source dim `perm[i]`; empty for a view case.
     pub perm: Vec<usize>,
     pub elem_size: usize,
+    /// Materialise this view of the source instead of permuting it.
+    pub view: Option<ViewCase>,
+}
+
+/// What a view case materialises: a view of its case's source, named for the labels.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ViewCase {
+    /// What the view is: `slice`, `flip`, `broadcast`, ...
+    pub name: &'static str,
+    pub view: View,
+    /// One element's bytes, read where the view is padding (empty without bounds).
+    pub fill: Vec<u8>,
 }
 
 impl Case {
+    /// A permute case.
     pub fn new(shape: &[usize], perm: &[usize], elem_size: usize) -> Self {
         Case {
             shape: shape.to_vec(),
             perm: perm.to_vec(),
             elem_size,
+            view: None,
         }
     }
 
+    /// A view case: `view` of a contiguous `shape` tensor, padding read as `fill`.
+    pub fn view(name: &'static str, shape: &[usize], view: View, elem_size: usize) -> Self {
+        let fill = if view.bounds.is_empty() {
+            Vec::new()
+        } else {
+            vec![0; elem_size]
+        };
+        Case {
+            shape: shape.to_vec(),
+            perm: Vec::new(),
+            elem_size,
+            view: Some(ViewCase { name, view, fill }),
+        }
+    }
+
+    /// Bytes of the output (of the source too, for a permute).
     pub fn bytes(&self) -> u64 {
+        let elems = match &self.view {
+            None => self.shape.iter().product::<usize>(),
+            Some(v) => v.view.len(),
+        };
+        elems as u64 * self.elem_size as u64
+    }
+
+    /// Bytes of the source tensor.
+    pub fn source_bytes(&self) -> u64 {
         self.shape.iter().product::<usize>() as u64 * self.elem_size as u64
     }
 
+    /// The permute request (refused by the planner for a view case: see [`Case::encode`]).
     pub fn request(&self) -> Request<'_> {
         Request::new(&self.shape, &self.perm, self.elem_size)
     }
 
-    /// `[64,512,512] (0,2,1) 4B`.
+    fn view_request<'v>(&self, v: &'v ViewCase, options: Options) -> ViewRequest<'v> {
+        ViewRequest {
+            view: &v.view,
+            elem_size: self.elem_size,
+            src_offset: 0,
+            dst_offset: 0,
+            src_len: self.shape.iter().product(),
+            dst_len: v.view.len(),
+            fill: &v.fill,
+            options,
+        }
+    }
+
+    /// The plan `permuter` makes for the case.
+    pub fn plan(&self, permuter: &Permuter, options: Options) -> Result<Plan, PermuteError> {
+        match &self.view {
+            None => permuter.plan(&self.request().with_options(options)),
+            Some(v) => permuter.plan_view(&self.view_request(v, options)),
+        }
+    }
+
+    /// Records the case's work, from the source at byte 0 of `src` to the output at byte 0
+    /// of `dst`. Returns the plan it recorded.
+    pub fn encode(
+        &self,
+        permuter: &Permuter,
+        encoder: &mut wgpu::CommandEncoder,
+        src: &wgpu::Buffer,
+        dst: &wgpu::Buffer,
+        options: Options,
+    ) -> Result<Plan, PermuteError> {
+        match &self.view {
+            None => permuter.encode(encoder, src, dst, &self.request().with_options(options)),
+            Some(v) => permuter.encode_view(encoder, src, dst, &self.view_request(v, options)),
+        }
+    }
+
+    /// The output the CPU reference computes from the source bytes.
+    fn reference(&self, data: &[u8]) -> Result<Vec<u8>, PermuteError> {
+        match &self.view {
+            None => reference_permute(data, self),
+            Some(v) => {
+                reference::materialize_bytes(data, &v.view, self.elem_size, &v.fill, v.view.len())
+            }
+        }
+    }
+
+    /// `[64,512,512] (0,2,1) 4B`, or `view: slice [8192,4096]->[4096,4096] 4B`.
     pub fn label(&self) -> String {
         let list = |v: &[usize], sep| {
             v.iter()
@@ -46,12 +139,21 @@ impl Case {
                 .collect::<Vec<_>>()
                 .join(sep)
         };
-        format!(
-            "[{}] ({}) {}B",
-            list(&self.shape, ","),
-            list(&self.perm, ","),
-            self.elem_size
-        )
+        match &self.view {
+            None => format!(
+                "[{}] ({}) {}B",
+                list(&self.shape, ","),
+                list(&self.perm, ","),
+                self.elem_size
+            ),
+            Some(v) => format!(
+                "view: {} [{}]->[{}] {}B",
+                v.name,
+                list(&self.shape, ","),
+                list(&v.view.shape, ","),
+                self.elem_size
+            ),
+        }
     }
 }
 
@@ -85,11 +187,62 @@ pub fn default_suite(scale: usize) -> Vec<Case> {
         .collect()
 }
 
+/// The views section: views of f32 tensors materialised contiguously, 64 MiB of output each
+/// at `scale` 1 (the head split 16 MiB, the padded NCHW4c 3 MiB: real-model shapes).
+/// `scale` multiplies the outermost dim, as in [`default_suite`].
+pub fn view_suite(scale: usize) -> Vec<Case> {
+    let s = scale.max(1);
+    let strided = |shape: &[usize], strides: &[usize], offset: usize| View {
+        shape: shape.to_vec(),
+        strides: strides.iter().map(|&x| x as isize).collect(),
+        offset: offset as isize,
+        ..View::contiguous(&[])
+    };
+    let flipped = |mut view: View, dim: usize| {
+        view.offset += view.strides[dim] * (view.shape[dim] as isize - 1);
+        view.strides[dim] = -view.strides[dim];
+        view
+    };
+    let (r, c) = (4096 * s, 4096);
+    let square = View::contiguous(&[r, c]);
+    // `b s (h d) -> b h s d`: a permute, so planned exactly as the permute.
+    let (b, t, h, d) = (8 * s, 512, 16, 64);
+    // NCHW -> NCHW4c on 6 channels: `n (cb c) h w -> n cb h w c` with c = 4, where the
+    // combined channel index `(cb c)` past 6 reads the fill value 0.
+    let (n, ch, y, x) = (32 * s, 6, 56, 56);
+    let nchw4c = View {
+        bounds: vec![Bound {
+            dims: vec![1, 4],
+            valid: 0..ch,
+        }],
+        ..strided(&[n, 2, y, x, 4], &[ch * y * x, 4 * y * x, x, 1, y * x], 0)
+    };
+    vec![
+        Case::view(
+            "slice ::2",
+            &[2 * r, c],
+            strided(&[r, c], &[2 * c, 1], 0),
+            4,
+        ),
+        Case::view("flip dim 1", &[r, c], flipped(square.clone(), 1), 4),
+        Case::view("flip dim 0", &[r, c], flipped(square, 0), 4),
+        Case::view("broadcast", &[1, c], strided(&[r, c], &[0, 1], 0), 4),
+        Case::view(
+            "head split",
+            &[b, t, h * d],
+            strided(&[b, h, t, d], &[t * h * d, d, h * d, 1], 0),
+            4,
+        ),
+        Case::view("NCHW4c pad", &[n, ch, y, x], nchw4c, 4),
+    ]
+}
+
 /// Measurements of one case.
 #[derive(Clone, Debug)]
 pub struct CaseResult {
     pub case: Case,
     pub plan: Plan,
+    /// The case's own work: the permute, or the view's materialisation.
     pub permute: Stats,
     pub buffer_copy: Stats,
     pub shader_copy: Stats,
@@ -98,7 +251,11 @@ pub struct CaseResult {
 }
 
 impl CaseResult {
-    /// Bytes read plus bytes written.
+    /// Bytes read plus bytes written, counted as a copy of the output moves them: twice the
+    /// output's bytes. Exact for a permute. A view may read less than it writes (a broadcast
+    /// reads one row, padding reads nothing) but is counted the same way, so for a view the
+    /// GB/s and the ratios to the copies (which move the output's bytes too) read as "speed
+    /// relative to a copy of the output".
     pub fn traffic(&self) -> u64 {
         2 * self.case.bytes()
     }
@@ -186,18 +343,18 @@ impl<'a> Bench<'a> {
     pub fn run_case(&self, case: &Case, options: Options) -> Result<CaseResult, BenchError> {
         let permuter = self.permuter;
         let device = permuter.device();
-        let req = case.request().with_options(options);
-        permuter.plan(&req)?; // refuse a bad case before allocating for it
-        let bytes = case.bytes();
-        // Buffers padded to whole 16-byte units so the vec4 copy moves every byte.
+        case.plan(permuter, options)?; // refuse a bad case before allocating for it
+        let (bytes, source_bytes) = (case.bytes(), case.source_bytes());
+        // Buffers padded to whole 16-byte units so the vec4 copy moves every byte; the
+        // copies move the output's bytes, so the source buffer holds at least as many.
         let size = bytes.next_multiple_of(16).max(16);
-        let mut data = bench_bytes(size as usize);
+        let src_size = source_bytes.next_multiple_of(16).max(size);
+        let data = bench_bytes(src_size as usize);
 
         let start = Instant::now();
-        let want = reference_permute(&data[..bytes as usize], case)?;
+        let want = case.reference(&data[..source_bytes as usize])?;
         let cpu_reference = start.elapsed();
 
-        data.resize(size as usize, 0);
         let (src, dst, readback, params) = captured(device, || {
             let src = upload(
                 device,
@@ -235,10 +392,10 @@ impl<'a> Bench<'a> {
             (src, dst, readback, (params, total))
         })?;
 
-        // Correct first: one permute, read back, compared with the reference. Its plan is
-        // the one that runs (autotuning may choose another kernel than `plan` above).
+        // Correct first: one run, read back, compared with the reference. Its plan is the
+        // one that runs (autotuning may choose another kernel than `plan` above).
         let mut encoder = device.create_command_encoder(&Default::default());
-        let plan = permuter.encode(&mut encoder, &src, &dst, &req)?;
+        let plan = case.encode(permuter, &mut encoder, &src, &dst, options)?;
         encoder.copy_buffer_to_buffer(&dst, 0, &readback, 0, size);
         captured(device, || permuter.queue().submit([encoder.finish()]))?;
         if read_buffer(device, &readback, bytes)? != want {
@@ -247,7 +404,7 @@ impl<'a> Bench<'a> {
 
         let permute = self.time(&|e| {
             // Planned and recorded successfully above; the same call cannot fail now.
-            let _ = permuter.encode(e, &src, &dst, &req);
+            let _ = case.encode(permuter, e, &src, &dst, options);
         })?;
         let buffer_copy = self.time(&|e| e.copy_buffer_to_buffer(&src, 0, &dst, 0, size))?;
 
@@ -260,7 +417,11 @@ impl<'a> Bench<'a> {
                 entries: &[
                     wgpu::BindGroupEntry {
                         binding: 0,
-                        resource: src.as_entire_binding(),
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: &src,
+                            offset: 0,
+                            size: wgpu::BufferSize::new(size),
+                        }),
                     },
                     wgpu::BindGroupEntry {
                         binding: 1,
@@ -322,52 +483,67 @@ fn reference_permute(data: &[u8], case: &Case) -> Result<Vec<u8>, PermuteError> 
     }
 }
 
-/// A plain-text table of results, with the device and clock in the heading and a summary.
+/// A plain-text table of results, with the device and clock in the heading, the permutes
+/// first, then the views, and a summary of each.
 pub fn table(device: &str, clock: Clock, results: &[CaseResult]) -> String {
     let mut out = format!(
         "device: {device}\ntiming: {}; median (min) of the runs; GB/s = (bytes read + written) / median\n\n",
         clock.describe()
     );
+    let width = results
+        .iter()
+        .map(|r| r.case.label().len())
+        .fold(36, usize::max);
     out += &format!(
-        "{:<36} {:>6} {:>8} {:>17} {:>8} {:>8} {:>8} {:>8}\n",
-        "case", "MiB", "kernel", "permute ms", "GB/s", "/ copy", "/ shader", "CPU ms"
+        "{:<width$} {:>6} {:>8} {:>17} {:>8} {:>8} {:>8} {:>8}\n",
+        "case", "MiB", "kernel", "time ms", "GB/s", "/ copy", "/ shader", "CPU ms"
     );
-    for r in results {
-        out += &format!(
-            "{:<36} {:>6.1} {:>8} {:>8.3} ({:>6.3}) {:>8.2} {:>8.2} {:>8.2} {:>8.1}\n",
-            r.case.label(),
-            r.case.bytes() as f64 / (1 << 20) as f64,
-            r.plan.kernel.name(),
-            r.permute.median.as_secs_f64() * 1e3,
-            r.permute.min.as_secs_f64() * 1e3,
-            r.gbps(),
-            r.vs_buffer_copy(),
-            r.vs_shader_copy(),
-            r.cpu_reference.as_secs_f64() * 1e3,
+    let (views, permutes): (Vec<&CaseResult>, Vec<&CaseResult>) =
+        results.iter().partition(|r| r.case.view.is_some());
+    let mut summary = String::new();
+    for (what, group) in [("permute", permutes), ("view", views)] {
+        if group.is_empty() {
+            continue;
+        }
+        if what == "view" {
+            out +=
+                "views (MiB, GB/s and ratios count the output's bytes, as its copy moves them):\n";
+        }
+        for r in &group {
+            out += &format!(
+                "{:<width$} {:>6.1} {:>8} {:>8.3} ({:>6.3}) {:>8.2} {:>8.2} {:>8.2} {:>8.1}\n",
+                r.case.label(),
+                r.case.bytes() as f64 / (1 << 20) as f64,
+                r.plan.kernel.name(),
+                r.permute.median.as_secs_f64() * 1e3,
+                r.permute.min.as_secs_f64() * 1e3,
+                r.gbps(),
+                r.vs_buffer_copy(),
+                r.vs_shader_copy(),
+                r.cpu_reference.as_secs_f64() * 1e3,
+            );
+        }
+        let ratios = |f: fn(&CaseResult) -> f64| {
+            let v: Vec<f64> = group.iter().map(|r| f(r)).collect();
+            (
+                median(v.clone()),
+                v.into_iter().fold(f64::INFINITY, f64::min),
+            )
+        };
+        let (copy_med, copy_min) = ratios(CaseResult::vs_buffer_copy);
+        let (shader_med, shader_min) = ratios(CaseResult::vs_shader_copy);
+        summary += &format!(
+            "{what} / buffer copy: median {copy_med:.2}, min {copy_min:.2}\n\
+             {what} / shader copy: median {shader_med:.2}, min {shader_min:.2}\n"
         );
     }
     if !results.is_empty() {
-        let summary = |f: fn(&CaseResult) -> f64| {
-            let mut v: Vec<f64> = results.iter().map(f).collect();
-            v.sort_by(f64::total_cmp);
-            (v[0], v[v.len() / 2])
-        };
-        let (copy_min, copy_med) = summary(CaseResult::vs_buffer_copy);
-        let (shader_min, shader_med) = summary(CaseResult::vs_shader_copy);
-        let copy_gbps: Vec<f64> = results
-            .iter()
-            .map(|r| r.buffer_copy.gbps(r.traffic()))
-            .collect();
-        let shader_gbps: Vec<f64> = results
-            .iter()
-            .map(|r| r.shader_copy.gbps(r.traffic()))
-            .collect();
+        let copy_gbps = results.iter().map(|r| r.buffer_copy.gbps(r.traffic()));
+        let shader_gbps = results.iter().map(|r| r.shader_copy.gbps(r.traffic()));
         out += &format!(
-            "\npermute / buffer copy: median {copy_med:.2}, min {copy_min:.2}\n\
-             permute / shader copy: median {shader_med:.2}, min {shader_min:.2}\n\
-             buffer copy {:.2} GB/s, shader copy {:.2} GB/s (medians over the cases)\n",
-            median(copy_gbps),
-            median(shader_gbps)
+            "\n{summary}buffer copy {:.2} GB/s, shader copy {:.2} GB/s (medians over the cases)\n",
+            median(copy_gbps.collect()),
+            median(shader_gbps.collect())
         );
     }
     out
@@ -376,4 +552,70 @@ pub fn table(device: &str, clock: Clock, results: &[CaseResult]) -> String {
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{self, DeviceCaps, Kernel};
+
+    fn plan_of(case: &Case, caps: &DeviceCaps) -> Result<Plan, PermuteError> {
+        let v = case.view.as_ref().expect("a view case");
+        plan::plan_view(
+            &case.view_request(v, Options::default()),
+            caps,
+            &Default::default(),
+        )
+    }
+
+    #[test]
+    fn view_cases_are_valid_views_with_distinct_labels() {
+        let mut labels = Vec::new();
+        for case in view_suite(1) {
+            let v = case.view.as_ref().unwrap();
+            let source = case.shape.iter().product();
+            v.view.check(source, v.view.len()).unwrap();
+            assert!(case.perm.is_empty());
+            assert!(case.label().starts_with("view: "), "{}", case.label());
+            labels.push(case.label());
+        }
+        assert!(labels.contains(&"view: slice ::2 [8192,4096]->[4096,4096] 4B".to_string()));
+        labels.dedup();
+        assert_eq!(labels.len(), view_suite(1).len());
+        // Scaling multiplies the outermost dim of the source and of the view.
+        let big = &view_suite(2)[0];
+        assert_eq!(big.bytes(), 2 * view_suite(1)[0].bytes());
+        assert_eq!(big.source_bytes(), 2 * big.bytes());
+    }
+
+    #[test]
+    fn the_head_split_view_plans_exactly_as_its_permute() {
+        let cpu = DeviceCaps {
+            cpu: true,
+            max_invocations: 1024,
+            max_workgroup_storage: 32768,
+            ..DeviceCaps::default()
+        };
+        let split = view_suite(1)
+            .into_iter()
+            .find(|c| c.label().contains("head split"))
+            .unwrap();
+        let permute = Case::new(&[8, 512, 16, 64], &[0, 2, 1, 3], 4);
+        assert!(default_suite(1).contains(&permute));
+        for caps in [DeviceCaps::default(), cpu] {
+            let want = plan::plan(&permute.request(), &caps).unwrap();
+            assert_eq!(plan_of(&split, &caps).unwrap(), want);
+        }
+    }
+
+    #[test]
+    fn the_other_views_plan_as_views() {
+        for case in view_suite(1) {
+            let plan = plan_of(&case, &DeviceCaps::default()).unwrap();
+            if !case.label().contains("head split") {
+                assert!(plan.view.is_some(), "{}", case.label());
+                assert_eq!(plan.kernel, Kernel::Generic, "{}", case.label());
+            }
+        }
+    }
 }

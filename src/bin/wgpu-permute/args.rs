@@ -118,7 +118,8 @@ pub enum Command {
         #[arg(long)]
         check: bool,
     },
-    /// Run the benchmark suite: each permute next to copies of the same bytes.
+    /// Run the benchmark suite: each permute, then each view, next to copies of the same
+    /// (output) bytes.
     Bench {
         /// Write the results as JSON.
         #[arg(long)]
@@ -231,22 +232,28 @@ pub fn check_bench(scale: usize, runs: usize) -> Result<(), String> {
     if runs == 0 {
         return Err("--runs must be at least 1".into());
     }
-    for case in bench::default_suite(1) {
-        let bytes = case
-            .shape
-            .iter()
-            .skip(1)
-            .try_fold(case.shape[0].checked_mul(scale), |n, &d| {
-                n.map(|n| n.checked_mul(d))
-            })
-            .flatten()
-            .and_then(|n| n.checked_mul(case.elem_size))
-            .filter(|&n| n <= isize::MAX as usize);
-        if bytes.is_none() {
-            return Err(format!(
-                "--scale {scale} makes the case {} larger than memory can address",
-                case.label()
-            ));
+    for case in bench::default_suite(1)
+        .into_iter()
+        .chain(bench::view_suite(1))
+    {
+        // The source's shape, and a view case's output shape.
+        let view = case.view.as_ref().map(|v| &v.view.shape[..]);
+        for shape in std::iter::once(&case.shape[..]).chain(view) {
+            let bytes = shape
+                .iter()
+                .skip(1)
+                .try_fold(shape[0].checked_mul(scale), |n, &d| {
+                    n.map(|n| n.checked_mul(d))
+                })
+                .flatten()
+                .and_then(|n| n.checked_mul(case.elem_size))
+                .filter(|&n| n <= isize::MAX as usize);
+            if bytes.is_none() {
+                return Err(format!(
+                    "--scale {scale} makes the case {} larger than memory can address",
+                    case.label()
+                ));
+            }
         }
     }
     Ok(())

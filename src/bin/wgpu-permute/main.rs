@@ -401,6 +401,7 @@ fn run_bench(
     let bench = Bench::new(&p, runs).map_err(|e| e.to_string())?;
     let cases: Vec<_> = bench::default_suite(scale)
         .into_iter()
+        .chain(bench::view_suite(scale))
         .filter(|c| {
             filter
                 .as_ref()
@@ -416,11 +417,9 @@ fn run_bench(
     for (i, case) in cases.iter().enumerate() {
         eprint!("[{}/{}] {} ... ", i + 1, cases.len(), case.label());
         let _ = std::io::stderr().flush();
-        if case.bytes() > max_buffer {
-            let e = format!(
-                "needs {} bytes per buffer, over max_buffer_size",
-                case.bytes()
-            );
+        let bytes = case.bytes().max(case.source_bytes());
+        if bytes > max_buffer {
+            let e = format!("needs {bytes} bytes per buffer, over max_buffer_size");
             eprintln!("skipped: {e}");
             failed.push(format!("{}: {e}", case.label()));
             continue;

@@ -8,12 +8,30 @@ pub fn json(device: &str, clock: Clock, command: &str, results: &[CaseResult]) -
     let cases: Vec<Value> = results
         .iter()
         .map(|r| {
+            // A view case: its view of the source (`shape`); `perm` is then empty.
+            let view = r.case.view.as_ref().map(|v| {
+                let bounds: Vec<Value> = v
+                    .view
+                    .bounds
+                    .iter()
+                    .map(|b| json!({"dims": b.dims, "valid": [b.valid.start, b.valid.end]}))
+                    .collect();
+                json!({
+                    "name": v.name,
+                    "shape": v.view.shape,
+                    "strides": v.view.strides,
+                    "offset": v.view.offset,
+                    "bounds": bounds,
+                })
+            });
             json!({
                 "case": r.case.label(),
                 "shape": r.case.shape,
                 "perm": r.case.perm,
+                "view": view,
                 "elem_size": r.case.elem_size,
                 "bytes": r.case.bytes(),
+                "source_bytes": r.case.source_bytes(),
                 "kernel": r.plan.kernel.name(),
                 "plan": r.plan.to_string(),
                 "permute_median_s": r.permute.median.as_secs_f64(),
@@ -62,7 +80,7 @@ fn draw(svg: &mut String, device: &str, results: &[CaseResult]) -> Result<(), St
     let centres: Vec<i32> = (0..results.len()).map(|i| row(i) + 5).collect();
     let mut chart = ChartBuilder::on(&root)
         .caption(
-            format!("permute bandwidth / copy bandwidth, {device}"),
+            format!("permute (or view) bandwidth / copy bandwidth, {device}"),
             ("sans-serif", 18),
         )
         .margin(12)
