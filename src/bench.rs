@@ -7,8 +7,10 @@
 
 use std::time::{Duration, Instant};
 
+use crate::gpu::wait_for;
 use crate::plan::{
-    Bound, GENERIC_ITEMS, GENERIC_WORKGROUP, Options, Plan, Request, View, ViewRequest, fold_grid,
+    Bound, GENERIC_ITEMS, GENERIC_WORKGROUP, Options, Plan, Request, SpecializeReason, View,
+    ViewRequest, fold_grid,
 };
 use crate::shaders::{self, CopyWord};
 use crate::timing::Timer;
@@ -248,6 +250,43 @@ pub struct CaseResult {
     pub shader_copy: Stats,
     /// One run of the CPU reference, for context.
     pub cpu_reference: Duration,
+    /// The first call in a fresh [`Permuter`] on the same device, wall clock from planning
+    /// to the GPU's finish: what a program pays once per shape (a pipeline compile where
+    /// the shape needs its own, first-use timing or tracing where those are on).
+    pub cold: Duration,
+}
+
+/// The many-shapes workload's outcome (see [`Bench::many_shapes`]).
+#[derive(Clone, Debug)]
+pub struct ShapesResult {
+    /// Distinct shapes, one call each.
+    pub count: usize,
+    /// Bytes of all the tensors together.
+    pub bytes: u64,
+    /// End to end with the planner's choices.
+    pub chosen: Duration,
+    /// End to end with every shape on the uniform kernel.
+    pub uniform: Duration,
+    /// Shapes the planner gave their own pipeline.
+    pub specialized: usize,
+}
+
+impl std::fmt::Display for ShapesResult {
+    /// One line for the bench's report.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "many shapes: {} head splits [1,s,16,64] (0,2,1,3) 4B, s = 8..{} ({:.0} MiB), first calls: \
+             {:.0} ms as planned ({} with their own pipeline), {:.0} ms all on the uniform kernel ({:.2}x)",
+            self.count,
+            8 * self.count,
+            self.bytes as f64 / (1 << 20) as f64,
+            self.chosen.as_secs_f64() * 1e3,
+            self.specialized,
+            self.uniform.as_secs_f64() * 1e3,
+            self.chosen.as_secs_f64() / self.uniform.as_secs_f64(),
+        )
+    }
 }
 
 impl CaseResult {
@@ -339,6 +378,64 @@ impl<'a> Bench<'a> {
         self.timer.time(record, self.warmups, self.runs)
     }
 
+    /// The many-shapes workload: `count` attention head splits `[1, s, 16, 64] (0,2,1,3)`
+    /// of f32, one per sequence length `s = 8, 16, ..`, each the first call of its shape,
+    /// submitted one by one as a program would, in a fresh permuter; wall clock from the
+    /// first call until the GPU is done. Measured with the planner's choices and with every
+    /// shape on the uniform (unspecialised) kernel, which compiles once for all: per-shape
+    /// pipelines must pay back their compile within the workload.
+    pub fn many_shapes(&self, count: usize) -> Result<ShapesResult, BenchError> {
+        let device = self.permuter.device();
+        let queue = self.permuter.queue();
+        let shape = |k: usize| [1, 8 * k, 16, 64];
+        let largest = 4 * 8 * count as u64 * 16 * 64;
+        let (src, dst) = captured(device, || {
+            let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+            let src = upload(
+                device,
+                queue,
+                "shapes src",
+                &bench_bytes(largest as usize),
+                usage,
+            );
+            let dst = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("shapes dst"),
+                size: largest,
+                usage,
+                mapped_at_creation: false,
+            });
+            (src, dst)
+        })?;
+        let run = |specialize: Option<bool>| -> Result<(Duration, usize), BenchError> {
+            let fresh = Permuter::new(device, queue)?;
+            wait_for(device)?;
+            let start = Instant::now();
+            let mut own = 0;
+            for k in 1..=count {
+                let options = Options {
+                    specialize,
+                    ..Options::default()
+                };
+                let shape = shape(k);
+                let req = Request::new(&shape, &[0, 2, 1, 3], 4).with_options(options);
+                let mut encoder = device.create_command_encoder(&Default::default());
+                own += usize::from(fresh.encode(&mut encoder, &src, &dst, &req)?.specialized);
+                captured(device, || queue.submit([encoder.finish()]))?;
+            }
+            wait_for(device)?;
+            Ok((start.elapsed(), own))
+        };
+        let (chosen, specialized) = run(None)?;
+        let (uniform, _) = run(Some(false))?;
+        Ok(ShapesResult {
+            count,
+            bytes: (1..=count).map(|k| 4 * 8 * k as u64 * 16 * 64).sum(),
+            chosen,
+            uniform,
+            specialized,
+        })
+    }
+
     /// Measures one case (with `options` forcing choices, for kernel comparisons).
     pub fn run_case(&self, case: &Case, options: Options) -> Result<CaseResult, BenchError> {
         let permuter = self.permuter;
@@ -392,14 +489,34 @@ impl<'a> Bench<'a> {
             (src, dst, readback, (params, total))
         })?;
 
+        // Cold: the first call of a fresh permuter, compile included.
+        let fresh = Permuter::new(device, permuter.queue())?;
+        wait_for(device)?;
+        let start = Instant::now();
+        let mut encoder = device.create_command_encoder(&Default::default());
+        case.encode(&fresh, &mut encoder, &src, &dst, options)?;
+        captured(device, || permuter.queue().submit([encoder.finish()]))?;
+        wait_for(device)?;
+        let cold = start.elapsed();
+        drop(fresh);
+
         // Correct first: one run, read back, compared with the reference. Its plan is the
         // one that runs (autotuning may choose another kernel than `plan` above).
         let mut encoder = device.create_command_encoder(&Default::default());
-        let plan = case.encode(permuter, &mut encoder, &src, &dst, options)?;
+        let mut plan = case.encode(permuter, &mut encoder, &src, &dst, options)?;
         encoder.copy_buffer_to_buffer(&dst, 0, &readback, 0, size);
         captured(device, || permuter.queue().submit([encoder.finish()]))?;
         if read_buffer(device, &readback, bytes)? != want {
             return Err(BenchError::Mismatch(case.label()));
+        }
+
+        // Steady state: a recurring shape earns its own pipeline once it has moved enough
+        // bytes on the uniform kernel; the warm figures are those of the kernel it keeps.
+        while plan.reasons.specialize == Some(SpecializeReason::Unpaid) {
+            let mut encoder = device.create_command_encoder(&Default::default());
+            plan = case.encode(permuter, &mut encoder, &src, &dst, options)?;
+            captured(device, || permuter.queue().submit([encoder.finish()]))?;
+            wait_for(device)?;
         }
 
         let permute = self.time(&|e| {
@@ -448,6 +565,7 @@ impl<'a> Bench<'a> {
             buffer_copy,
             shader_copy,
             cpu_reference,
+            cold,
         })
     }
 }
@@ -495,8 +613,8 @@ pub fn table(device: &str, clock: Clock, results: &[CaseResult]) -> String {
         .map(|r| r.case.label().len())
         .fold(36, usize::max);
     out += &format!(
-        "{:<width$} {:>6} {:>8} {:>17} {:>8} {:>8} {:>8} {:>8}\n",
-        "case", "MiB", "kernel", "time ms", "GB/s", "/ copy", "/ shader", "CPU ms"
+        "{:<width$} {:>6} {:>8} {:>17} {:>8} {:>8} {:>8} {:>8} {:>8}\n",
+        "case", "MiB", "kernel", "time ms", "cold ms", "GB/s", "/ copy", "/ shader", "CPU ms"
     );
     let (views, permutes): (Vec<&CaseResult>, Vec<&CaseResult>) =
         results.iter().partition(|r| r.case.view.is_some());
@@ -511,12 +629,13 @@ pub fn table(device: &str, clock: Clock, results: &[CaseResult]) -> String {
         }
         for r in &group {
             out += &format!(
-                "{:<width$} {:>6.1} {:>8} {:>8.3} ({:>6.3}) {:>8.2} {:>8.2} {:>8.2} {:>8.1}\n",
+                "{:<width$} {:>6.1} {:>8} {:>8.3} ({:>6.3}) {:>8.1} {:>8.2} {:>8.2} {:>8.2} {:>8.1}\n",
                 r.case.label(),
                 r.case.bytes() as f64 / (1 << 20) as f64,
                 r.plan.kernel.name(),
                 r.permute.median.as_secs_f64() * 1e3,
                 r.permute.min.as_secs_f64() * 1e3,
+                r.cold.as_secs_f64() * 1e3,
                 r.gbps(),
                 r.vs_buffer_copy(),
                 r.vs_shader_copy(),

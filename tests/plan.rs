@@ -4,7 +4,8 @@ use proptest::prelude::*;
 use wgpu_permute::model::Figures;
 use wgpu_permute::plan::{
     self, DeviceCaps, ELEM_SIZES, IndexReason, KernelReason, Learned, MAX_RANK, MIN_TILED_EXTENT,
-    Measured, Misfit, Modelling, SpecializeReason, Tile, Tuning, fold_grid, simplify,
+    Measured, Misfit, Modelling, SPECIALIZE_PAYBACK_BYTES, SpecializeReason, Tile, Tuning,
+    fold_grid, simplify,
 };
 use wgpu_permute::{IndexMath, Kernel, Options, PermuteError, Request, reference};
 
@@ -770,12 +771,28 @@ fn specialisation_reasons_follow_size_and_the_budget() {
     // 4 MiB, innermost dim stays: the generic kernel.
     let req = Request::new(&[1024, 16, 64], &[1, 0, 2], 4);
     let caps = DeviceCaps::default();
-    let big = plan::plan(&req, &caps).unwrap();
-    assert_eq!(big.kernel, Kernel::Generic);
+    let first = plan::plan(&req, &caps).unwrap();
+    assert_eq!(first.kernel, Kernel::Generic);
+    assert_eq!(
+        (first.specialized, first.reasons.specialize),
+        (false, Some(SpecializeReason::Unpaid))
+    );
+    // Ski rental: the shape's bytes on the uniform kernel count towards its own pipeline,
+    // which it gets once they would pay for the compile.
+    let mut moved = Learned::default();
+    let calls = SPECIALIZE_PAYBACK_BYTES / first.bytes;
+    for _ in 0..calls {
+        let p = plan::plan_with(&req, &caps, &moved).unwrap();
+        assert_eq!(p.reasons.specialize, Some(SpecializeReason::Unpaid));
+        moved.count_uniform(&p);
+    }
+    let big = plan::plan_with(&req, &caps, &moved).unwrap();
     assert_eq!(
         (big.specialized, big.reasons.specialize),
         (true, Some(SpecializeReason::Large))
     );
+    moved.count_uniform(&big); // counts only plans that wait
+    assert_eq!(moved.uniform_bytes[&big.shape_key()], calls * first.bytes);
 
     let small = plan::plan(&Request::new(&[16, 16, 64], &[1, 0, 2], 4), &caps).unwrap();
     assert_eq!(

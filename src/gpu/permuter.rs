@@ -291,6 +291,7 @@ impl Permuter {
         if plan.specialized {
             self.learned().specialized.insert(plan.shape_key());
         }
+        self.learned().count_uniform(plan);
         // All parameter blocks in one uniform buffer, each at an aligned offset.
         let blocks: Vec<Vec<u32>> = plan
             .chunks

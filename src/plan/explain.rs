@@ -5,7 +5,7 @@ use std::fmt;
 
 use super::{
     IndexReason, Kernel, KernelReason, MAX_MODELLED, MIN_TILED_EXTENT, Modelling, Plan,
-    SPECIALIZE_MIN_BYTES, SpecializeReason, Tile, Tuning, simplify,
+    SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES, SpecializeReason, Tile, Tuning, simplify,
 };
 use crate::model::Figures;
 
@@ -192,6 +192,10 @@ impl Plan {
                 (false, SpecializeReason::Forced) => "dims and strides are uniforms (forced)".into(),
                 (false, SpecializeReason::Small) => format!(
                     "dims and strides are uniforms: below {kib} KiB a compile per shape would not pay back"
+                ),
+                (false, SpecializeReason::Unpaid) => format!(
+                    "dims and strides are uniforms until this shape has moved {} MiB: a compile per shape pays back only for shapes that recur",
+                    SPECIALIZE_PAYBACK_BYTES >> 20
                 ),
                 (false, SpecializeReason::BudgetSpent) => "dims and strides are uniforms: this permuter has compiled its most shape-specialised pipelines".into(),
                 (false, _) => "dims and strides are uniforms: only the plain 32-bit generic kernel is compiled per shape".into(),

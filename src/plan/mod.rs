@@ -15,8 +15,8 @@ mod windows;
 
 pub use select::{
     IndexReason, KernelReason, Learned, MAX_MODELLED, MAX_SPECIALIZED, MIN_TILED_EXTENT, Measured,
-    Misfit, Modelling, Reasons, SPECIALIZE_MIN_BYTES, ShapeKey, SpecializeReason, Tuning,
-    modelled_best, prefer_micro,
+    Misfit, Modelling, Reasons, SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES, ShapeKey,
+    SpecializeReason, Tuning, modelled_best, prefer_micro,
 };
 pub use simplify::{check_perm, element_count, movement_unit, pack_of, simplify};
 pub use view::{Bound, View};

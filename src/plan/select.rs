@@ -29,6 +29,18 @@ pub const MAX_MODELLED: usize = 4096;
 /// over by tensors of a few MiB; errs towards uniforms for small, varied tensors.
 pub const SPECIALIZE_MIN_BYTES: u64 = 1 << 20;
 
+/// Bytes a shape moves on the uniform generic kernel before it gets its own pipeline. On
+/// lavapipe (2-core AMD EPYC) a specialised pipeline runs the generic kernel 10-20% faster
+/// but costs a 60-90 ms compile, about what 10% of 512 MiB moved at the uniform kernel's
+/// speed costs. Renting the uniform kernel until then and buying the compile after
+/// (ski rental) is never worse than twice the better choice in hindsight; compiling on the
+/// first call made 200 distinct shapes called once each 5x slower end to end.
+pub const SPECIALIZE_PAYBACK_BYTES: u64 = 512 << 20;
+
+/// Most shapes whose bytes on the uniform kernel a permuter counts (see
+/// [`SPECIALIZE_PAYBACK_BYTES`]); later shapes stay on the uniform kernel.
+pub const MAX_COUNTED: usize = 4096;
+
 /// Most shapes a permuter compiles their own pipelines for; later shapes use the uniform
 /// kernel, so a program permuting ever new shapes stays bounded in memory (some drivers,
 /// lavapipe among them, never give back the memory of a destroyed pipeline).
@@ -75,6 +87,23 @@ pub struct Learned {
     /// The modelled figures of each candidate kernel, per shape (an empty list when tracing
     /// failed: the heuristic decides).
     pub modelled: HashMap<ShapeKey, Vec<Figures>>,
+    /// Bytes each shape has moved on the uniform generic kernel, towards paying for its own
+    /// pipeline (see [`SPECIALIZE_PAYBACK_BYTES`]).
+    pub uniform_bytes: HashMap<ShapeKey, u64>,
+}
+
+impl Learned {
+    /// Counts a recorded plan's bytes towards its shape's own pipeline, when it is one
+    /// that waits for them ([`SpecializeReason::Unpaid`]).
+    pub fn count_uniform(&mut self, plan: &Plan) {
+        if plan.reasons.specialize != Some(SpecializeReason::Unpaid) {
+            return;
+        }
+        let key = plan.shape_key();
+        if self.uniform_bytes.len() < MAX_COUNTED || self.uniform_bytes.contains_key(&key) {
+            *self.uniform_bytes.entry(key).or_default() += plan.bytes;
+        }
+    }
 }
 
 impl Default for Learned {
@@ -86,6 +115,7 @@ impl Default for Learned {
             max_specialized: MAX_SPECIALIZED,
             model: false,
             modelled: HashMap::new(),
+            uniform_bytes: HashMap::new(),
         }
     }
 }
@@ -200,8 +230,13 @@ pub enum IndexReason {
 pub enum SpecializeReason {
     /// Forced on or off by the request's options.
     Forced,
-    /// At least [`SPECIALIZE_MIN_BYTES`]: worth a compile.
+    /// At least [`SPECIALIZE_MIN_BYTES`], and the shape has moved
+    /// [`SPECIALIZE_PAYBACK_BYTES`] on the uniform kernel: its compile pays back.
     Large,
+    /// At least [`SPECIALIZE_MIN_BYTES`], but the shape has not yet moved
+    /// [`SPECIALIZE_PAYBACK_BYTES`] on the uniform kernel: a shape called once or twice
+    /// would not repay its compile.
+    Unpaid,
     /// This shape already has its own pipeline.
     Compiled,
     /// Below [`SPECIALIZE_MIN_BYTES`]: the compile would not pay back.
@@ -507,6 +542,15 @@ pub(super) fn choose_specialize(
         Some(true) => (true, SpecializeReason::Forced),
         None if plan.bytes < SPECIALIZE_MIN_BYTES => (false, SpecializeReason::Small),
         None if !budget_left => (false, SpecializeReason::BudgetSpent),
+        None if learned
+            .uniform_bytes
+            .get(&plan.shape_key())
+            .map_or(0, |&b| b)
+            .saturating_add(plan.bytes)
+            <= SPECIALIZE_PAYBACK_BYTES =>
+        {
+            (false, SpecializeReason::Unpaid)
+        }
         None => (true, SpecializeReason::Large),
     })
 }

@@ -440,13 +440,26 @@ fn run_bench(
             Err(e @ BenchError::Mismatch(_)) => return Err(e.to_string()),
         }
     }
+    // First calls of many distinct shapes, with the whole suite only.
+    let shapes = match filter {
+        None => {
+            eprint!("many shapes ... ");
+            let shapes = bench.many_shapes(200).map_err(|e| e.to_string())?;
+            eprintln!("done");
+            Some(shapes)
+        }
+        Some(_) => None,
+    };
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     println!("{}", bench::table(&device, bench.clock(), &results));
+    if let Some(shapes) = &shapes {
+        println!("{shapes}");
+    }
     for f in &failed {
         println!("not measured: {f}");
     }
     if let Some(path) = json {
-        let value = report::json(&device, bench.clock(), &command, &results);
+        let value = report::json(&device, bench.clock(), &command, &results, shapes.as_ref());
         let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
         output::write_all(&path, text.as_bytes())?;
         eprintln!("wrote {}", path.display());

@@ -2,9 +2,15 @@
 
 use plotters::prelude::*;
 use serde_json::{Value, json};
-use wgpu_permute::bench::{CaseResult, Clock};
+use wgpu_permute::bench::{CaseResult, Clock, ShapesResult};
 
-pub fn json(device: &str, clock: Clock, command: &str, results: &[CaseResult]) -> Value {
+pub fn json(
+    device: &str,
+    clock: Clock,
+    command: &str,
+    results: &[CaseResult],
+    shapes: Option<&ShapesResult>,
+) -> Value {
     let cases: Vec<Value> = results
         .iter()
         .map(|r| {
@@ -39,6 +45,7 @@ pub fn json(device: &str, clock: Clock, command: &str, results: &[CaseResult]) -
                 "buffer_copy_median_s": r.buffer_copy.median.as_secs_f64(),
                 "shader_copy_median_s": r.shader_copy.median.as_secs_f64(),
                 "cpu_reference_s": r.cpu_reference.as_secs_f64(),
+                "cold_s": r.cold.as_secs_f64(),
                 "gbps": r.gbps(),
                 "vs_buffer_copy": r.vs_buffer_copy(),
                 "vs_shader_copy": r.vs_shader_copy(),
@@ -50,6 +57,13 @@ pub fn json(device: &str, clock: Clock, command: &str, results: &[CaseResult]) -
         "timing": clock.describe(),
         "command": command,
         "cases": cases,
+        "many_shapes": shapes.map(|s| json!({
+            "shapes": s.count,
+            "bytes": s.bytes,
+            "planned_s": s.chosen.as_secs_f64(),
+            "uniform_s": s.uniform.as_secs_f64(),
+            "own_pipelines": s.specialized,
+        })),
     })
 }
 
