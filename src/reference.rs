@@ -93,12 +93,7 @@ pub fn materialize_bytes(
     fill: &[u8],
     dst_len: usize,
 ) -> Result<Vec<u8>, PermuteError> {
-    if !crate::plan::ELEM_SIZES.contains(&elem_size) {
-        return Err(PermuteError::ElemSize(elem_size));
-    }
-    let mut out = vec![0u8; dst_len * elem_size];
-    materialize_into(&mut out, src, view, elem_size, fill)?;
-    Ok(out)
+    materialize_parts(src, &[(view.clone(), 0)], elem_size, fill, dst_len)
 }
 
 /// Views of `src` that write disjoint parts of one output of `dst_len` elements, each from

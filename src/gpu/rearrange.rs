@@ -7,7 +7,7 @@
 
 use super::{Permuter, captured};
 use crate::PermuteError;
-use crate::plan::{self, Options, Plan, Request, ViewRequest, element_count};
+use crate::plan::{self, Options, Plan, Request, View, element_count};
 use crate::rearrange::{Rearrangement, rearrange};
 
 impl Permuter {
@@ -54,21 +54,9 @@ impl Permuter {
             return Ok((self.permute(src, dst, &req)?, r.out_shape));
         }
         let view = r.view(&contiguous(shape));
-        let len = element_count(shape)?;
-        let req = ViewRequest {
-            view: &view,
-            elem_size,
-            src_offset: 0,
-            dst_offset: 0,
-            src_len: len,
-            dst_len: view.len(),
-            fill,
-            options: Options::default(),
-        };
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        let plan = self.encode_view(&mut encoder, src, dst, &req)?;
-        captured(&self.device, || self.queue.submit([encoder.finish()]))?;
-        Ok((plan, r.out_shape))
+        let lens = (element_count(shape)?, view.len());
+        let mut plans = self.submit_parts(src, dst, &[(view, 0)], elem_size, fill, lens)?;
+        Ok((plans.remove(0), r.out_shape))
     }
 
     /// [`Permuter::rearrange`] with the output cropped to `crop` (the first `crop[j]`
@@ -91,7 +79,21 @@ impl Permuter {
         let r = resolve(pattern, shape, axes)?;
         let parts = r.cropped_views(&contiguous(shape), crop)?;
         let lens = (element_count(shape)?, element_count(crop)?);
-        let plans = self.plan_parts(&parts, elem_size, &[], lens, Options::default())?;
+        self.submit_parts(src, dst, &parts, elem_size, &[], lens)
+    }
+
+    /// Plans views of `src` writing parts of `dst` (see [`Permuter::plan_parts`]), then
+    /// records them in one encoder and submits it.
+    fn submit_parts(
+        &self,
+        src: &wgpu::Buffer,
+        dst: &wgpu::Buffer,
+        parts: &[(View, usize)],
+        elem_size: usize,
+        fill: &[u8],
+        lens: (usize, usize),
+    ) -> Result<Vec<Plan>, PermuteError> {
+        let plans = self.plan_parts(parts, elem_size, fill, lens, Options::default())?;
         let mut encoder = self.device.create_command_encoder(&Default::default());
         for plan in &plans {
             self.record(&mut encoder, src, dst, plan)?;
