@@ -449,29 +449,25 @@ fn mode(v: &Variant) -> Mode {
 
 /// Per-dim arrays of the generic kernel's index values (each `rank` long, outermost output
 /// dim first), after the [`GenericValue`]s: dims and source strides, then by mode
-/// destination strides (Box) or box bounds lo and hi (Window).
+/// destination strides (Box), box bounds lo and hi (Window), or a view's bounds and, when
+/// strided, destination strides (Padded).
 fn generic_arrays(v: &Variant) -> &'static [&'static str] {
+    // A view's arrays; the destination strides only where its output is strided.
+    const VIEW: [&str; 7] = [
+        "DIMS",
+        "SRC_STRIDES",
+        "GROUPS",
+        "MULTS",
+        "VALID_LO",
+        "VALID_HI",
+        "DST_STRIDES",
+    ];
     match mode(v) {
-        Mode::Padded if v.strided => &[
-            "DIMS",
-            "SRC_STRIDES",
-            "GROUPS",
-            "MULTS",
-            "VALID_LO",
-            "VALID_HI",
-            "DST_STRIDES",
-        ],
         Mode::Whole => &["DIMS", "SRC_STRIDES"],
         Mode::Box => &["DIMS", "SRC_STRIDES", "DST_STRIDES"],
         Mode::Window => &["DIMS", "SRC_STRIDES", "BOX_LO", "BOX_HI"],
-        Mode::Padded => &[
-            "DIMS",
-            "SRC_STRIDES",
-            "GROUPS",
-            "MULTS",
-            "VALID_LO",
-            "VALID_HI",
-        ],
+        Mode::Padded if v.strided => &VIEW,
+        Mode::Padded => &VIEW[..6],
     }
 }
 

@@ -288,10 +288,13 @@ impl Permuter {
         plan: &Plan,
     ) -> Result<(), PermuteError> {
         let pipeline = self.pipelines.get(&self.device, plan)?;
-        if plan.specialized {
-            self.learned().specialized.insert(plan.shape_key());
+        {
+            let mut learned = self.learned();
+            if plan.specialized {
+                learned.specialized.insert(plan.shape_key());
+            }
+            learned.count_uniform(plan);
         }
-        self.learned().count_uniform(plan);
         // All parameter blocks in one uniform buffer, each at an aligned offset.
         let blocks: Vec<Vec<u32>> = plan
             .chunks
