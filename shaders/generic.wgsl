@@ -1,12 +1,14 @@
 // generic: the permute that handles every case. Each thread writes ITEMS output items,
-// spaced a workgroup apart so that neighbouring threads write neighbouring words. An item is
-// one movement unit, or, for 8/16-bit data, one whole 32-bit output word (PACK elements), so
-// no two threads ever write parts of the same word.
+// spaced a workgroup apart so that neighbouring threads write neighbouring words (on CPU
+// adapters, where that buys nothing, consecutive ones: a run). An item is one movement
+// unit, or, for 8/16-bit data, one whole 32-bit output word (PACK elements), so no two
+// threads ever write parts of the same word.
 //
 // Filled in by src/shaders.rs: ITEMS (items per thread); INDEX_MATH, the index type `Idx`
 // and its helpers for one index width (shaders/index_*.wgsl); DECODE_FN, the unrolled decode
 // of an output position into coordinates and offsets; MOVE_FN, the move of one item for the
-// kernel's mode (shaders/fragments/generic_*.wgsl).
+// kernel's mode (shaders/fragments/generic_*.wgsl); ITEMS_FN, the thread's items, spaced
+// or a run (shaders/fragments/generic_spaced.wgsl, generic_runs.wgsl).
 
 const ITEMS: u32 = {{ITEMS}};
 
@@ -15,6 +17,8 @@ const ITEMS: u32 = {{ITEMS}};
 {{DECODE_FN}}
 
 {{MOVE_FN}}
+
+{{ITEMS_FN}}
 
 @compute @workgroup_size(WORKGROUP)
 fn generic(
@@ -26,11 +30,5 @@ fn generic(
     if wg >= param(TOTAL_WORKGROUPS) {
         return;
     }
-    let first = imul(ix(wg), ix(WORKGROUP * ITEMS));
-    for (var k = 0u; k < ITEMS; k++) {
-        let item = iadd(first, ix(k * WORKGROUP + lid));
-        if ilt(item, ip(N_ITEMS)) {
-            move_item(item);
-        }
-    }
+    move_items(wg, lid);
 }

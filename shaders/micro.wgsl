@@ -1,19 +1,26 @@
 // micro: a permute whose innermost dim moves, in register micro-tiles. Each invocation
 // moves one SIDE x SIDE block of elements between the input's innermost dim (the block's
 // columns) and the input dim that becomes the output's innermost (its rows): it reads the
-// block's SIDE input rows as whole 32-bit words, transposes in registers, and writes SIDE
-// output rows as whole words. No workgroup memory and no barrier, which suits devices where
-// those are costly (lavapipe); 8- and 16-bit data is packed PACK to a word, so a block row
-// is SIDE / PACK words. Needs both block sides (R and C, in elements) divisible by SIDE.
-// The parameter words are those of the tiled kernel, counted in blocks.
+// block's SIDE input rows, transposes them in registers, and writes SIDE output rows. No
+// workgroup memory and no barrier, which suits devices where those are costly (lavapipe).
 //
-// Filled in by src/shaders.rs: SIDE (plan::MICRO_SIDE) and BATCH_FN (the unrolled batch
-// decode).
+// A block row is ACCESSES loads or stores of STORE: one vec4<u32> for wide blocks, whose
+// side is the elements in 16 bytes, or 32-bit words for narrow 4x4 blocks (plan::Block). On
+// lavapipe every access is a loop over the SIMD lanes whatever its width, so wide accesses
+// move four times the bytes per loop. 8- and 16-bit data is packed PACK to a word.
+//
+// The parameter words are those of the tiled kernel, counted in blocks, with offsets and
+// strides in accesses (plan::select::micro_block checks that they divide exactly, so
+// negative strides wrap exactly too).
+//
+// Filled in by src/shaders.rs: SIDE, ACCESSES, RUN, BATCH_FN (the unrolled batch decode)
+// and BLOCK_MOVE (the unrolled loads, register transpose and stores of one block).
 
 const SIDE: u32 = {{SIDE}};
-const K: u32 = SIDE / PACK; // words per block row
+const ACCESSES: u32 = {{ACCESSES}}; // accesses per block row
+const RUN: u32 = {{RUN}}; // blocks per invocation
 
-// Input and output offsets (in elements) of batch index `b`, unrolled over the batch dims.
+// Input and output offsets (in accesses) of batch index `b`, unrolled over the batch dims.
 {{BATCH_FN}}
 
 @compute @workgroup_size(WORKGROUP)
@@ -23,35 +30,23 @@ fn micro(
     @builtin(local_invocation_index) lid: u32,
 ) {
     let wg = workgroup_index(wid, nwg, lid);
-    let g = wg * WORKGROUP + lid;
+    // The invocation's first block; its RUN blocks are neighbours along the output's rows
+    // (the planner makes the row blocks divide by RUN), so one decode serves them all.
+    let g = (wg * WORKGROUP + lid) * RUN;
     if wg >= param(TOTAL_WORKGROUPS) || g >= param(TILES) {
         return;
     }
     // Neighbouring invocations take neighbouring row blocks: their writes are contiguous.
-    let br = g % param(TILES_R);
+    let br0 = g % param(TILES_R);
     let rest = g / param(TILES_R);
     let bc = rest % param(TILES_C);
     let b = rest / param(TILES_C);
     let bases = batch_bases(b);
-    let in_row = param(IN_ROW) / PACK;
-    let out_row = param(OUT_ROW) / PACK;
-    let first_in = param(SRC_OFF) + (bases.x + SIDE * bc) / PACK + SIDE * br * in_row;
-    let first_out = param(DST_OFF) + (bases.y + SIDE * br) / PACK + SIDE * bc * out_row;
-
-    var w: array<u32, SIDE * K>; // w[r * K + k]: word k of block row r
-    for (var r = 0u; r < SIDE; r++) {
-        for (var k = 0u; k < K; k++) {
-            w[r * K + k] = load_src(first_in + r * in_row + k);
-        }
-    }
-    for (var c = 0u; c < SIDE; c++) {
-        for (var k = 0u; k < K; k++) {
-            // Output word k of output row c: elements of block rows k*PACK.. at column c.
-            var word = 0u;
-            for (var i = 0u; i < PACK; i++) {
-                word |= lane(w[(k * PACK + i) * K + c / PACK], c % PACK) << (BITS * i);
-            }
-            store_dst(first_out + c * out_row + k, word);
-        }
-    }
+    let in_row = param(IN_ROW);
+    let out_row = param(OUT_ROW);
+    for (var j = 0u; j < RUN; j++) {
+        let br = br0 + j;
+        let first_in = param(SRC_OFF) + bases.x + ACCESSES * bc + SIDE * br * in_row;
+        let first_out = param(DST_OFF) + bases.y + ACCESSES * br + SIDE * bc * out_row;
+{{BLOCK_MOVE}}    }
 }

@@ -13,8 +13,8 @@ use thiserror::Error;
 
 use crate::model;
 use crate::plan::{
-    Chunk, ELEM_SIZES, GENERIC_ITEMS, GENERIC_WORKGROUP, IndexMath, Kernel, MAX_BOUNDS, MAX_RANK,
-    MICRO_SIDE, Plan, Tile, Variant, pack_of,
+    Block, Chunk, ELEM_SIZES, GENERIC_ITEMS, GENERIC_WORKGROUP, IndexMath, Kernel, MAX_BOUNDS,
+    MAX_RANK, MICRO_RUN, Plan, Tile, Variant, pack_of, select,
 };
 
 /// The prelude every kernel starts with: bindings, parameters, packing helpers.
@@ -31,6 +31,8 @@ const INDEX_U32_WGSL: &str = include_str!("../shaders/index_u32.wgsl");
 const INDEX_U64_WGSL: &str = include_str!("../shaders/index_u64.wgsl");
 const INDEX_PAIR_WGSL: &str = include_str!("../shaders/index_pair.wgsl");
 const GENERIC_WHOLE_WGSL: &str = include_str!("../shaders/fragments/generic_whole.wgsl");
+const GENERIC_SPACED_WGSL: &str = include_str!("../shaders/fragments/generic_spaced.wgsl");
+const GENERIC_RUNS_WGSL: &str = include_str!("../shaders/fragments/generic_runs.wgsl");
 const GENERIC_PACKED_WGSL: &str = include_str!("../shaders/fragments/generic_packed.wgsl");
 const GENERIC_BOX_WGSL: &str = include_str!("../shaders/fragments/generic_box.wgsl");
 const GENERIC_WINDOW_WGSL: &str = include_str!("../shaders/fragments/generic_window.wgsl");
@@ -332,11 +334,21 @@ pub fn all_variants() -> Vec<Variant> {
                 padded,
                 strided: false,
                 specialized,
+                block: None,
+                runs: false,
             };
             if rank >= 2 {
                 all.push(variant(Kernel::Tiled, IndexMath::U32, false, false, false));
-                if unit <= 4 {
-                    all.push(variant(Kernel::Micro, IndexMath::U32, false, false, false));
+                for block in [Block::wide(unit), Block::narrow(unit)]
+                    .into_iter()
+                    .flatten()
+                {
+                    for run in [1, MICRO_RUN] {
+                        all.push(Variant {
+                            block: Some(block.with_run(run)),
+                            ..variant(Kernel::Micro, IndexMath::U32, false, false, false)
+                        });
+                    }
                 }
             }
             for index in [IndexMath::U32, IndexMath::U64, IndexMath::U32Pair] {
@@ -352,6 +364,15 @@ pub fn all_variants() -> Vec<Variant> {
                 }
                 if index == IndexMath::U32 {
                     all.push(variant(Kernel::Generic, index, false, false, true));
+                    // Runs (CPU devices): whole tensors of unpacked units, 32-bit index math.
+                    if unit >= 4 {
+                        for specialized in [false, true] {
+                            all.push(Variant {
+                                runs: true,
+                                ..variant(Kernel::Generic, index, false, false, specialized)
+                            });
+                        }
+                    }
                 }
             }
         }
@@ -602,6 +623,21 @@ fn generic_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
         build,
         GENERIC_WORKGROUP,
     )?;
+    let items_fn = if v.runs {
+        // The source stride of the innermost output dim.
+        let last = v.rank - 1;
+        let step = match v.specialized {
+            true => format!("ix(S{last})"),
+            false => format!("ip(SRC_STRIDES + {last}u)"),
+        };
+        fill(
+            "fragments/generic_runs.wgsl",
+            GENERIC_RUNS_WGSL,
+            &[("STEP", &step)],
+        )?
+    } else {
+        GENERIC_SPACED_WGSL.to_string()
+    };
     let kernel = fill(
         "generic.wgsl",
         GENERIC_WGSL,
@@ -610,6 +646,7 @@ fn generic_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
             ("INDEX_MATH", index_math(v.index)),
             ("DECODE_FN", &generic_decode(v, mode)),
             ("MOVE_FN", move_fn),
+            ("ITEMS_FN", &items_fn),
         ],
     )?;
     Ok(prelude + &kernel)
@@ -664,15 +701,90 @@ fn tile_prelude(
 }
 
 fn micro_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
+    let block = v.block.ok_or(TemplateError::Missing {
+        template: "micro.wgsl",
+        name: "the variant's block".into(),
+    })?;
+    let store = if block.access_bytes == 16 {
+        "vec4<u32>"
+    } else {
+        "u32"
+    };
     let kernel = fill(
         "micro.wgsl",
         MICRO_WGSL,
         &[
-            ("SIDE", &format!("{MICRO_SIDE}u")),
+            ("SIDE", &format!("{}u", block.side)),
+            (
+                "ACCESSES",
+                &format!("{}u", block.side / block.per_access(v.unit)),
+            ),
+            ("RUN", &format!("{}u", block.run)),
             ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2))),
+            ("BLOCK_MOVE", &block_move(&block, v.unit)),
         ],
     )?;
-    Ok(tile_prelude(v, "u32", build, GENERIC_WORKGROUP)? + &kernel)
+    Ok(tile_prelude(v, store, build, GENERIC_WORKGROUP)? + &kernel)
+}
+
+/// The micro kernel's move of one block, unrolled: `x{r}_{a}` is access `a` of input row
+/// `r`; output row `c` is the block's column `c`, its words gathered from the input rows'
+/// words (whole words for 4 and 8-byte elements, packed lanes for 8/16-bit ones).
+fn block_move(block: &Block, unit: u32) -> String {
+    let side = block.side;
+    let vec = block.access_bytes / 4; // words per access
+    let accesses = side / block.per_access(unit);
+    let row_words = accesses * vec;
+    // Word `k` of input row `r`.
+    let word = |r: u32, k: u32| match vec {
+        4 => format!("x{r}_{}.{}", k / 4, ["x", "y", "z", "w"][(k % 4) as usize]),
+        _ => format!("x{r}_{k}"),
+    };
+    // Word `k` of output row `c`.
+    let out_word = |c: u32, k: u32| match pack_of(unit) {
+        1 => {
+            let e = unit / 4; // words per element
+            word(k / e, c * e + k % e)
+        }
+        pack => {
+            let bits = 32 / pack;
+            (0..pack)
+                .map(|i| {
+                    format!(
+                        "(lane({}, {}u) << {}u)",
+                        word(k * pack + i, c / pack),
+                        c % pack,
+                        bits * i
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(" | ")
+        }
+    };
+    let mut f = String::new();
+    for r in 0..side {
+        for a in 0..accesses {
+            let _ = writeln!(
+                f,
+                "        let x{r}_{a} = load_src(first_in + {r}u * in_row + {a}u);"
+            );
+        }
+    }
+    debug_assert_eq!(row_words * 4, side * unit);
+    for c in 0..side {
+        for a in 0..accesses {
+            let words: Vec<String> = (a * vec..(a + 1) * vec).map(|k| out_word(c, k)).collect();
+            let value = match vec {
+                4 => format!("vec4<u32>({})", words.join(", ")),
+                _ => words.join(""),
+            };
+            let _ = writeln!(
+                f,
+                "        store_dst(first_out + {c}u * out_row + {a}u, {value});"
+            );
+        }
+    }
+    f
 }
 
 fn tiled_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
@@ -837,14 +949,27 @@ fn bound_arrays(plan: &Plan) -> (Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>) {
 fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
     let unit = plan.unit as u64;
     let (b, r, c) = plan.batch_rows_cols().unwrap_or((0, 0, 0));
-    // Tiles (or micro blocks) along each side.
-    let side = match plan.kernel {
-        Kernel::Tiled => plan.tile.unwrap_or(Tile::for_unit(plan.unit)).extent(),
-        _ => MICRO_SIDE as u64,
+    // Tiles (or micro blocks) along each side; the tiled kernel takes offsets in storage
+    // units and strides in elements, the micro kernel both in its accesses.
+    let (side, off_bytes, per) = match plan.kernel {
+        Kernel::Tiled => {
+            let tile = plan.tile.unwrap_or(Tile::for_unit(plan.unit));
+            (tile.extent(), unit.max(4), 1)
+        }
+        _ => {
+            let block = select::micro_block(plan).unwrap_or(Block {
+                side: 1,
+                access_bytes: 4,
+                run: 1,
+            });
+            let per = block.per_access(plan.unit) as i64;
+            (block.side as u64, block.access_bytes as u64, per)
+        }
     };
+    // Exact for the micro kernel's strides (`micro_block` checks), negative ones included.
+    let stride = |s: u64| ((s as i64) / per) as u64;
     let (tiles_c, tiles_r) = (c.div_ceil(side), r.div_ceil(side));
     let a = plan.row_dim().unwrap_or(0);
-    let word_bytes = unit.max(4);
     let in_strides = plan.in_strides();
     let out_strides = plan.out_strides_by_input_dim();
     let last = plan.dims.len() - 1;
@@ -858,16 +983,16 @@ fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
             TileWord::Tiles => b * tiles_c * tiles_r,
             TileWord::Rows => r,
             TileWord::Cols => c,
-            TileWord::SrcOff => plan.src_start() / word_bytes,
-            TileWord::DstOff => plan.dst_offset / word_bytes,
-            TileWord::InRow => in_strides[a],
-            TileWord::OutRow => out_strides[last],
+            TileWord::SrcOff => plan.src_start() / off_bytes,
+            TileWord::DstOff => plan.dst_offset / off_bytes,
+            TileWord::InRow => stride(in_strides[a]),
+            TileWord::OutRow => stride(out_strides[last]),
         };
     }
     head.into_iter()
         .chain(batch.iter().map(|&d| plan.dims[d]))
-        .chain(batch.iter().map(|&d| in_strides[d]))
-        .chain(batch.iter().map(|&d| out_strides[d]))
+        .chain(batch.iter().map(|&d| stride(in_strides[d])))
+        .chain(batch.iter().map(|&d| stride(out_strides[d])))
         .map(|v| v as u32)
         .collect()
 }

@@ -6,7 +6,7 @@ mod common;
 use common::{Case, GENERIC, MICRO, TILED, check, check_many, gpu, permutations, test_bytes};
 use proptest::prelude::*;
 use wgpu::util::DeviceExt;
-use wgpu_permute::plan::{ELEM_SIZES, MAX_RANK, MICRO_SIDE, Measured, Tile};
+use wgpu_permute::plan::{Block, ELEM_SIZES, MAX_RANK, MICRO_SIDE, Measured, Tile};
 use wgpu_permute::{
     Bound, IndexMath, Kernel, Options, PermuteError, Request, View, ViewRequest, gpu_permute,
     read_buffer, reference, shaders,
@@ -71,11 +71,14 @@ fn every_permutation_of_ranks_1_to_5_every_elem_size() {
 /// Sides around each kernel's block, derived from its constants: 0, one step below, at and
 /// above the block's extent, and twice it plus a step. A step is the elements per word for
 /// the tiled kernel (packed data tiles only in whole words) and one element for the micro
-/// kernel (whose sides must divide by its block: the other sides fall to the generic
-/// kernel, checked too).
+/// kernel, around its wide block (whose sides must divide by its block: the other sides
+/// fall to its narrow block or to the generic kernel, checked too).
 fn edge_sizes(kernel: Kernel, elem: usize) -> Vec<usize> {
     let (extent, step) = match kernel {
-        Kernel::Micro => (MICRO_SIDE as usize, 1),
+        Kernel::Micro => (
+            Block::wide(elem as u32).map_or(MICRO_SIDE, |b| b.side) as usize,
+            1,
+        ),
         _ => {
             let tile = Tile::for_unit(elem as u32);
             (tile.extent() as usize, tile.pack as usize)
@@ -265,11 +268,46 @@ fn every_shader_variant_runs_and_matches_the_reference() {
             }
             continue;
         }
-        if variant.kernel != Kernel::Generic {
+        if variant.runs {
+            // Runs are the CPU-device layout: the innermost output dim (input dim 0 here)
+            // in whole runs. A rank-1 run is a view's (a flip; tests/views.rs): a permute
+            // of rank 1 is a copy.
+            if !p.caps().cpu || variant.rank == 1 {
+                continue;
+            }
+            shape[0] = 8;
+        }
+        let mut offsets = (0, 0);
+        let last = shape.len() - 1;
+        let small = variant.rank <= 6;
+        match variant.block {
+            // Wide blocks: sides of whole blocks, offsets of whole 16 bytes.
+            // (Rows, here shape[0], of whole runs of blocks for runs.)
+            Some(b) if b.access_bytes == 16 => {
+                let side = b.side as usize;
+                (shape[0], shape[last]) = if small {
+                    (2 * side, 3 * side)
+                } else {
+                    (side, side)
+                };
+                if b.run > 1 {
+                    shape[0] = b.run as usize * side;
+                }
+                offsets = (16, 32);
+            }
+            // Narrow blocks: what wide ones cannot take (sides, or offsets of 4 bytes).
+            Some(b) => {
+                (shape[0], shape[last]) = if small { (20, 36) } else { (4, 8) };
+                if b.run > 1 {
+                    shape[0] = b.run as usize * b.side as usize;
+                }
+                offsets = (4, 4);
+            }
             // Tile sides divisible by 4 (packed data), with partial edge tiles while small.
-            let last = shape.len() - 1;
-            let small = variant.rank <= 6;
-            (shape[0], shape[last]) = if small { (20, 36) } else { (4, 8) };
+            None if variant.kernel == Kernel::Tiled => {
+                (shape[0], shape[last]) = if small { (20, 36) } else { (4, 8) };
+            }
+            None => {}
         }
         // Boxed variants need tensors larger than one binding window can be.
         if variant.boxed {
@@ -300,7 +338,7 @@ fn every_shader_variant_runs_and_matches_the_reference() {
         } else {
             p
         };
-        match check(target, &shape, &perm, elem, options, (0, 0)) {
+        match check(target, &shape, &perm, elem, options, offsets) {
             Ok(plan) => assert_eq!(plan.variant(), Some(variant), "{plan}"),
             Err(m) => failures.push(m),
         }

@@ -3,9 +3,9 @@
 use proptest::prelude::*;
 use wgpu_permute::model::Figures;
 use wgpu_permute::plan::{
-    self, DeviceCaps, ELEM_SIZES, IndexReason, KernelReason, Learned, MAX_RANK, MIN_TILED_EXTENT,
-    Measured, Misfit, Modelling, SPECIALIZE_PAYBACK_BYTES, SpecializeReason, Tile, Tuning,
-    fold_grid, simplify,
+    self, DeviceCaps, ELEM_SIZES, IndexReason, KernelReason, Learned, MAX_RANK, MICRO_RUN,
+    MIN_TILED_EXTENT, Measured, Misfit, Modelling, SPECIALIZE_PAYBACK_BYTES, SpecializeReason,
+    Tile, Tuning, fold_grid, simplify,
 };
 use wgpu_permute::{IndexMath, Kernel, Options, PermuteError, Request, reference};
 
@@ -128,8 +128,16 @@ fn forced_choices_that_cannot_apply_are_refused() {
         )
     };
     let refused = |r: Result<_, PermuteError>| matches!(r, Err(PermuteError::ForcedChoice { .. }));
-    // Micro-tiles: 4x4 blocks of 1, 2 or 4-byte elements.
+    // Micro-tiles: blocks of 1, 2, 4 or 8-byte elements (see the block test below).
     assert!(forced(&[8, 12], &[1, 0], 2, Some(Kernel::Micro), None).is_ok());
+    assert!(forced(&[8, 12], &[1, 0], 8, Some(Kernel::Micro), None).is_ok());
+    assert!(refused(forced(
+        &[8, 9],
+        &[1, 0],
+        8,
+        Some(Kernel::Micro),
+        None
+    )));
     assert!(refused(forced(
         &[8, 10],
         &[1, 0],
@@ -140,7 +148,7 @@ fn forced_choices_that_cannot_apply_are_refused() {
     assert!(refused(forced(
         &[8, 12],
         &[1, 0],
-        8,
+        16,
         Some(Kernel::Micro),
         None
     )));
@@ -666,7 +674,7 @@ fn every_kernel_reason_is_recorded_and_explained() {
             KernelReason::CpuNoMicro(Misfit::MicroSides),
         ),
         (
-            Request::new(&[64, 64], &[1, 0], 8),
+            Request::new(&[64, 64], &[1, 0], 16),
             cpu(),
             Kernel::Generic,
             KernelReason::CpuNoMicro(Misfit::WideUnit),
@@ -1034,4 +1042,53 @@ fn windows_stay_within_u32_storage_indices() {
         assert!(chunk.src_window.1 / 4 <= u32::MAX as u64 + 1);
         assert!(chunk.dst_window.1 / 4 <= u32::MAX as u64 + 1);
     }
+}
+
+/// Micro blocks are wide (a 16-byte access per block row) where the sides divide by the
+/// elements in 16 bytes and the offsets are whole 16 bytes, narrow (4x4, 32-bit accesses)
+/// where only 4 divides them or the offsets are whole words, and absent otherwise.
+#[test]
+fn micro_blocks_are_wide_where_sides_and_offsets_allow() {
+    let cpu = DeviceCaps {
+        cpu: true,
+        ..DeviceCaps::default()
+    };
+    let block = |shape: &[usize], elem: usize, offsets: (u64, u64)| {
+        let mut req = Request::new(shape, &[1, 0], elem);
+        (req.src_offset, req.dst_offset) = offsets;
+        let p = plan::plan(&req, &cpu).unwrap();
+        (p.kernel == Kernel::Micro)
+            .then(|| p.variant().and_then(|v| v.block))
+            .flatten()
+            .map(|b| (b.side, b.access_bytes))
+    };
+    for (elem, side) in [(1, 16), (2, 8), (4, 4), (8, 2)] {
+        assert_eq!(
+            block(&[2 * side, 3 * side], elem, (0, 0)),
+            Some((side as u32, 16))
+        );
+        assert_eq!(
+            block(&[2 * side, 3 * side], elem, (16, 48)),
+            Some((side as u32, 16))
+        );
+        // Offsets of whole words only: narrow, where the unit has narrow blocks.
+        let narrow = (elem <= 4).then_some((4, 4));
+        assert_eq!(block(&[2 * side, 3 * side], elem, (4, 0)), narrow);
+        assert_eq!(block(&[2 * side, 3 * side], elem, (0, 8)), narrow);
+    }
+    // Row blocks that divide by MICRO_RUN: that many blocks per invocation.
+    let run = |shape: &[usize], elem: usize| {
+        let p = plan::plan(&Request::new(shape, &[1, 0], elem), &cpu).unwrap();
+        p.variant().and_then(|v| v.block).map(|b| b.run)
+    };
+    assert_eq!(run(&[64, 8], 1), Some(MICRO_RUN));
+    assert_eq!(run(&[40, 8], 1), Some(1));
+    assert_eq!(run(&[16, 4], 4), Some(MICRO_RUN));
+    assert_eq!(run(&[12, 4], 4), Some(1));
+    // Sides that divide by 4 but not by the wide side.
+    assert_eq!(block(&[20, 36], 1, (0, 0)), Some((4, 4)));
+    assert_eq!(block(&[20, 36], 2, (0, 0)), Some((4, 4)));
+    assert_eq!(block(&[6, 10], 8, (0, 0)), Some((2, 16)));
+    assert_eq!(block(&[5, 10], 8, (0, 0)), None);
+    assert_eq!(block(&[4, 4], 16, (0, 0)), None);
 }

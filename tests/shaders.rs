@@ -15,11 +15,14 @@ fn validate(source: &str, capabilities: naga::valid::Capabilities) -> Result<nag
 fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
     let variants = shaders::all_variants();
     // Per unit and rank: generic (3 index widths x whole/boxed/padded/padded strided, but no
-    // strided packed rank 1, + specialised), and from rank 2 tiled, plus micro for units up
-    // to 4 bytes.
+    // strided packed rank 1, + specialised), and from rank 2 tiled, plus micro with wide
+    // blocks for units up to 8 bytes and narrow ones for units up to 4 (each one or
+    // MICRO_RUN per invocation); runs (plain and specialised) for unpacked units.
     let per_rank = |unit: usize, rank: usize| {
         let strided = 3 * (rank >= 2 || unit >= 4) as usize;
-        10 + strided + (rank >= 2) as usize * (1 + (unit <= 4) as usize)
+        let micro = 2 * ((unit <= 8) as usize + (unit <= 4) as usize);
+        let runs = 2 * (unit >= 4) as usize;
+        10 + strided + runs + (rank >= 2) as usize * (1 + micro)
     };
     let expected: usize = ELEM_SIZES
         .iter()
@@ -83,6 +86,8 @@ fn kernels_without_shaders_have_no_source() {
             padded: false,
             strided: false,
             specialized: false,
+            block: None,
+            runs: false,
         };
         assert_eq!(
             shaders::source(&v),

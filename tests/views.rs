@@ -185,8 +185,8 @@ fn tiled_and_micro_views_match_the_reference() {
                     kernel: Some(kernel),
                     ..Options::default()
                 };
-                // Micro-tiles move up to 4 bytes; packed data reads its rows forwards.
-                if (kernel == Kernel::Micro && elem > 4) || (reversed && elem < 4) {
+                // Micro-tiles move up to 8 bytes; packed data reads its rows forwards.
+                if (kernel == Kernel::Micro && elem > 8) || (reversed && elem < 4) {
                     assert!(p.materialize_bytes(&data, &v, elem, &[], options).is_err());
                     continue;
                 }
@@ -449,5 +449,55 @@ proptest! {
     fn random_views_match_the_reference((v, elem, src_len) in random_view()) {
         let fill: Vec<u8> = (0..elem as u8).map(|b| 0xC0 | b).collect();
         check(&v, elem, src_len, &fill);
+    }
+}
+
+/// On CPU devices the generic kernel moves runs of output units that step through the
+/// source by the innermost dim's stride, whatever its sign: flipped, strided and broadcast
+/// rows, of rank 1 and 2, match the reference.
+#[test]
+fn generic_runs_step_through_flipped_strided_and_broadcast_rows() {
+    let cpu = DeviceCaps {
+        cpu: true,
+        ..DeviceCaps::default()
+    };
+    let views = [
+        // x[::-1] of 64 elements.
+        View {
+            shape: vec![64],
+            strides: vec![-1],
+            offset: 63,
+            ..View::contiguous(&[])
+        },
+        // x[:, ::-1] of a [12, 16] tensor.
+        View {
+            shape: vec![12, 16],
+            strides: vec![16, -1],
+            offset: 15,
+            ..View::contiguous(&[])
+        },
+        // x[:, ::2] of a [12, 16] tensor.
+        View {
+            shape: vec![12, 8],
+            strides: vec![16, 2],
+            offset: 0,
+            ..View::contiguous(&[])
+        },
+        // A row of 16 broadcast to 12 rows.
+        View {
+            shape: vec![12, 16],
+            strides: vec![0, 1],
+            offset: 0,
+            ..View::contiguous(&[])
+        },
+    ];
+    for v in &views {
+        for elem in [4, 8, 16] {
+            let plan = plan::plan_view(&request(v, elem, 192, &[]), &cpu, &Default::default());
+            let plan = plan.unwrap();
+            assert!(plan.runs && plan.kernel == Kernel::Generic, "{plan}");
+            assert!(!plan_of(v, elem, 192).runs, "runs are for CPU devices only");
+            check(v, elem, 192, &[]);
+        }
     }
 }

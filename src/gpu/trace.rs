@@ -16,10 +16,15 @@ use crate::shaders;
 const SCRATCH_BYTES: u64 = 1 << 16;
 
 impl Permuter {
-    /// The memory-model figures of `plan`'s kernel: its first dispatch traced on a sample of
-    /// workgroups ([`model::sample`]) and scored for warps of `warp` lanes. `padding: false`
-    /// drops the tiled kernel's padding column (to model what it prevents).
+    /// The memory-model figures of `plan`'s kernel on a GPU: its first dispatch traced on a
+    /// sample of workgroups ([`model::sample`]) and scored for warps of `warp` lanes.
+    /// `padding: false` drops the tiled kernel's padding column (to model what it
+    /// prevents). A CPU device's generic runs are traced as a GPU lays the items out.
     pub fn model(&self, plan: &Plan, warp: Warp, padding: bool) -> Result<Figures, PermuteError> {
+        let plan = &Plan {
+            runs: false,
+            ..plan.clone()
+        };
         let trace = self
             .trace(plan, &model::sample(plan, false), padding, None)?
             .0;

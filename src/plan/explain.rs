@@ -4,8 +4,8 @@
 use std::fmt;
 
 use super::{
-    IndexReason, Kernel, KernelReason, MAX_MODELLED, MIN_TILED_EXTENT, Modelling, Plan,
-    SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES, SpecializeReason, Tile, Tuning, simplify,
+    GENERIC_ITEMS, IndexReason, Kernel, KernelReason, MAX_MODELLED, MIN_TILED_EXTENT, Modelling,
+    Plan, SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES, SpecializeReason, Tile, Tuning, simplify,
 };
 use crate::model::Figures;
 
@@ -175,11 +175,26 @@ impl Plan {
                         tile.extent()
                     ));
                 }
-                Kernel::Micro => why.push(format!(
-                    "each invocation moves a 4x4 block between the input's innermost dim ({c}) and the dim that becomes the output's innermost ({r}) as whole words, {b} blocks' worth of batch"
-                )),
+                Kernel::Micro => {
+                    if let Ok(block) = super::select::micro_block(self) {
+                        let (side, bytes) = (block.side, block.access_bytes);
+                        let how = if bytes == 16 {
+                            "each block row one 16-byte access"
+                        } else {
+                            "as 32-bit words (rows or offsets not in whole 16 bytes)"
+                        };
+                        why.push(format!(
+                            "each invocation moves a {side}x{side} block between the input's innermost dim ({c}) and the dim that becomes the output's innermost ({r}), {how}, {b} blocks' worth of batch"
+                        ));
+                    }
+                }
                 _ => {}
             }
+        }
+        if self.runs {
+            why.push(format!(
+                "each invocation moves a run of {GENERIC_ITEMS} neighbouring output units, decoding the first and stepping through the source (a CPU device: items a workgroup apart pay only on GPUs)"
+            ));
         }
         if let Some(reason) = self.reasons.specialize {
             let kib = SPECIALIZE_MIN_BYTES >> 10;

@@ -42,9 +42,16 @@ pub const GENERIC_WORKGROUP: u32 = 256;
 /// per thread amortise the workgroup bookkeeping; 4 keeps enough threads for small tensors.
 pub const GENERIC_ITEMS: u32 = 4;
 
-/// Side of the micro kernel's register blocks, in elements: each invocation moves a
-/// `MICRO_SIDE x MICRO_SIDE` block, so 8-bit rows of a block are one 32-bit word.
+/// Side of the micro kernel's narrow blocks, in elements (see [`Block`]): 8-bit rows of
+/// such a block are one 32-bit word.
 pub const MICRO_SIDE: u32 = 4;
+
+/// Bytes of one access of the micro kernel's wide blocks: a `vec4<u32>`.
+pub const WIDE_ACCESS_BYTES: u32 = 16;
+
+/// Blocks each micro invocation moves where the row blocks divide by it: one decode of the
+/// block position serves them all (8% to 10% faster on lavapipe for 1 and 8-byte units).
+pub const MICRO_RUN: u32 = 4;
 
 /// Largest binding window, in bytes: the shaders index storage with `u32`, so a window
 /// holds at most 2^32 words. Devices that report larger bindings (wgpu's Metal backend
@@ -63,8 +70,8 @@ pub enum Kernel {
     /// Workgroup-memory tiles over the input's and the output's innermost dims
     /// (`shaders/tiled.wgsl`).
     Tiled,
-    /// 4x4 register micro-tiles over the same two dims, no workgroup memory
-    /// (`shaders/micro.wgsl`).
+    /// Register micro-tiles over the same two dims, no workgroup memory
+    /// (`shaders/micro.wgsl`, blocks as in [`Block`]).
     Micro,
 }
 
@@ -256,6 +263,59 @@ impl Tile {
     }
 }
 
+/// Geometry of the micro kernel's register block for one plan: `side x side` elements,
+/// each block row moved as accesses of `access_bytes`. Wide blocks are as many elements as
+/// fill 16 bytes (16 of 8 bits, 8 of 16, 4 of 32, 2 of 64), every row one `vec4<u32>`: on a
+/// CPU adapter each access costs a loop over the SIMD lanes whatever its width, so wide
+/// accesses move four times the bytes per loop. Narrow blocks (4x4, 32-bit accesses) take
+/// the 1, 2 and 4-byte layouts that wide ones cannot: sides not divisible by the wide side,
+/// or offsets and strides not in whole 16 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Block {
+    /// Elements along each side.
+    pub side: u32,
+    /// Bytes of one global-memory access: 16 (wide) or 4 (narrow).
+    pub access_bytes: u32,
+    /// Blocks each invocation moves, neighbours along the output's rows: 1 or
+    /// [`MICRO_RUN`].
+    pub run: u32,
+}
+
+impl Block {
+    /// The wide block of a movement size, if it has one (units up to 8 bytes).
+    pub fn wide(unit: u32) -> Option<Block> {
+        (unit <= 8).then_some(Block {
+            side: WIDE_ACCESS_BYTES / unit,
+            access_bytes: WIDE_ACCESS_BYTES,
+            run: 1,
+        })
+    }
+
+    /// The narrow block of a movement size, if it has one (units up to 4 bytes).
+    pub fn narrow(unit: u32) -> Option<Block> {
+        (unit <= 4).then_some(Block {
+            side: MICRO_SIDE,
+            access_bytes: 4,
+            run: 1,
+        })
+    }
+
+    /// Elements per access.
+    pub fn per_access(&self, unit: u32) -> u32 {
+        (self.access_bytes / unit).max(1)
+    }
+
+    /// Elements per block.
+    pub fn elements(&self) -> u64 {
+        (self.side * self.side) as u64
+    }
+
+    /// The same block, `run` of them per invocation.
+    pub fn with_run(self, run: u32) -> Block {
+        Block { run, ..self }
+    }
+}
+
 /// Identifies one generated shader: everything that changes the WGSL text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Variant {
@@ -278,6 +338,11 @@ pub struct Variant {
     /// Dims and strides are pipeline constants rather than uniforms (generic kernel only):
     /// the compiler turns divisions by them into multiplies and shifts.
     pub specialized: bool,
+    /// The micro kernel's block (micro kernel only).
+    pub block: Option<Block>,
+    /// Each invocation moves a run of consecutive output units (generic kernel only; see
+    /// [`Plan::runs`]).
+    pub runs: bool,
 }
 
 impl std::fmt::Display for Variant {
@@ -302,6 +367,16 @@ impl std::fmt::Display for Variant {
         }
         if self.specialized {
             write!(f, " specialized")?;
+        }
+        if let Some(b) = self.block {
+            write!(
+                f,
+                " block {}x{} by {} B, {} per run",
+                b.side, b.side, b.access_bytes, b.run
+            )?;
+        }
+        if self.runs {
+            write!(f, " runs")?;
         }
         Ok(())
     }
@@ -362,6 +437,10 @@ pub struct Plan {
     /// The generic kernel is compiled for this shape (dims and strides are pipeline
     /// constants).
     pub specialized: bool,
+    /// The generic kernel's invocations each move a run of [`GENERIC_ITEMS`] consecutive
+    /// output units, decoding the first only, instead of items a workgroup apart (see
+    /// [`select::choose_runs`]).
+    pub runs: bool,
     /// Why each choice was made, as recorded when it was made.
     pub reasons: Reasons,
     /// Where the dims sit in the buffers, for a view that is not a plain permute (`None`:
@@ -472,6 +551,10 @@ impl Plan {
                     padded,
                     strided: strided && padded,
                     specialized: self.specialized,
+                    block: (self.kernel == Kernel::Micro)
+                        .then(|| select::micro_block(self).ok())
+                        .flatten(),
+                    runs: self.runs,
                 })
             }
             Kernel::Empty | Kernel::Copy => None,
@@ -489,8 +572,8 @@ impl Plan {
                 b * r.div_ceil(tile.extent()) * c.div_ceil(tile.extent())
             }
             Kernel::Micro => {
-                let block = (MICRO_SIDE * MICRO_SIDE) as u64;
-                (self.units() / block).div_ceil(GENERIC_WORKGROUP as u64)
+                let per = select::micro_block(self).map_or(1, |b| b.elements() * b.run as u64);
+                (self.units() / per).div_ceil(GENERIC_WORKGROUP as u64)
             }
             _ => self
                 .items()
@@ -604,6 +687,7 @@ pub fn plan_with(
         chunks: Vec::new(),
         tile: None,
         specialized: false,
+        runs: false,
         view: None,
         reasons: Reasons {
             kernel: KernelReason::NoElements,
@@ -659,6 +743,7 @@ pub fn plan_with(
         plan.specialized = on;
         plan.reasons.specialize = Some(why);
     }
+    plan.runs = select::choose_runs(&plan, caps);
     Ok(plan)
 }
 
@@ -776,6 +861,7 @@ pub fn plan_view(
         chunks: Vec::new(),
         tile: None,
         specialized: false,
+        runs: false,
         view: Some(ViewLayout {
             src_strides: low.src_strides,
             dst_strides: low.dst_strides,
@@ -838,6 +924,7 @@ pub fn plan_view(
         workgroups: fold_grid(total, caps.max_workgroups_per_dim)?,
     }];
     plan.reasons.specialize = select::choose_specialize(&plan, &req.options, learned).map(|s| s.1);
+    plan.runs = select::choose_runs(&plan, caps);
     Ok(plan)
 }
 

@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{DeviceCaps, IndexMath, Kernel, MICRO_SIDE, Options, Plan, Tile};
+use super::{Block, DeviceCaps, GENERIC_ITEMS, IndexMath, Kernel, MICRO_RUN, Options, Plan, Tile};
 use crate::PermuteError;
 use crate::model::Figures;
 
@@ -128,9 +128,9 @@ pub enum Misfit {
     InnermostStays,
     /// Packed 8/16-bit data needs rows and columns divisible by the elements per word.
     PackedSides,
-    /// Micro-tiles need both block sides divisible by [`MICRO_SIDE`].
+    /// Micro-tiles need both block sides divisible by the block's side (see [`micro_block`]).
     MicroSides,
-    /// Micro-tiles move 1, 2 or 4-byte units.
+    /// Micro-tiles move units of up to 8 bytes.
     WideUnit,
     /// The tiled and micro kernels use 32-bit index math only.
     Index64,
@@ -152,8 +152,10 @@ impl Misfit {
             Misfit::PackedSides => {
                 "packed 8/16-bit data needs rows and columns divisible by the elements per word"
             }
-            Misfit::MicroSides => "both block sides must be divisible by 4",
-            Misfit::WideUnit => "8- and 16-byte units already move as vectors",
+            Misfit::MicroSides => {
+                "both block sides must be divisible by 4 elements (2 for 8-byte units), with offsets in whole words"
+            }
+            Misfit::WideUnit => "16-byte units already move as whole vectors",
             Misfit::Index64 => "it uses 32-bit index math only",
             Misfit::WorkgroupLimits => "the tile does not fit the device's workgroup limits",
             Misfit::Windowed => {
@@ -555,26 +557,77 @@ pub(super) fn choose_specialize(
     })
 }
 
-/// Whether the micro-tile kernel can run this plan: the innermost dim moves, elements of
-/// 1, 2 or 4 bytes, both block sides divisible by [`MICRO_SIDE`], 32-bit index math, one
-/// binding.
+/// Whether the generic kernel's invocations move runs of consecutive output units: on CPU
+/// devices, for a whole tensor of unpacked units written contiguously (no boxes, bounds or
+/// destination strides) with 32-bit index math, whose innermost output dim is whole runs, so that a run never
+/// leaves its output row and its source offsets step by one stride. A CPU adapter gains
+/// nothing from spacing a thread's items a workgroup apart (its lanes access memory one at
+/// a time) and pays for each decode; on GPUs the spaced items are what coalesces.
+pub fn choose_runs(plan: &Plan, caps: &DeviceCaps) -> bool {
+    let whole = plan
+        .view
+        .as_ref()
+        .is_none_or(|v| v.bounds.is_empty() && v.dst_contiguous);
+    caps.cpu
+        && plan.kernel == Kernel::Generic
+        && plan.index == IndexMath::U32
+        && !plan.boxed()
+        && plan.pack() == 1
+        && whole
+        && plan
+            .out_dims()
+            .last()
+            .is_some_and(|&d| d.is_multiple_of(GENERIC_ITEMS as u64))
+}
+
+/// Whether the micro-tile kernel can run this plan: the innermost dim moves, 32-bit index
+/// math, one binding (see [`micro_block`]).
 fn micro_fits(plan: &Plan, one_binding: bool) -> Result<(), Misfit> {
-    let Some((_, r, c)) = plan.batch_rows_cols() else {
-        return Err(Misfit::InnermostStays);
-    };
-    let side = MICRO_SIDE as u64;
-    view_fits(plan)?;
+    micro_block(plan)?;
     if !one_binding {
         Err(Misfit::Windowed)
-    } else if plan.unit > 4 {
-        Err(Misfit::WideUnit)
-    } else if r % side != 0 || c % side != 0 {
-        Err(Misfit::MicroSides)
     } else if plan.index != IndexMath::U32 {
         Err(Misfit::Index64)
     } else {
         Ok(())
     }
+}
+
+/// The micro kernel's block for a plan whose innermost dim moves: wide where both block
+/// sides divide by its side and every offset and stride of rows and batches is in whole 16
+/// bytes (so each block row is one aligned `vec4<u32>`), else narrow for units of up to 4
+/// bytes with both sides divisible by [`super::MICRO_SIDE`]; [`MICRO_RUN`] blocks per
+/// invocation where the row blocks divide by it.
+pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
+    let Some((_, r, c)) = plan.batch_rows_cols() else {
+        return Err(Misfit::InnermostStays);
+    };
+    view_fits(plan)?;
+    let fits = |b: &Block| {
+        let (side, q) = (b.side as u64, b.per_access(plan.unit) as i64);
+        let whole = |s: i64| s.rem_euclid(q) == 0;
+        let (a, last) = (plan.row_dim().unwrap_or(0), plan.dims.len() - 1);
+        let ins = plan.in_strides();
+        let outs = plan.out_strides_by_input_dim();
+        r % side == 0
+            && c % side == 0
+            && (0..last).all(|d| whole(ins[d] as i64))
+            && (0..=last).all(|d| d == a || whole(outs[d] as i64))
+            && plan.src_start().is_multiple_of(b.access_bytes as u64)
+            && plan.dst_offset.is_multiple_of(b.access_bytes as u64)
+    };
+    let block = match (Block::wide(plan.unit), Block::narrow(plan.unit)) {
+        (Some(b), _) if fits(&b) => b,
+        (_, Some(b)) if fits(&b) => b,
+        (None, None) => return Err(Misfit::WideUnit),
+        _ => return Err(Misfit::MicroSides),
+    };
+    let run = if (r / block.side as u64).is_multiple_of(MICRO_RUN as u64) {
+        MICRO_RUN
+    } else {
+        1
+    };
+    Ok(block.with_run(run))
 }
 
 /// Whether the tiled kernel can run this plan at all (size aside).
