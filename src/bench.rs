@@ -336,7 +336,11 @@ impl<'a> Bench<'a> {
     pub fn new(permuter: &'a Permuter, runs: usize) -> Result<Self, PermuteError> {
         let device = permuter.device();
         let timer = Timer::new(device, permuter.queue())?;
-        let source = shaders::vec4_copy_source()
+        // The copy moves 16 bytes per access as the kernels do on this device: 64-bit
+        // components where they take them (see `Plan::access64`), so that it stays the
+        // fastest plain shader copy the device has.
+        let caps = permuter.caps();
+        let source = shaders::vec4_copy_source(caps.cpu && caps.int64)
             .map_err(|e| PermuteError::Validation(format!("shader generation: {e}")))?;
         let copy_pipeline = captured(device, || {
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {

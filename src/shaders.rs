@@ -255,11 +255,14 @@ fn consts(decls: &[(&str, usize)]) -> String {
         .collect()
 }
 
-/// WGSL storage type of one movement unit: 8/16-bit data lives packed in `u32` words.
-pub fn store_type(unit: u32) -> &'static str {
-    match unit {
-        8 => "vec2<u32>",
-        16 => "vec4<u32>",
+/// WGSL storage type of one movement unit: 8/16-bit data lives packed in `u32` words;
+/// with `access64`, 8 and 16-byte units are 64-bit components (see `Plan::access64`).
+pub fn store_type(unit: u32, access64: bool) -> &'static str {
+    match (unit, access64) {
+        (8, false) => "vec2<u32>",
+        (8, true) => "u64",
+        (16, false) => "vec4<u32>",
+        (16, true) => "vec2<u64>",
         _ => "u32",
     }
 }
@@ -314,8 +317,8 @@ fn prelude(
 /// Bytes of one storage unit of a WGSL storage type.
 fn store_bytes(store: &str) -> u32 {
     match store {
-        "vec2<u32>" => 8,
-        "vec4<u32>" => 16,
+        "vec2<u32>" | "u64" => 8,
+        "vec4<u32>" | "vec2<u64>" => 16,
         _ => 4,
     }
 }
@@ -336,6 +339,7 @@ pub fn all_variants() -> Vec<Variant> {
                 specialized,
                 block: None,
                 runs: false,
+                access64: false,
             };
             if rank >= 2 {
                 all.push(variant(Kernel::Tiled, IndexMath::U32, false, false, false));
@@ -377,6 +381,24 @@ pub fn all_variants() -> Vec<Variant> {
             }
         }
     }
+    // 64-bit accesses (CPU devices, 32-bit index math): 8/16-byte units of the generic
+    // kernel, wide micro blocks.
+    let access64: Vec<Variant> = all
+        .iter()
+        .filter(|v| {
+            v.index == IndexMath::U32
+                && match v.kernel {
+                    Kernel::Generic => v.unit >= 8,
+                    Kernel::Micro => v.block.is_some_and(|b| b.access_bytes == 16),
+                    _ => false,
+                }
+        })
+        .map(|v| Variant {
+            access64: true,
+            ..*v
+        })
+        .collect();
+    all.extend(access64);
     all
 }
 
@@ -402,14 +424,14 @@ pub fn build(v: &Variant, build: Build) -> Result<String, TemplateError> {
 }
 
 /// The benchmarks' vec4 copy kernel.
-pub fn vec4_copy_source() -> Result<String, TemplateError> {
+pub fn vec4_copy_source(access64: bool) -> Result<String, TemplateError> {
     let kernel = fill(
         "vec4_copy.wgsl",
         VEC4_COPY_WGSL,
         &[("ITEMS", &format!("{GENERIC_ITEMS}u"))],
     )?;
     let prelude = prelude(
-        "vec4<u32>",
+        store_type(16, access64),
         CopyWord::ALL.len(),
         &CopyWord::decls(),
         1,
@@ -430,10 +452,16 @@ pub fn index_math(index: IndexMath) -> &'static str {
 }
 
 /// The fill unit read from words `FILL`.., as a WGSL expression of the unit's storage type.
-fn fill_unit(unit: u32) -> &'static str {
-    match unit {
-        8 => "vec2<u32>(param(FILL), param(FILL + 1u))",
-        16 => "vec4<u32>(param(FILL), param(FILL + 1u), param(FILL + 2u), param(FILL + 3u))",
+fn fill_unit(unit: u32, access64: bool) -> &'static str {
+    match (unit, access64) {
+        (8, false) => "vec2<u32>(param(FILL), param(FILL + 1u))",
+        (8, true) => "(u64(param(FILL)) | (u64(param(FILL + 1u)) << 32u))",
+        (16, false) => {
+            "vec4<u32>(param(FILL), param(FILL + 1u), param(FILL + 2u), param(FILL + 3u))"
+        }
+        (16, true) => {
+            "vec2<u64>(u64(param(FILL)) | (u64(param(FILL + 1u)) << 32u), u64(param(FILL + 2u)) | (u64(param(FILL + 3u)) << 32u))"
+        }
         _ => "param(FILL)",
     }
 }
@@ -609,14 +637,14 @@ fn generic_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
             "fragments/generic_padded.wgsl",
             GENERIC_PADDED_WGSL,
             &[
-                ("STORE", store_type(v.unit)),
-                ("FILL_UNIT", fill_unit(v.unit)),
+                ("STORE", store_type(v.unit, v.access64)),
+                ("FILL_UNIT", fill_unit(v.unit, v.access64)),
             ],
         )?,
         (Mode::Padded, _) => GENERIC_PADDED_PACKED_WGSL,
     };
     let prelude = prelude(
-        store_type(v.unit),
+        store_type(v.unit, v.access64),
         GENERIC_VALUES + values * value_words(v.index),
         &decls,
         pack_of(v.unit),
@@ -705,10 +733,9 @@ fn micro_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
         template: "micro.wgsl",
         name: "the variant's block".into(),
     })?;
-    let store = if block.access_bytes == 16 {
-        "vec4<u32>"
-    } else {
-        "u32"
+    let store = match block.access_bytes {
+        16 => store_type(16, v.access64),
+        _ => "u32",
     };
     let kernel = fill(
         "micro.wgsl",
@@ -721,7 +748,7 @@ fn micro_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
             ),
             ("RUN", &format!("{}u", block.run)),
             ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2))),
-            ("BLOCK_MOVE", &block_move(&block, v.unit)),
+            ("BLOCK_MOVE", &block_move(&block, v.unit, v.access64)),
         ],
     )?;
     Ok(tile_prelude(v, store, build, GENERIC_WORKGROUP)? + &kernel)
@@ -730,14 +757,21 @@ fn micro_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
 /// The micro kernel's move of one block, unrolled: `x{r}_{a}` is access `a` of input row
 /// `r`; output row `c` is the block's column `c`, its words gathered from the input rows'
 /// words (whole words for 4 and 8-byte elements, packed lanes for 8/16-bit ones).
-fn block_move(block: &Block, unit: u32) -> String {
+fn block_move(block: &Block, unit: u32, access64: bool) -> String {
     let side = block.side;
     let vec = block.access_bytes / 4; // words per access
     let accesses = side / block.per_access(unit);
     let row_words = accesses * vec;
-    // Word `k` of input row `r`.
-    let word = |r: u32, k: u32| match vec {
-        4 => format!("x{r}_{}.{}", k / 4, ["x", "y", "z", "w"][(k % 4) as usize]),
+    // Word `k` of input row `r` (of a 64-bit component: its low or high half).
+    let word = |r: u32, k: u32| match (vec, access64) {
+        (4, true) => {
+            let c = ["x", "y"][(k % 4 / 2) as usize];
+            match k % 2 {
+                0 => format!("u32(x{r}_{}.{c})", k / 4),
+                _ => format!("u32(x{r}_{}.{c} >> 32u)", k / 4),
+            }
+        }
+        (4, false) => format!("x{r}_{}.{}", k / 4, ["x", "y", "z", "w"][(k % 4) as usize]),
         _ => format!("x{r}_{k}"),
     };
     // Word `k` of output row `c`.
@@ -774,8 +808,12 @@ fn block_move(block: &Block, unit: u32) -> String {
     for c in 0..side {
         for a in 0..accesses {
             let words: Vec<String> = (a * vec..(a + 1) * vec).map(|k| out_word(c, k)).collect();
-            let value = match vec {
-                4 => format!("vec4<u32>({})", words.join(", ")),
+            let value = match (vec, access64) {
+                (4, true) => format!(
+                    "vec2<u64>(u64({}) | (u64({}) << 32u), u64({}) | (u64({}) << 32u))",
+                    words[0], words[1], words[2], words[3]
+                ),
+                (4, false) => format!("vec4<u32>({})", words.join(", ")),
                 _ => words.join(""),
             };
             let _ = writeln!(
@@ -789,7 +827,7 @@ fn block_move(block: &Block, unit: u32) -> String {
 
 fn tiled_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
     let tile = Tile::for_unit(v.unit);
-    let store = store_type(v.unit);
+    let store = store_type(v.unit, false);
     let (pitch, tile_access) = match build {
         Build::Shipped => (tile.words + 1, TILE_ACCESS_WGSL),
         Build::Trace { padding } => (tile.words + padding as u32, TILE_ACCESS_TRACE_WGSL),

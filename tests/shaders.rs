@@ -22,7 +22,10 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
         let strided = 3 * (rank >= 2 || unit >= 4) as usize;
         let micro = 2 * ((unit <= 8) as usize + (unit <= 4) as usize);
         let runs = 2 * (unit >= 4) as usize;
-        10 + strided + runs + (rank >= 2) as usize * (1 + micro)
+        // 64-bit accesses: the 7 unpacked 32-bit-index generic variants above, and both
+        // wide micro blocks.
+        let access64 = 7 * (unit >= 8) as usize + 2 * (rank >= 2 && unit <= 8) as usize;
+        10 + strided + runs + access64 + (rank >= 2) as usize * (1 + micro)
     };
     let expected: usize = ELEM_SIZES
         .iter()
@@ -38,8 +41,9 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
             source.starts_with(&shaders::PRELUDE_WGSL[..20]),
             "{v:?} does not start with the prelude"
         );
-        // Only the u64 variants may need a feature: moving 16-bit data needs no SHADER_F16.
-        let caps = if v.index == IndexMath::U64 {
+        // Only the u64 index and 64-bit access variants may need a feature: moving 16-bit
+        // data needs no SHADER_F16.
+        let caps = if v.index == IndexMath::U64 || v.access64 {
             naga::valid::Capabilities::SHADER_INT64
         } else {
             naga::valid::Capabilities::empty()
@@ -88,6 +92,7 @@ fn kernels_without_shaders_have_no_source() {
             specialized: false,
             block: None,
             runs: false,
+            access64: false,
         };
         assert_eq!(
             shaders::source(&v),
@@ -113,7 +118,7 @@ fn shader_files_are_named_after_their_kernels() {
 #[test]
 fn the_benchmark_copy_shader_validates() {
     let module = validate(
-        &shaders::vec4_copy_source().unwrap(),
+        &shaders::vec4_copy_source(false).unwrap(),
         naga::valid::Capabilities::empty(),
     )
     .unwrap_or_else(|e| panic!("vec4_copy:\n{e}"));

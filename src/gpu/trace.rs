@@ -19,10 +19,12 @@ impl Permuter {
     /// The memory-model figures of `plan`'s kernel on a GPU: its first dispatch traced on a
     /// sample of workgroups ([`model::sample`]) and scored for warps of `warp` lanes.
     /// `padding: false` drops the tiled kernel's padding column (to model what it
-    /// prevents). A CPU device's generic runs are traced as a GPU lays the items out.
+    /// prevents). A CPU device's choices (generic runs, 64-bit accesses) are traced as a GPU
+    /// would run the plan.
     pub fn model(&self, plan: &Plan, warp: Warp, padding: bool) -> Result<Figures, PermuteError> {
         let plan = &Plan {
             runs: false,
+            access64: false,
             ..plan.clone()
         };
         let trace = self

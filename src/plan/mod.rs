@@ -158,6 +158,10 @@ pub struct Options {
     /// Force baking the shape into the generic kernel (on or off) instead of the planner's
     /// choice (see [`SpecializeReason`]).
     pub specialize: Option<bool>,
+    /// Force moving data as 64-bit components (on or off) instead of the planner's choice
+    /// (see [`Plan::access64`]); on needs `SHADER_INT64` and 8/16-byte units or wide micro
+    /// blocks.
+    pub access64: Option<bool>,
 }
 
 /// A permute request: contiguous row-major tensors, output dim `i` is input dim `perm[i]`.
@@ -343,6 +347,8 @@ pub struct Variant {
     /// Each invocation moves a run of consecutive output units (generic kernel only; see
     /// [`Plan::runs`]).
     pub runs: bool,
+    /// Storage is accessed as 64-bit components (see [`Plan::access64`]).
+    pub access64: bool,
 }
 
 impl std::fmt::Display for Variant {
@@ -377,6 +383,9 @@ impl std::fmt::Display for Variant {
         }
         if self.runs {
             write!(f, " runs")?;
+        }
+        if self.access64 {
+            write!(f, " access64")?;
         }
         Ok(())
     }
@@ -441,6 +450,11 @@ pub struct Plan {
     /// output units, decoding the first only, instead of items a workgroup apart (see
     /// [`select::choose_runs`]).
     pub runs: bool,
+    /// 8 and 16-byte units, and the micro kernel's wide block rows, are accessed as
+    /// `u64` / `vec2<u64>` rather than `vec2<u32>` / `vec4<u32>`: on a CPU adapter an access
+    /// costs per component, so halving the components speeds every access (see
+    /// [`select::choose_access64`]).
+    pub access64: bool,
     /// Why each choice was made, as recorded when it was made.
     pub reasons: Reasons,
     /// Where the dims sit in the buffers, for a view that is not a plain permute (`None`:
@@ -555,6 +569,7 @@ impl Plan {
                         .then(|| select::micro_block(self).ok())
                         .flatten(),
                     runs: self.runs,
+                    access64: self.access64,
                 })
             }
             Kernel::Empty | Kernel::Copy => None,
@@ -688,6 +703,7 @@ pub fn plan_with(
         tile: None,
         specialized: false,
         runs: false,
+        access64: false,
         view: None,
         reasons: Reasons {
             kernel: KernelReason::NoElements,
@@ -744,6 +760,7 @@ pub fn plan_with(
         plan.reasons.specialize = Some(why);
     }
     plan.runs = select::choose_runs(&plan, caps);
+    plan.access64 = select::choose_access64(&plan, caps, opts)?;
     Ok(plan)
 }
 
@@ -862,6 +879,7 @@ pub fn plan_view(
         tile: None,
         specialized: false,
         runs: false,
+        access64: false,
         view: Some(ViewLayout {
             src_strides: low.src_strides,
             dst_strides: low.dst_strides,
@@ -925,6 +943,7 @@ pub fn plan_view(
     }];
     plan.reasons.specialize = select::choose_specialize(&plan, &req.options, learned).map(|s| s.1);
     plan.runs = select::choose_runs(&plan, caps);
+    plan.access64 = select::choose_access64(&plan, caps, &req.options)?;
     Ok(plan)
 }
 

@@ -580,6 +580,35 @@ pub fn choose_runs(plan: &Plan, caps: &DeviceCaps) -> bool {
             .is_some_and(|&d| d.is_multiple_of(GENERIC_ITEMS as u64))
 }
 
+/// Whether to access storage as 64-bit components: where the units are 8 or 16 bytes (the
+/// generic kernel) or the micro kernel's block rows are 16-byte accesses, on CPU devices
+/// with `SHADER_INT64`. lavapipe loads and stores each component of an access in a loop over
+/// its SIMD lanes, so a `vec2<u64>` costs about half a `vec4<u32>`: a shader copy moved 64
+/// MiB in 38.5 ms instead of 64 ms. GPUs keep 32-bit components, which they coalesce alike.
+pub fn choose_access64(
+    plan: &Plan,
+    caps: &DeviceCaps,
+    opts: &Options,
+) -> Result<bool, PermuteError> {
+    let applies = match plan.kernel {
+        Kernel::Generic => plan.unit >= 8,
+        Kernel::Micro => micro_block(plan).is_ok_and(|b| b.access_bytes == 16),
+        _ => false,
+    };
+    let refuse = |why| PermuteError::ForcedChoice {
+        what: "64-bit accesses",
+        why,
+    };
+    match opts.access64 {
+        Some(true) if !caps.int64 => Err(refuse("the device lacks SHADER_INT64")),
+        Some(true) if !applies => Err(refuse(
+            "they move the generic kernel's 8/16-byte units and wide micro blocks only",
+        )),
+        Some(on) => Ok(on),
+        None => Ok(caps.cpu && caps.int64 && applies),
+    }
+}
+
 /// Whether the micro-tile kernel can run this plan: the innermost dim moves, 32-bit index
 /// math, one binding (see [`micro_block`]).
 fn micro_fits(plan: &Plan, one_binding: bool) -> Result<(), Misfit> {

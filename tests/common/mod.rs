@@ -12,6 +12,7 @@ pub const GENERIC: Options = Options {
     index: None,
     binding_limit: None,
     specialize: None,
+    access64: None,
 };
 pub const TILED: Options = Options {
     kernel: Some(wgpu_permute::Kernel::Tiled),

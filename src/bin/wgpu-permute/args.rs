@@ -156,6 +156,10 @@ pub struct Force {
     /// Force compiling the generic kernel for the shape (true) or not (false).
     #[arg(long)]
     specialize: Option<bool>,
+    /// Force moving 8/16-byte units and wide micro blocks as 64-bit components (true) or
+    /// 32-bit ones (false).
+    #[arg(long)]
+    access64: Option<bool>,
 }
 
 #[derive(Clone, Copy, ValueEnum, Debug)]
@@ -195,6 +199,7 @@ impl Force {
             }),
             binding_limit: None,
             specialize: self.specialize,
+            access64: self.access64,
         }
     }
 }
