@@ -13,8 +13,8 @@ use thiserror::Error;
 
 use crate::model;
 use crate::plan::{
-    Block, Chunk, ELEM_SIZES, GENERIC_ITEMS, GENERIC_WORKGROUP, IndexMath, Kernel, MAX_BOUNDS,
-    MAX_RANK, MICRO_RUN, Plan, Tile, Variant, pack_of, select,
+    Block, Chunk, ELEM_SIZES, GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, IndexMath, Kernel,
+    MAX_BOUNDS, MAX_RANK, MICRO_RUN, Plan, Tile, Variant, pack_of, select,
 };
 
 /// The prelude every kernel starts with: bindings, parameters, packing helpers.
@@ -661,7 +661,7 @@ fn generic_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
         fill(
             "fragments/generic_runs.wgsl",
             GENERIC_RUNS_WGSL,
-            &[("STEP", &step)],
+            &[("STEP", &step), ("RUN", &format!("{GENERIC_RUN}u"))],
         )?
     } else {
         GENERIC_SPACED_WGSL.to_string()

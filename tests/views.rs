@@ -483,9 +483,9 @@ fn generic_runs_step_through_flipped_strided_and_broadcast_rows() {
             offset: 0,
             ..View::contiguous(&[])
         },
-        // A row of 16 broadcast to 12 rows.
+        // A row of 32 broadcast to 12 rows.
         View {
-            shape: vec![12, 16],
+            shape: vec![12, 32],
             strides: vec![0, 1],
             offset: 0,
             ..View::contiguous(&[])

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use super::{
-    GENERIC_ITEMS, IndexReason, Kernel, KernelReason, MAX_MODELLED, MIN_TILED_EXTENT, Modelling,
+    GENERIC_RUN, IndexReason, Kernel, KernelReason, MAX_MODELLED, MIN_TILED_EXTENT, Modelling,
     Plan, SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES, SpecializeReason, Tile, Tuning, simplify,
 };
 use crate::model::Figures;
@@ -193,7 +193,7 @@ impl Plan {
         }
         if self.runs {
             why.push(format!(
-                "each invocation moves a run of {GENERIC_ITEMS} neighbouring output units, decoding the first and stepping through the source (a CPU device: items a workgroup apart pay only on GPUs)"
+                "each invocation moves a run of {GENERIC_RUN} neighbouring output units, decoding the first and stepping through the source (a CPU device: items a workgroup apart pay only on GPUs)"
             ));
         }
         if let Some(reason) = self.reasons.specialize {

@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{Block, DeviceCaps, GENERIC_ITEMS, IndexMath, Kernel, MICRO_RUN, Options, Plan, Tile};
+use super::{Block, DeviceCaps, GENERIC_RUN, IndexMath, Kernel, MICRO_RUN, Options, Plan, Tile};
 use crate::PermuteError;
 use crate::model::Figures;
 
@@ -558,12 +558,13 @@ pub(super) fn choose_specialize(
 }
 
 /// Whether the generic kernel's invocations move runs of consecutive output units: on CPU
-/// devices, for a whole tensor of unpacked units written contiguously (no boxes, bounds or
-/// destination strides) with 32-bit index math, whose innermost output dim is whole runs, so that a run never
-/// leaves its output row and its source offsets step by one stride. A CPU adapter gains
-/// nothing from spacing a thread's items a workgroup apart (its lanes access memory one at
-/// a time) and pays for each decode; on GPUs the spaced items are what coalesces.
-pub fn choose_runs(plan: &Plan, caps: &DeviceCaps) -> bool {
+/// devices, for a tensor in one binding of unpacked units written contiguously (no bounds
+/// or destination strides) with 32-bit index math, whose innermost output dim is whole
+/// runs of [`GENERIC_RUN`], so that a run never leaves its output row and its source offsets
+/// step by one stride. A CPU adapter gains nothing from spacing a thread's items a workgroup
+/// apart (its lanes access memory one at a time) and pays for each decode; on GPUs the
+/// spaced items are what coalesces.
+pub fn choose_runs(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> bool {
     let whole = plan
         .view
         .as_ref()
@@ -571,13 +572,13 @@ pub fn choose_runs(plan: &Plan, caps: &DeviceCaps) -> bool {
     caps.cpu
         && plan.kernel == Kernel::Generic
         && plan.index == IndexMath::U32
-        && !plan.boxed()
+        && one_binding
         && plan.pack() == 1
         && whole
         && plan
             .out_dims()
             .last()
-            .is_some_and(|&d| d.is_multiple_of(GENERIC_ITEMS as u64))
+            .is_some_and(|&d| d.is_multiple_of(GENERIC_RUN as u64))
 }
 
 /// Whether to access storage as 64-bit components: where the units are 8 or 16 bytes (the
