@@ -28,9 +28,9 @@ use crate::plan::{GENERIC_WORKGROUP, Kernel, Plan, Tile};
 
 /// Words of the trace buffer before the records: word 0 is the overflow flag.
 pub const HEADER: u32 = 4;
-/// Records kept per invocation: more than any kernel makes (the tiled kernel's 16-bit
-/// variant, the most, makes 40).
-pub const SLOTS: u32 = 64;
+/// Records kept per invocation: more than any kernel makes (the micro kernel's wide 8-bit
+/// blocks, the most, make 128: 16 loads and 16 stores per block, `MICRO_RUN` blocks).
+pub const SLOTS: u32 = 128;
 /// Words per record: invocation, sequence number, space and bytes, unit index.
 pub const RECORD_WORDS: u32 = 4;
 /// Bytes of a DRAM sector, the unit in which GPUs fetch global memory.

@@ -1,0 +1,34 @@
+"""Joins wgpu-permute bench reports (ours-*.json) and burn reports (burn-*.json) in a folder:
+per case, the median over runs of each side's median time (GPU timestamps on both sides:
+our bench's `permute_median_s`, burn's `device_median_ms` from its profiler), the ratio, and
+our ratio to the shader copy. Prints a Markdown table."""
+import glob
+import json
+import statistics
+import sys
+
+folder = sys.argv[1]
+ours = [json.load(open(p)) for p in sorted(glob.glob(f"{folder}/ours-*.json"))]
+burn = [json.load(open(p)) for p in sorted(glob.glob(f"{folder}/burn-*.json"))]
+device = ours[0]["device"]
+copies = [statistics.median(c["shader_copy_median_s"] for c in run["cases"]) for run in ours]
+print(f"{len(ours)} runs of each, alternating; device: {device}")
+print(f"shader copy (median over cases, per run): {', '.join(f'{c * 1e3:.1f} ms' for c in copies)}")
+print()
+print("| case | kernel | this crate ms | burn ms | this / burn | / shader copy |")
+print("|---|---|---|---|---|---|")
+for case in ours[0]["cases"]:
+    label = case["case"]
+    mine = statistics.median(
+        c["permute_median_s"] * 1e3 for run in ours for c in run["cases"] if c["case"] == label
+    )
+    ratio = statistics.median(
+        c["vs_shader_copy"] for run in ours for c in run["cases"] if c["case"] == label
+    )
+    theirs = [r["device_median_ms"] for run in burn for r in run if r["case"] == label]
+    if theirs:
+        b = statistics.median(theirs)
+        cells = f"{b:.2f} | {mine / b:.2f}"
+    else:
+        cells = "- | -"
+    print(f"| `{label}` | {case['kernel']} | {mine:.2f} | {cells} | {ratio:.2f} |")
