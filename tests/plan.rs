@@ -1092,3 +1092,49 @@ fn micro_blocks_are_wide_where_sides_and_offsets_allow() {
     assert_eq!(block(&[5, 10], 8, (0, 0)), None);
     assert_eq!(block(&[4, 4], 16, (0, 0)), None);
 }
+
+proptest::proptest! {
+    /// Whatever the request, device and forced choices, a plan's shader is one of the
+    /// variants the naga test validates (`shaders::all_variants`).
+    #[test]
+    fn every_plan_runs_a_validated_variant(
+        shape in proptest::collection::vec(1usize..40, 1..6),
+        seed in 0u64..1 << 20,
+        elem in proptest::sample::select(ELEM_SIZES.to_vec()),
+        offsets in (0u64..8, 0u64..8),
+        cpu: bool,
+        int64: bool,
+        kernel in 0usize..4,
+        index in 0usize..4,
+        specialize in 0usize..3,
+        access64 in 0usize..3,
+    ) {
+        use std::collections::HashSet;
+        use std::sync::OnceLock;
+        static ALL: OnceLock<HashSet<wgpu_permute::plan::Variant>> = OnceLock::new();
+        let all = ALL.get_or_init(|| wgpu_permute::shaders::all_variants().into_iter().collect());
+        // A permutation from the seed (Fisher-Yates).
+        let mut perm: Vec<usize> = (0..shape.len()).collect();
+        let mut s = seed;
+        for i in (1..perm.len()).rev() {
+            perm.swap(i, (s % (i as u64 + 1)) as usize);
+            s /= i as u64 + 1;
+        }
+        let caps = DeviceCaps { cpu, int64, ..DeviceCaps::default() };
+        let tri = [None, Some(false), Some(true)];
+        let options = Options {
+            kernel: [None, Some(Kernel::Generic), Some(Kernel::Tiled), Some(Kernel::Micro)][kernel],
+            index: [None, Some(IndexMath::U32), Some(IndexMath::U64), Some(IndexMath::U32Pair)][index],
+            specialize: tri[specialize],
+            access64: tri[access64],
+            ..Options::default()
+        };
+        let mut req = Request::new(&shape, &perm, elem).with_options(options);
+        (req.src_offset, req.dst_offset) = (4 * offsets.0, 4 * offsets.1);
+        if let Ok(p) = plan::plan(&req, &caps)
+            && let Some(v) = p.variant()
+        {
+            proptest::prop_assert!(all.contains(&v), "{} is not validated: {}", v, p);
+        }
+    }
+}

@@ -3,10 +3,13 @@
 //! error; never a panic, an overflow or a hang. See docs/FUZZING.md.
 #![no_main]
 
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use wgpu_permute::plan::{self, DeviceCaps, IndexMath, Kernel, Options, Request};
-use wgpu_permute::reference;
+use wgpu_permute::plan::{self, DeviceCaps, IndexMath, Kernel, Options, Request, Variant};
+use wgpu_permute::{reference, shaders};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -27,6 +30,7 @@ struct Input {
     index: u8,
     binding_limit: Option<u32>,
     specialize: u8,
+    access64: u8,
 }
 
 fuzz_target!(|input: Input| {
@@ -59,13 +63,19 @@ fuzz_target!(|input: Input| {
             [input.index as usize % 4],
         binding_limit: input.binding_limit.map(u64::from),
         specialize: [None, Some(false), Some(true)][input.specialize as usize % 3],
+        access64: [None, Some(false), Some(true)][input.access64 as usize % 3],
     };
     let req = Request::new(&shape, &perm, input.elem_size as usize)
         .with_offsets(input.src_offset, input.dst_offset)
         .with_options(options);
     let Ok(p) = plan::plan(&req, &caps) else { return };
 
-    // Invariants of every plan.
+    // Invariants of every plan. Its shader is one the naga test validates.
+    static VARIANTS: OnceLock<HashSet<Variant>> = OnceLock::new();
+    if let Some(v) = p.variant() {
+        let all = VARIANTS.get_or_init(|| shaders::all_variants().into_iter().collect());
+        assert!(all.contains(&v), "{v} is not among the validated variants: {p}");
+    }
     let n: u64 = shape.iter().map(|&d| d as u64).product();
     if p.kernel == Kernel::Empty {
         assert_eq!(n, 0);

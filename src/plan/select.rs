@@ -582,8 +582,8 @@ pub fn choose_runs(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> bool {
 }
 
 /// Whether to access storage as 64-bit components: where the units are 8 or 16 bytes (the
-/// generic kernel) or the micro kernel's block rows are 16-byte accesses, on CPU devices
-/// with `SHADER_INT64`. lavapipe loads and stores each component of an access in a loop over
+/// generic kernel) or the micro kernel's block rows are 16-byte accesses, with 32-bit index
+/// math, on CPU devices with `SHADER_INT64`. lavapipe loads and stores each component of an access in a loop over
 /// its SIMD lanes, so a `vec2<u64>` costs about half a `vec4<u32>`: a shader copy moved 64
 /// MiB in 38.5 ms instead of 64 ms. GPUs keep 32-bit components, which they coalesce alike.
 pub fn choose_access64(
@@ -591,11 +591,12 @@ pub fn choose_access64(
     caps: &DeviceCaps,
     opts: &Options,
 ) -> Result<bool, PermuteError> {
-    let applies = match plan.kernel {
-        Kernel::Generic => plan.unit >= 8,
-        Kernel::Micro => micro_block(plan).is_ok_and(|b| b.access_bytes == 16),
-        _ => false,
-    };
+    let applies = plan.index == IndexMath::U32
+        && match plan.kernel {
+            Kernel::Generic => plan.unit >= 8,
+            Kernel::Micro => micro_block(plan).is_ok_and(|b| b.access_bytes == 16),
+            _ => false,
+        };
     let refuse = |why| PermuteError::ForcedChoice {
         what: "64-bit accesses",
         why,
@@ -603,7 +604,7 @@ pub fn choose_access64(
     match opts.access64 {
         Some(true) if !caps.int64 => Err(refuse("the device lacks SHADER_INT64")),
         Some(true) if !applies => Err(refuse(
-            "they move the generic kernel's 8/16-byte units and wide micro blocks only",
+            "they move the generic kernel's 8/16-byte units and wide micro blocks, with 32-bit index math",
         )),
         Some(on) => Ok(on),
         None => Ok(caps.cpu && caps.int64 && applies),
