@@ -1,6 +1,6 @@
 // generic: the permute that handles every case. Each thread writes ITEMS output items,
 // spaced a workgroup apart so that neighbouring threads write neighbouring words (on CPU
-// adapters, where that buys nothing, consecutive ones: a run). An item is one movement
+// adapters, where that buys nothing, a run of RUN consecutive ones). An item is one movement
 // unit, or, for 8/16-bit data, one whole 32-bit output word (PACK elements), so no two
 // threads ever write parts of the same word.
 //

@@ -339,8 +339,8 @@ impl<'a> Bench<'a> {
         // The copy moves 16 bytes per access as the kernels do on this device: 64-bit
         // components where they take them (see `Plan::access64`), so that it stays the
         // fastest plain shader copy the device has.
-        let caps = permuter.caps();
-        let source = shaders::vec4_copy_source(caps.cpu && caps.int64)
+        let access64 = crate::plan::select::prefers_access64(permuter.caps());
+        let source = shaders::vec4_copy_source(access64)
             .map_err(|e| PermuteError::Validation(format!("shader generation: {e}")))?;
         let copy_pipeline = captured(device, || {
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {

@@ -33,9 +33,9 @@
 //! | identity, byte count a multiple of 4 | `copy_buffer_to_buffer` |
 //! | larger than one storage binding | `generic`, one dispatch per window of the buffers |
 //! | innermost dim stays innermost | `generic`: unrolled index decode, whole rows' units |
-//! | innermost dim moves, on a CPU device, sides divisible by 4, 1/2/4-byte units | `micro`: 4x4 register tiles |
+//! | innermost dim moves, on a CPU device, 1/2/4/8-byte units, sides divisible by the block | `micro`: register blocks, 16 bytes square where they fit, else 4x4 words |
 //! | innermost dim moves, on a GPU, tile sides >= 16 | `tiled`: workgroup-memory tiles |
-//! | anything else | `generic` |
+//! | anything else | `generic` (on CPU devices, runs of neighbouring output units) |
 //!
 //! With [`Permuter::with_autotune`], measured winners replace the heuristic per shape class.
 //! 8- and 16-bit data moves packed in 32-bit words, so `SHADER_F16` is never needed, and

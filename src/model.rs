@@ -28,8 +28,9 @@ use crate::plan::{GENERIC_WORKGROUP, Kernel, Plan, Tile};
 
 /// Words of the trace buffer before the records: word 0 is the overflow flag.
 pub const HEADER: u32 = 4;
-/// Records kept per invocation: more than any kernel makes (the micro kernel's wide 8-bit
-/// blocks, the most, make 128: 16 loads and 16 stores per block, `MICRO_RUN` blocks).
+/// Records kept per invocation: at least as many as any kernel makes (the micro kernel's
+/// wide 8-bit blocks, the most, make 128: 16 loads and 16 stores per block, `MICRO_RUN`
+/// blocks).
 pub const SLOTS: u32 = 128;
 /// Words per record: invocation, sequence number, space and bytes, unit index.
 pub const RECORD_WORDS: u32 = 4;

@@ -202,7 +202,8 @@ named_words! {
 
 named_words! {
     /// Words of the tiled and micro kernels' parameter block (the micro kernel counts its
-    /// 4x4 blocks as tiles); the batch dims follow from word [`TILE_BATCH`].
+    /// blocks as tiles, and its offsets and strides in its accesses); the batch dims follow
+    /// from word [`TILE_BATCH`].
     TileWord {
         /// Workgroups in the dispatch.
         TotalWorkgroups = "TOTAL_WORKGROUPS",

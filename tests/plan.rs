@@ -1138,3 +1138,22 @@ proptest::proptest! {
         }
     }
 }
+
+/// A CPU plan's GPU form (what the memory model traces) drops the runs and 64-bit accesses
+/// and sizes its dispatch as a GPU plan of the same request does.
+#[test]
+fn a_cpu_plan_on_a_gpu_is_sized_as_the_gpu_plans_it() {
+    let req = Request::new(&[512, 512, 64], &[1, 0, 2], 4);
+    let cpu = DeviceCaps {
+        cpu: true,
+        int64: true,
+        ..DeviceCaps::default()
+    };
+    let on_cpu = plan::plan(&req, &cpu).unwrap();
+    assert!(on_cpu.runs && on_cpu.access64, "{on_cpu}");
+    let on_gpu = plan::plan(&req, &DeviceCaps::default()).unwrap();
+    let traced = on_cpu.on_gpu().unwrap();
+    assert!(!traced.runs && !traced.access64);
+    assert_eq!(traced.chunks, on_gpu.chunks);
+    assert_eq!(traced.variant(), on_gpu.variant());
+}

@@ -117,10 +117,13 @@ fn shader_files_are_named_after_their_kernels() {
 
 #[test]
 fn the_benchmark_copy_shader_validates() {
-    let module = validate(
-        &shaders::vec4_copy_source(false).unwrap(),
-        naga::valid::Capabilities::empty(),
-    )
-    .unwrap_or_else(|e| panic!("vec4_copy:\n{e}"));
-    assert_eq!(module.entry_points[0].name, "vec4_copy");
+    // 32-bit components, and 64-bit ones (CPU devices with SHADER_INT64).
+    for (access64, caps) in [
+        (false, naga::valid::Capabilities::empty()),
+        (true, naga::valid::Capabilities::SHADER_INT64),
+    ] {
+        let module = validate(&shaders::vec4_copy_source(access64).unwrap(), caps)
+            .unwrap_or_else(|e| panic!("vec4_copy (access64 {access64}):\n{e}"));
+        assert_eq!(module.entry_points[0].name, "vec4_copy");
+    }
 }

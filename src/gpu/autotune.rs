@@ -57,7 +57,11 @@ impl Permuter {
                 kernel: Some(kernel),
                 ..req.options
             });
-            let candidate = self.plan(&forced)?;
+            // A choice the request forces (64-bit accesses, say) may rule a kernel out.
+            let candidate = match self.plan(&forced) {
+                Err(PermuteError::ForcedChoice { .. }) => continue,
+                other => other?,
+            };
             let failed = std::cell::Cell::new(None);
             let stats = timer.time(
                 &|e| {

@@ -22,11 +22,7 @@ impl Permuter {
     /// prevents). A CPU device's choices (generic runs, 64-bit accesses) are traced as a GPU
     /// would run the plan.
     pub fn model(&self, plan: &Plan, warp: Warp, padding: bool) -> Result<Figures, PermuteError> {
-        let plan = &Plan {
-            runs: false,
-            access64: false,
-            ..plan.clone()
-        };
+        let plan = &plan.on_gpu()?;
         let trace = self
             .trace(plan, &model::sample(plan, false), padding, None)?
             .0;

@@ -183,13 +183,17 @@ impl Plan {
                         } else {
                             "as 32-bit words (rows or offsets not in whole 16 bytes)"
                         };
+                        let run = block.run;
                         why.push(format!(
-                            "each invocation moves a {side}x{side} block between the input's innermost dim ({c}) and the dim that becomes the output's innermost ({r}), {how}, {b} blocks' worth of batch"
+                            "each invocation moves {run} {side}x{side} block(s), neighbours along the output's rows, between the input's innermost dim ({c}) and the dim that becomes the output's innermost ({r}), {how}, {b} blocks' worth of batch"
                         ));
                     }
                 }
                 _ => {}
             }
+        }
+        if self.access64 {
+            why.push("data moves as 64-bit components (u64, vec2<u64>): a CPU device pays per component of each access".into());
         }
         if self.runs {
             why.push(format!(
@@ -251,6 +255,15 @@ impl fmt::Display for Plan {
         )?;
         if self.specialized {
             write!(f, " (compiled for this shape)")?;
+        }
+        if self.runs {
+            write!(f, " (runs of {GENERIC_RUN})")?;
+        }
+        if let Some(b) = self.variant().and_then(|v| v.block) {
+            write!(f, " ({0}x{0} blocks, {1} per invocation)", b.side, b.run)?;
+        }
+        if self.access64 {
+            write!(f, " (64-bit accesses)")?;
         }
         if let Some(tile) = self.tile {
             write!(

@@ -604,6 +604,26 @@ impl Plan {
         }
     }
 
+    /// This plan as a GPU runs it: without the CPU-device choices (runs, 64-bit accesses),
+    /// its dispatch sized again for items a workgroup apart. What the GPU memory model
+    /// traces.
+    pub fn on_gpu(&self) -> Result<Plan, PermuteError> {
+        let mut plan = Plan {
+            runs: false,
+            access64: false,
+            ..self.clone()
+        };
+        if self.runs {
+            // Runs are planned in one binding only: one chunk, the whole tensor.
+            let total = plan.workgroups();
+            for chunk in &mut plan.chunks {
+                chunk.total_workgroups = total;
+                chunk.workgroups = fold_grid(total, DeviceCaps::default().max_workgroups_per_dim)?;
+            }
+        }
+        Ok(plan)
+    }
+
     /// The work is split into windows (more than one dispatch).
     pub fn boxed(&self) -> bool {
         self.chunks.len() > 1

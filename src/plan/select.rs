@@ -153,7 +153,7 @@ impl Misfit {
                 "packed 8/16-bit data needs rows and columns divisible by the elements per word"
             }
             Misfit::MicroSides => {
-                "both block sides must be divisible by 4 elements (2 for 8-byte units), with offsets in whole words"
+                "both block sides must be divisible by 4 elements with offsets in whole words, or (8-byte units) by 2 with offsets and strides in whole 16 bytes"
             }
             Misfit::WideUnit => "16-byte units already move as whole vectors",
             Misfit::Index64 => "it uses 32-bit index math only",
@@ -607,8 +607,14 @@ pub fn choose_access64(
             "they move the generic kernel's 8/16-byte units and wide micro blocks, with 32-bit index math",
         )),
         Some(on) => Ok(on),
-        None => Ok(caps.cpu && caps.int64 && applies),
+        None => Ok(applies && prefers_access64(caps)),
     }
+}
+
+/// Whether a device moves data fastest as 64-bit components: CPU devices with
+/// `SHADER_INT64` (see [`choose_access64`]). The bench's shader copy follows it too.
+pub fn prefers_access64(caps: &DeviceCaps) -> bool {
+    caps.cpu && caps.int64
 }
 
 /// Whether the micro-tile kernel can run this plan: the innermost dim moves, 32-bit index
