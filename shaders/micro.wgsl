@@ -13,8 +13,13 @@
 // strides in accesses (plan::select::micro_block checks that they divide exactly, so
 // negative strides wrap exactly too).
 //
-// Filled in by src/shaders.rs: SIDE, ACCESSES, RUN, BATCH_FN (the unrolled batch decode)
-// and BLOCK_MOVE (the unrolled loads, register transpose and stores of one block).
+// A padded view (bounds over the batch and row dims, never the columns) fills whole block
+// rows: a row outside a bound is not read, its accesses take the fill value.
+//
+// Filled in by src/shaders.rs: SIDE, ACCESSES, RUN, BATCH_FN (the unrolled batch decode),
+// BOUNDS_FN (for padded views: the batch's part of each bound's combined index, and the
+// row check; else nothing), BATCH_BOUNDS (padded: `bv`, the batch's part) and BLOCK_MOVE
+// (the unrolled loads, register transpose and stores of one block).
 
 const SIDE: u32 = {{SIDE}};
 const ACCESSES: u32 = {{ACCESSES}}; // accesses per block row
@@ -22,6 +27,7 @@ const RUN: u32 = {{RUN}}; // blocks per invocation
 
 // Input and output offsets (in accesses) of batch index `b`, unrolled over the batch dims.
 {{BATCH_FN}}
+{{BOUNDS_FN}}
 
 @compute @workgroup_size(WORKGROUP)
 fn micro(
@@ -42,7 +48,7 @@ fn micro(
     let bc = rest % param(TILES_C);
     let b = rest / param(TILES_C);
     let bases = batch_bases(b);
-    let in_row = param(IN_ROW);
+{{BATCH_BOUNDS}}    let in_row = param(IN_ROW);
     let out_row = param(OUT_ROW);
     for (var j = 0u; j < RUN; j++) {
         let br = br0 + j;

@@ -348,10 +348,13 @@ pub fn all_variants() -> Vec<Variant> {
                     .into_iter()
                     .flatten()
                 {
-                    for run in [1, MICRO_RUN] {
+                    for (run, padded) in [1, MICRO_RUN]
+                        .into_iter()
+                        .flat_map(|r| [(r, false), (r, true)])
+                    {
                         all.push(Variant {
                             block: Some(block.with_run(run)),
-                            ..variant(Kernel::Micro, IndexMath::U32, false, false, false)
+                            ..variant(Kernel::Micro, IndexMath::U32, false, padded, false)
                         });
                     }
                 }
@@ -709,7 +712,8 @@ fn batch_fn(batch: usize) -> String {
     f
 }
 
-/// The tiled and micro kernels' prelude: words, then three per batch dim.
+/// The tiled and micro kernels' prelude: words, then three per batch dim, then for a padded
+/// view (micro kernel) its bound words (see [`micro_bound_words`]).
 fn tile_prelude(
     v: &Variant,
     store: &str,
@@ -719,14 +723,53 @@ fn tile_prelude(
     let mut decls = TileWord::decls();
     decls.push(("BATCH", TILE_BATCH));
     let batch = v.rank.saturating_sub(2);
-    prelude(
-        store,
-        TILE_BATCH + 3 * batch,
-        &decls,
-        pack_of(v.unit),
-        build,
-        invocations,
-    )
+    let mut words = TILE_BATCH + 3 * batch;
+    if v.padded {
+        let (bound_decls, end) = micro_bound_words(batch);
+        decls.extend(bound_decls);
+        words = end;
+    }
+    prelude(store, words, &decls, pack_of(v.unit), build, invocations)
+}
+
+/// The micro kernel's words for a padded view, from the first whole `vec4` after the batch
+/// dims' words: four each (one per bound, unused ones all-valid) for the fill unit, the
+/// row dim's multiplier in each bound's combined index and each bound's valid range; then
+/// four multipliers per batch dim. Returns their names and positions, and the block's end.
+fn micro_bound_words(batch: usize) -> (Vec<(&'static str, usize)>, usize) {
+    let start = (TILE_BATCH + 3 * batch).next_multiple_of(4);
+    let names = ["FILL", "ROW_MULTS", "VALID_LO", "VALID_HI", "BATCH_MULTS"];
+    let decls = names
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| (n, start + 4 * i))
+        .collect();
+    (decls, start + 4 * (names.len() - 1 + batch))
+}
+
+/// For a padded view, the micro kernel's `batch_bounds(b)` (each bound's combined index
+/// over the batch dims of batch index `b`) and `row_inside(bv, row)`: whether a source row
+/// of that batch is inside every bound. `MAX_BOUNDS` is 4: one bound per vector lane.
+fn micro_bounds_fn(batch: usize) -> String {
+    const _: () = assert!(MAX_BOUNDS == 4);
+    let mut f = String::from(
+        "// Words `i` to `i + 3` (`i` a multiple of 4): one per bound.\nfn param4(i: u32) -> vec4<u32> {\n    return params.v[i / 4u];\n}\n\n",
+    );
+    f += "// Each bound's combined index over the batch dims of batch index `b`.\nfn batch_bounds(b: u32) -> vec4<u32> {\n    var rem = b;\n    var v = vec4<u32>(0u);\n";
+    for j in (0..batch).rev() {
+        if j > 0 {
+            let _ = writeln!(
+                f,
+                "    let c{j} = rem % param(BATCH + {j}u);\n    rem = rem / param(BATCH + {j}u);"
+            );
+        } else {
+            f += "    let c0 = rem;\n";
+        }
+        let _ = writeln!(f, "    v += c{j} * param4(BATCH_MULTS + {}u);", 4 * j);
+    }
+    f += "    return v;\n}\n\n";
+    f += "// Whether source row `row` of the batch whose bound indices are `bv` exists.\nfn row_inside(bv: vec4<u32>, row: u32) -> bool {\n    let v = bv + row * param4(ROW_MULTS);\n    return all(v >= param4(VALID_LO)) && all(v < param4(VALID_HI));\n}\n";
+    f
 }
 
 fn micro_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
@@ -737,6 +780,16 @@ fn micro_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
     let store = match block.access_bytes {
         16 => store_type(16, v.access64),
         _ => "u32",
+    };
+    let (bounds_fn, batch_bounds) = match v.padded {
+        true => (
+            micro_bounds_fn(v.rank.saturating_sub(2)),
+            format!(
+                "    let bv = batch_bounds(b);\n    let fill = {};\n",
+                fill_unit(block.access_bytes, v.access64)
+            ),
+        ),
+        false => (String::new(), String::new()),
     };
     let kernel = fill(
         "micro.wgsl",
@@ -749,7 +802,12 @@ fn micro_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
             ),
             ("RUN", &format!("{}u", block.run)),
             ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2))),
-            ("BLOCK_MOVE", &block_move(&block, v.unit, v.access64)),
+            ("BOUNDS_FN", &bounds_fn),
+            ("BATCH_BOUNDS", &batch_bounds),
+            (
+                "BLOCK_MOVE",
+                &block_move(&block, v.unit, v.access64, v.padded),
+            ),
         ],
     )?;
     Ok(tile_prelude(v, store, build, GENERIC_WORKGROUP)? + &kernel)
@@ -757,8 +815,9 @@ fn micro_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
 
 /// The micro kernel's move of one block, unrolled: `x{r}_{a}` is access `a` of input row
 /// `r`; output row `c` is the block's column `c`, its words gathered from the input rows'
-/// words (whole words for 4 and 8-byte elements, packed lanes for 8/16-bit ones).
-fn block_move(block: &Block, unit: u32, access64: bool) -> String {
+/// words (whole words for 4 and 8-byte elements, packed lanes for 8/16-bit ones). With
+/// `padded`, a row outside the view's bounds is not read and takes the fill value.
+fn block_move(block: &Block, unit: u32, access64: bool, padded: bool) -> String {
     let side = block.side;
     let vec = block.access_bytes / 4; // words per access
     let accesses = side / block.per_access(unit);
@@ -798,12 +857,21 @@ fn block_move(block: &Block, unit: u32, access64: bool) -> String {
     };
     let mut f = String::new();
     for r in 0..side {
-        for a in 0..accesses {
-            let _ = writeln!(
-                f,
-                "        let x{r}_{a} = load_src(first_in + {r}u * in_row + {a}u);"
-            );
+        let load = |a: u32| format!("load_src(first_in + {r}u * in_row + {a}u)");
+        if !padded {
+            for a in 0..accesses {
+                let _ = writeln!(f, "        let x{r}_{a} = {};", load(a));
+            }
+            continue;
         }
+        for a in 0..accesses {
+            let _ = writeln!(f, "        var x{r}_{a} = fill;");
+        }
+        let _ = writeln!(f, "        if row_inside(bv, SIDE * br + {r}u) {{");
+        for a in 0..accesses {
+            let _ = writeln!(f, "            x{r}_{a} = {};", load(a));
+        }
+        f += "        }\n";
     }
     debug_assert_eq!(row_words * 4, side * unit);
     for c in 0..side {
@@ -1028,12 +1096,49 @@ fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
             TileWord::OutRow => stride(out_strides[last]),
         };
     }
-    head.into_iter()
+    let mut words: Vec<u32> = head
+        .into_iter()
         .chain(batch.iter().map(|&d| plan.dims[d]))
         .chain(batch.iter().map(|&d| stride(in_strides[d])))
         .chain(batch.iter().map(|&d| stride(out_strides[d])))
         .map(|v| v as u32)
-        .collect()
+        .collect();
+    if plan.variant().is_some_and(|v| v.padded) {
+        words.extend(micro_bound_params(plan, &batch));
+    }
+    words
+}
+
+/// A padded view's words of the micro kernel (laid out as [`micro_bound_words`] says),
+/// from the first whole `vec4` after the batch dims' words.
+fn micro_bound_params(plan: &Plan, batch: &[usize]) -> Vec<u32> {
+    let Some(view) = &plan.view else {
+        return Vec::new();
+    };
+    // Each dim's multiplier in each bound's combined index (0 outside the bound).
+    let mut mults = vec![[0u32; MAX_BOUNDS]; plan.dims.len()];
+    let (mut lo, mut hi) = ([0u32; MAX_BOUNDS], [u32::MAX; MAX_BOUNDS]);
+    for (g, (dims, valid)) in view.bounds.iter().enumerate() {
+        let mut radix = 1u64;
+        for &d in dims.iter().rev() {
+            mults[d][g] = radix as u32;
+            radix *= plan.dims[d];
+        }
+        // Combined indices stay below the unit count, which fits in 32 bits.
+        lo[g] = valid.start.min(u32::MAX as u64) as u32;
+        hi[g] = valid.end.min(u32::MAX as u64) as u32;
+    }
+    let start = (TILE_BATCH + 3 * batch.len()).next_multiple_of(4);
+    let row = mults[plan.row_dim().unwrap_or(0)];
+    let mut words = vec![0u32; start - TILE_BATCH - 3 * batch.len()];
+    words.extend(view.fill);
+    words.extend(row);
+    words.extend(lo);
+    words.extend(hi);
+    for &d in batch {
+        words.extend(mults[d]);
+    }
+    words
 }
 
 #[cfg(test)]

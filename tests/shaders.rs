@@ -17,14 +17,15 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
     // Per unit and rank: generic (3 index widths x whole/boxed/padded/padded strided, but no
     // strided packed rank 1, + specialised), and from rank 2 tiled, plus micro with wide
     // blocks for units up to 8 bytes and narrow ones for units up to 4 (each one or
-    // MICRO_RUN per invocation); runs (plain and specialised) for unpacked units.
+    // MICRO_RUN per invocation, plain or padded); runs (plain and specialised) for unpacked
+    // units.
     let per_rank = |unit: usize, rank: usize| {
         let strided = 3 * (rank >= 2 || unit >= 4) as usize;
-        let micro = 2 * ((unit <= 8) as usize + (unit <= 4) as usize);
+        let micro = 4 * ((unit <= 8) as usize + (unit <= 4) as usize);
         let runs = 2 * (unit >= 4) as usize;
-        // 64-bit accesses: the 7 unpacked 32-bit-index generic variants above, and both
-        // wide micro blocks.
-        let access64 = 7 * (unit >= 8) as usize + 2 * (rank >= 2 && unit <= 8) as usize;
+        // 64-bit accesses: the 7 unpacked 32-bit-index generic variants above, and the
+        // four wide micro blocks.
+        let access64 = 7 * (unit >= 8) as usize + 4 * (rank >= 2 && unit <= 8) as usize;
         10 + strided + runs + access64 + (rank >= 2) as usize * (1 + micro)
     };
     let expected: usize = ELEM_SIZES

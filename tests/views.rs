@@ -267,6 +267,11 @@ fn padding_reads_the_fill_value_outside_the_bounds() {
         let fill: Vec<u8> = (0..elem as u8).map(|b| 0xF0 | b).collect();
         check(&padded_4x5(), elem, 20, &fill);
     }
+    // A valid range reaching past 32 bits (it is clamped to the dim, for 32-bit index math).
+    let mut open_ended = padded_4x5();
+    open_ended.bounds[0].valid = 1..1 << 32;
+    open_ended.shape[0] = 5;
+    check(&open_ended, 4, 20, &[0xF0; 4]);
     // NCHW -> NCHW4c on 6 channels: `n (cb c) h w -> n cb h w c`, c = 4, 2 channels padded.
     let (n, ch, h, w) = (2, 6, 3, 5);
     let nchw4c = View {
@@ -292,6 +297,82 @@ fn padding_reads_the_fill_value_outside_the_bounds() {
         let fill = vec![0xEE; elem];
         check(&nchw4c, elem, n * ch * h * w, &fill);
     }
+}
+
+/// Padded views whose bounds fall on whole block rows (the channels of a blocked layout, a
+/// batch dim) run on the micro kernel on CPU devices and gather on GPUs; a bound on the
+/// source's innermost dim keeps a CPU device on the generic kernel too. Each runs against
+/// the reference with a fill that shows.
+#[test]
+fn padded_blocked_layouts_run_on_micro_blocks() {
+    let cpu = DeviceCaps {
+        cpu: true,
+        ..DeviceCaps::default()
+    };
+    let on = |v: &View, elem: usize, src_len: usize, caps: &DeviceCaps| {
+        let fill = vec![0xEE; elem];
+        let req = ViewRequest {
+            dst_len: v.dst_span(),
+            ..request(v, elem, src_len, &fill)
+        };
+        let p = plan::plan_view(&req, caps, &Default::default()).unwrap();
+        (p.kernel, p.reasons.kernel)
+    };
+    // `n (cb c) h w -> n cb h w c` on `ch` channels, blocks of `c` (the last block padded),
+    // and one more image of padding: `np.pad` of the batch, then the blocking.
+    for (elem, c) in [
+        (1, 4),
+        (1, 16),
+        (2, 4),
+        (2, 8),
+        (4, 4),
+        (4, 8),
+        (8, 2),
+        (8, 4),
+    ] {
+        let (n, ch, hw) = (2, c + c / 2, 48);
+        let v = View {
+            shape: vec![n + 1, 2, hw, c],
+            strides: vec![(ch * hw) as isize, (c * hw) as isize, 1, hw as isize],
+            offset: 0,
+            bounds: vec![
+                Bound {
+                    dims: vec![0],
+                    valid: 0..n,
+                },
+                Bound {
+                    dims: vec![1, 3],
+                    valid: 0..ch,
+                },
+            ],
+            dst_strides: None,
+        };
+        let src_len = n * ch * hw;
+        assert_eq!(
+            on(&v, elem, src_len, &cpu),
+            (Kernel::Micro, KernelReason::CpuMicro),
+            "{elem} B, c = {c}"
+        );
+        assert_eq!(
+            on(&v, elem, src_len, &DeviceCaps::default()),
+            (Kernel::Generic, KernelReason::View)
+        );
+        check(&v, elem, src_len, &vec![0xEE; elem]);
+    }
+    // `np.pad(x.T, ((0, 4), (0, 0)))` of an [8, 16] tensor: the bound is on the source's
+    // innermost dim, whose block rows the micro kernel reads whole.
+    let v = View {
+        shape: vec![20, 8],
+        strides: vec![1, 16],
+        offset: 0,
+        bounds: vec![Bound {
+            dims: vec![0],
+            valid: 0..16,
+        }],
+        dst_strides: None,
+    };
+    assert_eq!(on(&v, 4, 128, &cpu), (Kernel::Generic, KernelReason::View));
+    check(&v, 4, 128, &[0xEE; 4]);
 }
 
 #[test]

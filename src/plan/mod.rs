@@ -339,8 +339,9 @@ pub struct Variant {
     /// The work is split into boxes over binding windows, or written through destination
     /// strides (generic kernel only).
     pub boxed: bool,
-    /// The view mode (generic kernel only): positions outside a view's bounds read a fill
-    /// value, and a packed output may be written through destination strides.
+    /// The view mode: positions outside a view's bounds read a fill value (the micro
+    /// kernel's, whole block rows), and a packed output may be written through destination
+    /// strides (generic kernel).
     pub padded: bool,
     /// With `padded`, the output is written through the view's destination strides.
     pub strided: bool,
@@ -556,11 +557,11 @@ impl Plan {
                 // A view's strided output: unpacked units go through the box mode; packed
                 // words, and padded views, through the view mode.
                 let strided = generic && self.view.as_ref().is_some_and(|v| !v.dst_contiguous);
-                let padded = generic
-                    && self
-                        .view
-                        .as_ref()
-                        .is_some_and(|v| !v.bounds.is_empty() || (strided && self.pack() > 1));
+                let bounded = self.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
+                let padded = match self.kernel {
+                    Kernel::Generic => bounded || (strided && self.pack() > 1),
+                    _ => bounded,
+                };
                 Some(Variant {
                     kernel: self.kernel,
                     rank: self.dims.len(),

@@ -140,6 +140,9 @@ pub enum Misfit {
     Windowed,
     /// A view whose layout the tiles cannot read or write (see `view_fits`).
     ViewLayout,
+    /// A padded view: the tiled kernel reads no bounds, and the micro kernel only bounds on
+    /// whole block rows (not on the source's innermost dim, which its rows read whole).
+    Padded,
 }
 
 impl Misfit {
@@ -162,8 +165,12 @@ impl Misfit {
                 "the tensor exceeds one storage binding; only the generic kernel splits into windows"
             }
             Misfit::ViewLayout => {
-                "the view is padded, or its columns are not contiguous in the source, its rows \
-                 not in the destination, or packed data does not start each row on a whole word"
+                "the view's columns are not contiguous in the source, its rows not in the \
+                 destination, or packed data does not start each row on a whole word"
+            }
+            Misfit::Padded => {
+                "the view is padded: the tiled kernel reads no bounds, the micro kernel none on \
+                 the source's innermost dim"
             }
         }
     }
@@ -460,17 +467,21 @@ pub(super) fn choose_view_kernel(
             "a strided view that is not a permute runs on the generic, tiled or micro kernel (or a copy)",
         )),
         None => Ok(match plan.batch_rows_cols() {
-            Some((_, rows, cols)) if view_fits(plan).is_ok() => by_device(plan, caps, rows, cols),
+            Some((_, rows, cols)) if view_fits(plan, prefer_micro(caps)).is_ok() => {
+                by_device(plan, caps, rows, cols)
+            }
             _ => (Kernel::Generic, KernelReason::View),
         }),
     }
 }
 
 /// Whether a view's layout suits the tiled and micro kernels, which read rows of columns
-/// and write rows of output rows: unpadded, its columns (the innermost lowered dim) at
-/// stride 1 in the source, its output rows at stride 1 in the destination, and for packed
-/// data every other stride and the start in whole words. Plain permutes always suit.
-fn view_fits(plan: &Plan) -> Result<(), Misfit> {
+/// and write rows of output rows: its columns (the innermost lowered dim) at stride 1 in
+/// the source, its output rows at stride 1 in the destination, for packed data every other
+/// stride and the start in whole words, and unpadded unless `block_rows_bounded` (the micro
+/// kernel, which fills whole block rows: then no bound may span the columns). Plain
+/// permutes always suit.
+fn view_fits(plan: &Plan, block_rows_bounded: bool) -> Result<(), Misfit> {
     let (Some(v), Some(a)) = (&plan.view, plan.row_dim()) else {
         return Ok(());
     };
@@ -481,11 +492,11 @@ fn view_fits(plan: &Plan) -> Result<(), Misfit> {
         (d == last || (v.src_strides[d] >= 0 && words(v.src_strides[d])))
             && (d == a || words(v.dst_strides[d] as i64))
     }) && plan.src_start().is_multiple_of(4);
-    if !v.bounds.is_empty()
-        || v.src_strides[last] != 1
-        || v.dst_strides[a] != 1
-        || (pack > 1 && !packed_words)
-    {
+    let bounded_columns = v.bounds.iter().any(|(dims, _)| dims.contains(&last));
+    if !v.bounds.is_empty() && (!block_rows_bounded || bounded_columns) {
+        return Err(Misfit::Padded);
+    }
+    if v.src_strides[last] != 1 || v.dst_strides[a] != 1 || (pack > 1 && !packed_words) {
         return Err(Misfit::ViewLayout);
     }
     Ok(())
@@ -639,7 +650,7 @@ pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
     let Some((_, r, c)) = plan.batch_rows_cols() else {
         return Err(Misfit::InnermostStays);
     };
-    view_fits(plan)?;
+    view_fits(plan, true)?;
     let fits = |b: &Block| {
         let (side, q) = (b.side as u64, b.per_access(plan.unit) as i64);
         let whole = |s: i64| s.rem_euclid(q) == 0;
@@ -673,7 +684,7 @@ fn tiled_fits(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> Result<(), M
         return Err(Misfit::InnermostStays);
     };
     let tile = Tile::for_unit(plan.unit);
-    view_fits(plan)?;
+    view_fits(plan, false)?;
     if !one_binding {
         Err(Misfit::Windowed)
     } else if r % tile.pack as u64 != 0 || c % tile.pack as u64 != 0 {

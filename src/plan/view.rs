@@ -384,7 +384,10 @@ pub fn lower(view: &View, elem: usize, src_offset: u64, dst_offset: u64) -> Lowe
                 .filter(|(_, i)| dims[**i].3 == g)
                 .map(|(pos, _)| pos)
                 .collect();
-            (members, b.valid.start as u64..b.valid.end as u64)
+            // Clamped to the combined index's extent, so that it fits the index math.
+            let extent: usize = b.dims.iter().map(|&d| view.shape[d]).product();
+            let valid = b.valid.start.min(extent) as u64..b.valid.end.min(extent) as u64;
+            (members, valid)
         })
         .collect();
     let base_units = src_start.wrapping_sub(src_offset as i64) / unit as i64;
