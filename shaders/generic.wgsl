@@ -8,7 +8,8 @@
 // and its helpers for one index width (shaders/index_*.wgsl); DECODE_FN, the unrolled decode
 // of an output position into coordinates and offsets; MOVE_FN, the move of one item for the
 // kernel's mode (shaders/fragments/generic_*.wgsl); ITEMS_FN, the thread's items, spaced
-// or a run (shaders/fragments/generic_spaced.wgsl, generic_runs.wgsl).
+// or a run (shaders/fragments/generic_spaced.wgsl, generic_runs.wgsl); REVERSE_FN, for a
+// reversed innermost dim, `reversed` (through which source loads go), else nothing.
 
 const ITEMS: u32 = {{ITEMS}};
 
@@ -19,6 +20,8 @@ const ITEMS: u32 = {{ITEMS}};
 {{MOVE_FN}}
 
 {{ITEMS_FN}}
+
+{{REVERSE_FN}}
 
 @compute @workgroup_size(WORKGROUP)
 fn generic(

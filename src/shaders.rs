@@ -278,8 +278,30 @@ fn prelude(
     build: Build,
     invocations: u32,
 ) -> Result<String, TemplateError> {
+    prelude_reversing(store, param_words, words, pack, build, invocations, false)
+}
+
+/// [`prelude`], where `reversing` source loads return `reversed(src[i])`: the kernel
+/// defines `reversed` (see [`reverse_fn`]).
+fn prelude_reversing(
+    store: &str,
+    param_words: usize,
+    words: &[(&str, usize)],
+    pack: u32,
+    build: Build,
+    invocations: u32,
+    reversing: bool,
+) -> Result<String, TemplateError> {
+    let src_unit = match reversing {
+        true => "reversed(src[i])",
+        false => "src[i]",
+    };
     let access = match build {
-        Build::Shipped => fill("fragments/access.wgsl", ACCESS_WGSL, &[("STORE", store)])?,
+        Build::Shipped => fill(
+            "fragments/access.wgsl",
+            ACCESS_WGSL,
+            &[("STORE", store), ("SRC_UNIT", src_unit)],
+        )?,
         Build::Trace { .. } => {
             let mut spaces: String = model::Space::ALL
                 .iter()
@@ -291,6 +313,7 @@ fn prelude(
                 ACCESS_TRACE_WGSL,
                 &[
                     ("STORE", store),
+                    ("SRC_UNIT", src_unit),
                     ("HEADER", &format!("{}u", model::HEADER)),
                     ("SLOTS", &format!("{}u", model::SLOTS)),
                     ("RECORD_WORDS", &format!("{}u", model::RECORD_WORDS)),
@@ -341,6 +364,7 @@ pub fn all_variants() -> Vec<Variant> {
                 block: None,
                 runs: false,
                 access64: false,
+                reverse: 0,
             };
             if rank >= 2 {
                 all.push(variant(Kernel::Tiled, IndexMath::U32, false, false, false));
@@ -369,6 +393,26 @@ pub fn all_variants() -> Vec<Variant> {
                         strided: true,
                         ..variant(Kernel::Generic, index, false, true, false)
                     });
+                }
+                // A reversed innermost dim (views without bounds or destination strides):
+                // units of whole words of smaller elements, runs where they apply.
+                for reverse in ELEM_SIZES
+                    .map(|e| e as u32)
+                    .into_iter()
+                    .filter(|&e| e < unit)
+                {
+                    if unit < 4 {
+                        continue;
+                    }
+                    let plain = variant(Kernel::Generic, index, false, false, false);
+                    all.push(Variant { reverse, ..plain });
+                    if index == IndexMath::U32 {
+                        all.push(Variant {
+                            reverse,
+                            runs: true,
+                            ..plain
+                        });
+                    }
                 }
                 if index == IndexMath::U32 {
                     all.push(variant(Kernel::Generic, index, false, false, true));
@@ -647,13 +691,14 @@ fn generic_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
         )?,
         (Mode::Padded, _) => GENERIC_PADDED_PACKED_WGSL,
     };
-    let prelude = prelude(
+    let prelude = prelude_reversing(
         store_type(v.unit, v.access64),
         GENERIC_VALUES + values * value_words(v.index),
         &decls,
         pack_of(v.unit),
         build,
         GENERIC_WORKGROUP,
+        v.reverse > 0,
     )?;
     let items_fn = if v.runs {
         // The source stride of the innermost output dim.
@@ -679,9 +724,78 @@ fn generic_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
             ("DECODE_FN", &generic_decode(v, mode)),
             ("MOVE_FN", move_fn),
             ("ITEMS_FN", &items_fn),
+            ("REVERSE_FN", &reverse_fn(v.unit, v.reverse, v.access64)),
         ],
     )?;
     Ok(prelude + &kernel)
+}
+
+/// `reversed(x)`: a source unit with its `elem`-byte elements put back in order (see
+/// `ViewLayout::reversed`), for the unit's storage type; empty for `elem` 0. Elements of
+/// whole components reverse the components' order in groups; smaller ones reverse the
+/// components and, within each, swap halves, then quarters, down to the element.
+fn reverse_fn(unit: u32, elem: u32, access64: bool) -> String {
+    if elem == 0 {
+        return String::new();
+    }
+    let store = store_type(unit, access64);
+    let comp = if access64 { 8 } else { 4 }; // bytes per component
+    let comps = unit / comp;
+    let names = ["x", "y", "z", "w"];
+    let mut f = String::from("// The unit's elements back in order (a reversed innermost dim).\n");
+    let parts: Vec<String> = if elem >= comp {
+        // Groups of `elem / comp` components, in reverse group order.
+        let g = elem / comp;
+        (0..comps)
+            .map(|k| {
+                format!(
+                    "x.{}",
+                    names[((comps / g - 1 - k / g) * g + k % g) as usize]
+                )
+            })
+            .collect()
+    } else {
+        let ty = if access64 { "u64" } else { "u32" };
+        let _ = writeln!(f, "fn reverse_lanes(v: {ty}) -> {ty} {{\n    var r = v;");
+        let mut s = comp / 2; // bytes swapped
+        while s >= elem {
+            let bits = 8 * s;
+            if s == comp / 2 {
+                let _ = writeln!(f, "    r = (r >> {bits}u) | (r << {bits}u);");
+            } else {
+                // The low `s` bytes of every `2s`.
+                let m32: u32 = (0..4 / (2 * s).min(4))
+                    .map(|i| ((1u32 << bits) - 1) << (i * 2 * bits))
+                    .sum();
+                let mask = if access64 {
+                    format!("(u64(0x{m32:08x}u) | (u64(0x{m32:08x}u) << 32u))")
+                } else {
+                    format!("0x{m32:08x}u")
+                };
+                let _ = writeln!(
+                    f,
+                    "    r = ((r >> {bits}u) & {mask}) | ((r & {mask}) << {bits}u);"
+                );
+            }
+            s /= 2;
+        }
+        f += "    return r;\n}\n\n";
+        match comps {
+            1 => vec!["reverse_lanes(x)".into()],
+            _ => (0..comps)
+                .map(|k| format!("reverse_lanes(x.{})", names[(comps - 1 - k) as usize]))
+                .collect(),
+        }
+    };
+    let value = match comps {
+        1 => parts[0].clone(),
+        _ => format!("{store}({})", parts.join(", ")),
+    };
+    let _ = writeln!(
+        f,
+        "fn reversed(x: {store}) -> {store} {{\n    return {value};\n}}"
+    );
+    f
 }
 
 /// `batch_bases(b)`: input and output offsets of batch index `b` over `batch` batch dims

@@ -299,6 +299,52 @@ fn check_padded_micro(
     }
 }
 
+/// The reversed variant: `x[..., ::-1]` of a tensor whose outer dims (extent 2) are
+/// reversed in order, so that none merge, and whose innermost row is 3 units of `unit`
+/// bytes, or 8 (a run) for runs; the view starts one unit into the source where the unit is
+/// narrower than 16 bytes, so that no wider unit fits.
+fn check_reversed(
+    p: &wgpu_permute::Permuter,
+    unit_elem: usize,
+    variant: wgpu_permute::plan::Variant,
+) -> Result<(), String> {
+    let (unit, elem) = (unit_elem, variant.reverse as usize);
+    let row = if variant.runs { 8 } else { 3 } * unit / elem;
+    let rank = variant.rank;
+    let mut shape = vec![2; rank];
+    shape[rank - 1] = row;
+    let perm: Vec<usize> = (0..rank - 1).rev().chain([rank - 1]).collect();
+    let mut v = View::permuted(&shape, &perm).unwrap();
+    let lead = if unit < 16 { unit / elem } else { 0 };
+    v.offset += lead as isize + (row as isize - 1);
+    v.strides[rank - 1] = -1;
+    let n = shape.iter().product::<usize>() + lead;
+    let data = test_bytes(n * elem, rank as u64 + 77);
+    let options = Options {
+        index: Some(variant.index),
+        access64: Some(variant.access64),
+        ..Options::default()
+    };
+    let req = ViewRequest {
+        view: &v,
+        elem_size: elem,
+        src_offset: 0,
+        dst_offset: 0,
+        src_len: n,
+        dst_len: v.len(),
+        fill: &[],
+        options,
+    };
+    let plan = p.plan_view(&req).map_err(|e| format!("{variant}: {e}"))?;
+    assert_eq!(plan.variant(), Some(variant), "{plan}");
+    let want = reference::materialize_bytes(&data, &v, elem, &[], v.len()).unwrap();
+    match p.materialize_bytes(&data, &v, elem, &[], options) {
+        Ok(got) if got == want => Ok(()),
+        Ok(_) => Err(format!("{plan}: differs from the reference")),
+        Err(e) => Err(format!("{plan}: {e}")),
+    }
+}
+
 /// A shape whose simplified form has exactly `rank` dims: reversing dims of extent 2 or 3
 /// leaves nothing to merge, and an odd innermost extent keeps the movement size at one element.
 fn unmergeable(rank: usize) -> (Vec<usize>, Vec<usize>) {
@@ -331,6 +377,15 @@ fn every_shader_variant_runs_and_matches_the_reference() {
         // Views: the decode is the same unrolled code at every rank, and each variant costs
         // a compile, so run a few ranks here; shaders.rs validates them all.
         let view_rank = [1, 2, 3, 5, MAX_RANK].contains(&variant.rank);
+        if variant.reverse > 0 {
+            if view_rank && (!variant.runs || p.caps().cpu) {
+                total += 1;
+                if let Err(m) = check_reversed(p, elem, variant) {
+                    failures.push(m);
+                }
+            }
+            continue;
+        }
         if variant.padded && variant.kernel == Kernel::Generic {
             if view_rank {
                 total += 1;

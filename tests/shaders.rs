@@ -26,7 +26,11 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
         // 64-bit accesses: the 7 unpacked 32-bit-index generic variants above, and the
         // four wide micro blocks.
         let access64 = 7 * (unit >= 8) as usize + 4 * (rank >= 2 && unit <= 8) as usize;
-        10 + strided + runs + access64 + (rank >= 2) as usize * (1 + micro)
+        // Reversed innermost dims: each smaller element size in units of whole words, on
+        // the 3 index widths plus runs, and 64-bit accesses of both 32-bit-index ones.
+        let smaller = ELEM_SIZES.iter().filter(|&&e| e < unit).count() * (unit >= 4) as usize;
+        let reversed = smaller * (4 + 2 * (unit >= 8) as usize);
+        10 + strided + runs + access64 + reversed + (rank >= 2) as usize * (1 + micro)
     };
     let expected: usize = ELEM_SIZES
         .iter()
@@ -94,6 +98,7 @@ fn kernels_without_shaders_have_no_source() {
             block: None,
             runs: false,
             access64: false,
+            reverse: 0,
         };
         assert_eq!(
             shaders::source(&v),

@@ -241,6 +241,54 @@ fn flips_broadcasts_and_slices_match_the_reference() {
     }
 }
 
+/// `x[:, a:b][:, ::-1]`: a flipped row moves in the widest units its bytes and alignment
+/// allow, read whole and put back in order; padded, element by element (the plain mode
+/// only reverses units).
+#[test]
+fn a_flipped_row_moves_in_whole_units() {
+    // (element size, row start, row length) -> unit
+    let cases = [
+        ((4, 0, 40), 16),
+        ((4, 2, 38), 8),
+        ((4, 1, 37), 4),
+        ((2, 0, 40), 16),
+        ((2, 2, 38), 4),
+        ((1, 0, 40), 8),
+        ((1, 4, 36), 4),
+        ((1, 1, 36), 1),
+        ((8, 0, 40), 16),
+        ((16, 0, 40), 16),
+    ];
+    for ((elem, start, len), unit) in cases {
+        let v = View {
+            shape: vec![3, len],
+            strides: vec![40, -1],
+            offset: (start + len - 1) as isize,
+            ..View::contiguous(&[])
+        };
+        let p = plan_of(&v, elem, 120);
+        let layout = p.view.as_ref().unwrap();
+        assert_eq!(
+            (p.unit, layout.reversed),
+            (unit, unit as usize > elem),
+            "{elem} B from {start}, {len} long: {p}"
+        );
+        check(&v, elem, 120, &[]);
+        let padded = View {
+            bounds: vec![Bound {
+                dims: vec![0],
+                valid: 0..2,
+            }],
+            ..v
+        };
+        let fill = vec![0xA5; elem];
+        let req = request(&padded, elem, 120, &fill);
+        let p = plan::plan_view(&req, &DeviceCaps::default(), &Default::default()).unwrap();
+        assert!(!p.view.as_ref().unwrap().reversed);
+        check(&padded, elem, 120, &fill);
+    }
+}
+
 /// `np.pad(x, ((1, 2), (0, 3)), constant_values=fill)` of a [4, 5] tensor.
 fn padded_4x5() -> View {
     View {
@@ -550,11 +598,11 @@ fn generic_runs_step_through_flipped_strided_and_broadcast_rows() {
             offset: 63,
             ..View::contiguous(&[])
         },
-        // x[:, ::-1] of a [12, 16] tensor.
+        // x[:, ::-1] of a [6, 32] tensor (rows of whole runs of reversed units).
         View {
-            shape: vec![12, 16],
-            strides: vec![16, -1],
-            offset: 15,
+            shape: vec![6, 32],
+            strides: vec![32, -1],
+            offset: 31,
             ..View::contiguous(&[])
         },
         // x[:, ::2] of a [12, 16] tensor.

@@ -1,7 +1,7 @@
 // Every global-memory access of a kernel goes through these functions, so that trace mode
 // can record it (shaders/fragments/access_trace.wgsl); here they only access.
 fn load_src(i: u32) -> {{STORE}} {
-    return src[i];
+    return {{SRC_UNIT}};
 }
 
 fn load_dst(i: u32) -> {{STORE}} {

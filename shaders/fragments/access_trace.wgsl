@@ -38,7 +38,7 @@ fn record(space: u32, i: u32) {
 
 fn load_src(i: u32) -> {{STORE}} {
     record(TRACE_SRC_LOAD, i);
-    return src[i];
+    return {{SRC_UNIT}};
 }
 
 fn load_dst(i: u32) -> {{STORE}} {

@@ -192,6 +192,12 @@ impl Plan {
                 _ => {}
             }
         }
+        if self.view.as_ref().is_some_and(|v| v.reversed) {
+            why.push(format!(
+                "the innermost dim is reversed in the source: it moves in {} B units, read whole, whose {} B elements the kernel puts back in order",
+                self.unit, self.elem_size
+            ));
+        }
         if self.access64 {
             why.push("data moves as 64-bit components (u64, vec2<u64>): a CPU device pays per component of each access".into());
         }
@@ -264,6 +270,9 @@ impl fmt::Display for Plan {
         }
         if self.access64 {
             write!(f, " (64-bit accesses)")?;
+        }
+        if self.view.as_ref().is_some_and(|v| v.reversed) {
+            write!(f, " (units reversed)")?;
         }
         if let Some(tile) = self.tile {
             write!(

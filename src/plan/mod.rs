@@ -355,6 +355,9 @@ pub struct Variant {
     pub runs: bool,
     /// Storage is accessed as 64-bit components (see [`Plan::access64`]).
     pub access64: bool,
+    /// Bytes of the elements each source unit holds in reverse order, 0 for none (generic
+    /// kernel only; see [`ViewLayout::reversed`]).
+    pub reverse: u32,
 }
 
 impl std::fmt::Display for Variant {
@@ -392,6 +395,9 @@ impl std::fmt::Display for Variant {
         }
         if self.access64 {
             write!(f, " access64")?;
+        }
+        if self.reverse > 0 {
+            write!(f, " reversing {} B elements", self.reverse)?;
         }
         Ok(())
     }
@@ -484,6 +490,11 @@ pub struct ViewLayout {
     pub bounds: Vec<(Vec<usize>, std::ops::Range<u64>)>,
     /// The fill unit as four words (the element repeated across the unit).
     pub fill: [u32; 4],
+    /// The innermost dim is reversed in the source (`x[..., ::-1]`) and moves in units of
+    /// several elements: each source unit holds its output unit's elements in reverse order
+    /// and the kernel reverses them back, so a flipped row moves as fast as a copied one
+    /// (4-byte elements of a flipped row had moved one by one, at half a copy's speed).
+    pub reversed: bool,
     /// End of the source bytes read, from the buffer's start (rounded up to 4).
     pub src_end: u64,
     /// End of the destination bytes written, likewise.
@@ -576,6 +587,10 @@ impl Plan {
                         .flatten(),
                     runs: self.runs,
                     access64: self.access64,
+                    reverse: match &self.view {
+                        Some(v) if v.reversed => self.elem_size as u32,
+                        _ => 0,
+                    },
                 })
             }
             Kernel::Empty | Kernel::Copy => None,
@@ -917,6 +932,7 @@ pub fn plan_view(
             dst_contiguous: contiguous,
             bounds: low.bounds,
             fill,
+            reversed: low.reversed,
             // A binding holds at least one unit, even where nothing is read.
             src_end: src_end
                 .next_multiple_of(4)

@@ -275,6 +275,9 @@ pub struct Lowered {
     pub bounds: Vec<(Vec<usize>, Range<u64>)>,
     /// Movement size in bytes.
     pub unit: u32,
+    /// Each unit holds its elements in reverse order: the source unit of an output unit
+    /// of a reversed innermost dim, read whole (see [`crate::plan::ViewLayout::reversed`]).
+    pub reversed: bool,
 }
 
 /// Lowers a checked view of `elem`-byte elements whose source and destination regions start
@@ -323,32 +326,45 @@ pub fn lower(view: &View, elem: usize, src_offset: u64, dst_offset: u64) -> Lowe
         merged.push((1, 1, 1, usize::MAX));
     }
     // Movement unit: the innermost output dim moves as one run when it is unit-stride on
-    // both sides and unbounded; the unit divides the run, every stride and both offsets.
+    // both sides and unbounded; the unit divides the run, every stride and both offsets
+    // (the run's lowest byte, for a reversed one).
     let elem = elem as u64;
     let last = merged.len() - 1;
     let (n, s, t, g) = merged[last];
-    let run = if s == 1 && t == 1 && g == usize::MAX {
-        n * elem
-    } else {
-        elem
-    };
     let src_start = (src_offset as i64).wrapping_add(view.offset as i64 * elem as i64);
-    // Strides of the dims that do not merge into the run, and where the regions start.
-    let stride_bytes = merged
-        .iter()
-        .take(if run > elem { last } else { merged.len() })
-        .flat_map(|&(_, s, t, _)| [s.unsigned_abs() * elem, t * elem])
-        .chain([src_offset, dst_offset])
-        .fold(0, gcd);
-    let mut unit = movement_unit(run, src_start.unsigned_abs(), dst_offset) as u64;
-    while stride_bytes % unit != 0 {
-        unit /= 2;
-    }
+    let unit_for = |run: u64, lowest: i64| {
+        // Strides of the dims that do not merge into the run, and where the regions start.
+        let stride_bytes = merged
+            .iter()
+            .take(if run > elem { last } else { merged.len() })
+            .flat_map(|&(_, s, t, _)| [s.unsigned_abs() * elem, t * elem])
+            .chain([src_offset, dst_offset])
+            .fold(0, gcd);
+        let mut unit = movement_unit(run, lowest.unsigned_abs(), dst_offset) as u64;
+        while stride_bytes % unit != 0 {
+            unit /= 2;
+        }
+        unit
+    };
+    let row = t == 1 && g == usize::MAX && n > 1;
+    // A reversed innermost dim (`x[..., ::-1]`) moves as a run too, in units of several
+    // elements read in reverse order ([`Lowered::reversed`]): of whole 32-bit words at
+    // least, in a view without bounds or destination strides (the kernels' plain mode).
+    let plain = view.bounds.iter().all(whole) && view.dst_strides.is_none();
+    let backwards = row && s == -1 && plain;
+    let lowest = src_start.wrapping_sub((n as i64 - 1) * elem as i64);
+    let (run, unit, reversed) = match (row && s == 1, backwards) {
+        (true, _) => (n * elem, unit_for(n * elem, src_start), false),
+        (_, true) if unit_for(n * elem, lowest) > elem.max(2) => {
+            (n * elem, unit_for(n * elem, lowest), true)
+        }
+        _ => (elem, unit_for(elem, src_start), false),
+    };
     // Re-express in units.
     let mut dims: Vec<(u64, i64, u64, usize)> = Vec::new();
     for (i, &(n, s, t, g)) in merged.iter().enumerate() {
         if i == last && run > elem {
-            dims.push((n * elem / unit, 1, 1, g));
+            dims.push((n * elem / unit, if reversed { -1 } else { 1 }, 1, g));
         } else if unit >= elem {
             let k = (unit / elem) as i64;
             dims.push((n, s / k, t / k as u64, g));
@@ -390,7 +406,12 @@ pub fn lower(view: &View, elem: usize, src_offset: u64, dst_offset: u64) -> Lowe
             (members, valid)
         })
         .collect();
-    let base_units = src_start.wrapping_sub(src_offset as i64) / unit as i64;
+    // A reversed run's first unit ends with its first element.
+    let first = match reversed {
+        true => src_start.wrapping_add(elem as i64 - unit as i64),
+        false => src_start,
+    };
+    let base_units = first.wrapping_sub(src_offset as i64) / unit as i64;
     Lowered {
         dims: order.iter().map(|&i| dims[i].0).collect(),
         perm,
@@ -399,6 +420,7 @@ pub fn lower(view: &View, elem: usize, src_offset: u64, dst_offset: u64) -> Lowe
         src_base: base_units,
         bounds,
         unit: unit as u32,
+        reversed,
     }
 }
 
