@@ -8,7 +8,7 @@ struct Params {
 }
 
 @group(0) @binding(0) var<storage, read> src: array<{{STORE}}>;
-@group(0) @binding(1) var<storage, read_write> dst: array<{{STORE}}>;
+@group(0) @binding(1) var<storage, read_write> dst: array<{{DST_STORE}}>;
 @group(0) @binding(2) var<uniform> params: Params;
 
 // Word `i` of the parameter block.

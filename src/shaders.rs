@@ -33,6 +33,7 @@ const INDEX_PAIR_WGSL: &str = include_str!("../shaders/index_pair.wgsl");
 const GENERIC_WHOLE_WGSL: &str = include_str!("../shaders/fragments/generic_whole.wgsl");
 const GENERIC_SPACED_WGSL: &str = include_str!("../shaders/fragments/generic_spaced.wgsl");
 const GENERIC_RUNS_WGSL: &str = include_str!("../shaders/fragments/generic_runs.wgsl");
+const GENERIC_RUNS_WIDE_WGSL: &str = include_str!("../shaders/fragments/generic_runs_wide.wgsl");
 const GENERIC_PACKED_WGSL: &str = include_str!("../shaders/fragments/generic_packed.wgsl");
 const GENERIC_BOX_WGSL: &str = include_str!("../shaders/fragments/generic_box.wgsl");
 const GENERIC_WINDOW_WGSL: &str = include_str!("../shaders/fragments/generic_window.wgsl");
@@ -278,20 +279,38 @@ fn prelude(
     build: Build,
     invocations: u32,
 ) -> Result<String, TemplateError> {
-    prelude_reversing(store, param_words, words, pack, build, invocations, false)
+    let access = Access {
+        src: store,
+        dst: store,
+        reversing: false,
+    };
+    prelude_with(access, param_words, words, pack, build, invocations)
 }
 
-/// [`prelude`], where `reversing` source loads return `reversed(src[i])`: the kernel
-/// defines `reversed` (see [`reverse_fn`]).
-fn prelude_reversing(
-    store: &str,
+/// How a kernel accesses global memory, where it differs from one storage type for both
+/// buffers: the generic kernel's wide stores ([`Plan::wide_stores`]) write another type than
+/// they read, and `reversing` source loads return `reversed(src[i])` (the kernel defines
+/// `reversed`, see [`reverse_fn`]).
+struct Access<'a> {
+    src: &'a str,
+    dst: &'a str,
+    reversing: bool,
+}
+
+/// [`prelude`] for a kernel whose accesses are as `access` says.
+fn prelude_with(
+    access: Access,
     param_words: usize,
     words: &[(&str, usize)],
     pack: u32,
     build: Build,
     invocations: u32,
-    reversing: bool,
 ) -> Result<String, TemplateError> {
+    let Access {
+        src: store,
+        dst: dst_store,
+        reversing,
+    } = access;
     let src_unit = match reversing {
         true => "reversed(src[i])",
         false => "src[i]",
@@ -300,7 +319,11 @@ fn prelude_reversing(
         Build::Shipped => fill(
             "fragments/access.wgsl",
             ACCESS_WGSL,
-            &[("STORE", store), ("SRC_UNIT", src_unit)],
+            &[
+                ("STORE", store),
+                ("DST_STORE", dst_store),
+                ("SRC_UNIT", src_unit),
+            ],
         )?,
         Build::Trace { .. } => {
             let mut spaces: String = model::Space::ALL
@@ -313,12 +336,14 @@ fn prelude_reversing(
                 ACCESS_TRACE_WGSL,
                 &[
                     ("STORE", store),
+                    ("DST_STORE", dst_store),
                     ("SRC_UNIT", src_unit),
                     ("HEADER", &format!("{}u", model::HEADER)),
                     ("SLOTS", &format!("{}u", model::SLOTS)),
                     ("RECORD_WORDS", &format!("{}u", model::RECORD_WORDS)),
                     ("INVOCATIONS", &format!("{invocations}u")),
                     ("UNIT_BYTES", &format!("{}u", store_bytes(store))),
+                    ("DST_UNIT_BYTES", &format!("{}u", store_bytes(dst_store))),
                     ("SPACE_CODES", &spaces),
                 ],
             )?
@@ -330,6 +355,7 @@ fn prelude_reversing(
         &[
             ("PARAM_VEC4S", &param_words.div_ceil(4).max(1).to_string()),
             ("STORE", store),
+            ("DST_STORE", dst_store),
             ("PARAM_WORDS", &consts(words)),
             ("WORKGROUP", &format!("{GENERIC_WORKGROUP}u")),
             ("PACK", &format!("{pack}u")),
@@ -365,6 +391,7 @@ pub fn all_variants() -> Vec<Variant> {
                 runs: false,
                 access64: false,
                 reverse: 0,
+                wide_stores: false,
             };
             if rank >= 2 {
                 all.push(variant(Kernel::Tiled, IndexMath::U32, false, false, false));
@@ -396,14 +423,11 @@ pub fn all_variants() -> Vec<Variant> {
                 }
                 // A reversed innermost dim (views without bounds or destination strides):
                 // units of whole words of smaller elements, runs where they apply.
-                for reverse in ELEM_SIZES
+                let smaller = ELEM_SIZES
                     .map(|e| e as u32)
                     .into_iter()
-                    .filter(|&e| e < unit)
-                {
-                    if unit < 4 {
-                        continue;
-                    }
+                    .filter(|&e| e < unit);
+                for reverse in smaller.filter(|_| unit >= 4) {
                     let plain = variant(Kernel::Generic, index, false, false, false);
                     all.push(Variant { reverse, ..plain });
                     if index == IndexMath::U32 {
@@ -429,14 +453,24 @@ pub fn all_variants() -> Vec<Variant> {
             }
         }
     }
+    // Wide stores (CPU devices): runs of 4 and 8-byte units.
+    let wide: Vec<Variant> = all
+        .iter()
+        .filter(|v| v.runs && matches!(v.unit, 4 | 8))
+        .map(|v| Variant {
+            wide_stores: true,
+            ..*v
+        })
+        .collect();
+    all.extend(wide);
     // 64-bit accesses (CPU devices, 32-bit index math): 8/16-byte units of the generic
-    // kernel, wide micro blocks.
+    // kernel and its wide stores, wide micro blocks.
     let access64: Vec<Variant> = all
         .iter()
         .filter(|v| {
             v.index == IndexMath::U32
                 && match v.kernel {
-                    Kernel::Generic => v.unit >= 8,
+                    Kernel::Generic => v.unit >= 8 || v.wide_stores,
                     Kernel::Micro => v.block.is_some_and(|b| b.access_bytes == 16),
                     _ => false,
                 }
@@ -677,6 +711,8 @@ fn generic_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
         decls.push((name, GenericValue::ALL.len() + i * v.rank));
     }
     let move_fn = match (mode, pack_of(v.unit)) {
+        // Wide stores move whole runs (generic_runs_wide.wgsl), never one item.
+        _ if v.wide_stores => "",
         (Mode::Whole, 1) => GENERIC_WHOLE_WGSL,
         (Mode::Whole, _) => GENERIC_PACKED_WGSL,
         (Mode::Box, _) => GENERIC_BOX_WGSL,
@@ -691,14 +727,23 @@ fn generic_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
         )?,
         (Mode::Padded, _) => GENERIC_PADDED_PACKED_WGSL,
     };
-    let prelude = prelude_reversing(
-        store_type(v.unit, v.access64),
+    let store = store_type(v.unit, v.access64);
+    let access = Access {
+        src: store,
+        // Wide stores write 16 bytes at a time.
+        dst: match v.wide_stores {
+            true => store_type(16, v.access64),
+            false => store,
+        },
+        reversing: v.reverse > 0,
+    };
+    let prelude = prelude_with(
+        access,
         GENERIC_VALUES + values * value_words(v.index),
         &decls,
         pack_of(v.unit),
         build,
         GENERIC_WORKGROUP,
-        v.reverse > 0,
     )?;
     let items_fn = if v.runs {
         // The source stride of the innermost output dim.
@@ -707,11 +752,21 @@ fn generic_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
             true => format!("ix(S{last})"),
             false => format!("ip(SRC_STRIDES + {last}u)"),
         };
-        fill(
-            "fragments/generic_runs.wgsl",
-            GENERIC_RUNS_WGSL,
-            &[("STEP", &step), ("RUN", &format!("{GENERIC_RUN}u"))],
-        )?
+        let mut values = vec![("STEP", step), ("RUN", format!("{GENERIC_RUN}u"))];
+        if v.wide_stores {
+            let gather: String = (0..16 / v.unit)
+                .map(|j| format!("        let u{j} = load_src(at + {j}u * step);\n"))
+                .collect();
+            values.push(("UNIT_BYTES", v.unit.to_string()));
+            values.push(("GATHER", gather));
+            values.push(("WIDE", wide_store(v.unit, v.access64)));
+        }
+        let (name, template) = match v.wide_stores {
+            true => ("fragments/generic_runs_wide.wgsl", GENERIC_RUNS_WIDE_WGSL),
+            false => ("fragments/generic_runs.wgsl", GENERIC_RUNS_WGSL),
+        };
+        let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        fill(name, template, &values)?
     } else {
         GENERIC_SPACED_WGSL.to_string()
     };
@@ -730,6 +785,17 @@ fn generic_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
     Ok(prelude + &kernel)
 }
 
+/// A wide store's value from the loaded units `u0`.. of a run: 16 bytes of 4 or 8-byte
+/// units, as the destination's storage type (`vec4<u32>`, or `vec2<u64>` with `access64`).
+fn wide_store(unit: u32, access64: bool) -> String {
+    match (unit, access64) {
+        (4, false) => "vec4<u32>(u0, u1, u2, u3)".into(),
+        (4, true) => "vec2<u64>(u64(u0) | (u64(u1) << 32u), u64(u2) | (u64(u3) << 32u))".into(),
+        (_, false) => "vec4<u32>(u0, u1)".into(),
+        (_, true) => "vec2<u64>(u0, u1)".into(),
+    }
+}
+
 /// `reversed(x)`: a source unit with its `elem`-byte elements put back in order (see
 /// `ViewLayout::reversed`), for the unit's storage type; empty for `elem` 0. Elements of
 /// whole components reverse the components' order in groups; smaller ones reverse the
@@ -739,7 +805,9 @@ fn reverse_fn(unit: u32, elem: u32, access64: bool) -> String {
         return String::new();
     }
     let store = store_type(unit, access64);
-    let comp = if access64 { 8 } else { 4 }; // bytes per component
+    // Bytes per component: 4-byte units stay `u32` with 64-bit accesses (wide stores).
+    let access64 = access64 && unit >= 8;
+    let comp = if access64 { 8 } else { 4 };
     let comps = unit / comp;
     let names = ["x", "y", "z", "w"];
     let mut f = String::from("// The unit's elements back in order (a reversed innermost dim).\n");

@@ -323,6 +323,7 @@ fn check_reversed(
     let options = Options {
         index: Some(variant.index),
         access64: Some(variant.access64),
+        wide_stores: Some(variant.wide_stores),
         ..Options::default()
     };
     let req = ViewRequest {
@@ -465,6 +466,7 @@ fn every_shader_variant_runs_and_matches_the_reference() {
                 .then(|| align + 4 + (bytes / 2).max(elem as u64)),
             specialize: Some(variant.specialized),
             access64: Some(variant.access64),
+            wide_stores: Some(variant.wide_stores),
         };
         total += 1;
         // A permuter compiles at most MAX_SPECIALIZED shapes; give these a fresh cache.
@@ -514,6 +516,7 @@ fn forced_64_bit_index_math_on_common_permutes() {
                     binding_limit: None,
                     specialize: None,
                     access64: None,
+                    wide_stores: None,
                 };
                 total += 1;
                 if let Err(m) = check(p, shape, perm, elem, options, (4, 12)) {

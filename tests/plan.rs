@@ -7,7 +7,9 @@ use wgpu_permute::plan::{
     MIN_TILED_EXTENT, Measured, Misfit, Modelling, SPECIALIZE_PAYBACK_BYTES, SpecializeReason,
     Tile, Tuning, fold_grid, simplify,
 };
-use wgpu_permute::{IndexMath, Kernel, Options, PermuteError, Request, reference};
+use wgpu_permute::{
+    Bound, IndexMath, Kernel, Options, PermuteError, Request, View, ViewRequest, reference,
+};
 
 fn plan_of(shape: &[usize], perm: &[usize], elem: usize) -> wgpu_permute::Plan {
     plan::plan(&Request::new(shape, perm, elem), &DeviceCaps::default()).unwrap()
@@ -1108,11 +1110,9 @@ proptest::proptest! {
         index in 0usize..4,
         specialize in 0usize..3,
         access64 in 0usize..3,
+        wide_stores in 0usize..3,
     ) {
-        use std::collections::HashSet;
-        use std::sync::OnceLock;
-        static ALL: OnceLock<HashSet<wgpu_permute::plan::Variant>> = OnceLock::new();
-        let all = ALL.get_or_init(|| wgpu_permute::shaders::all_variants().into_iter().collect());
+        let all = validated();
         // A permutation from the seed (Fisher-Yates).
         let mut perm: Vec<usize> = (0..shape.len()).collect();
         let mut s = seed;
@@ -1127,6 +1127,7 @@ proptest::proptest! {
             index: [None, Some(IndexMath::U32), Some(IndexMath::U64), Some(IndexMath::U32Pair)][index],
             specialize: tri[specialize],
             access64: tri[access64],
+            wide_stores: tri[wide_stores],
             ..Options::default()
         };
         let mut req = Request::new(&shape, &perm, elem).with_options(options);
@@ -1137,6 +1138,93 @@ proptest::proptest! {
             proptest::prop_assert!(all.contains(&v), "{} is not validated: {}", v, p);
         }
     }
+
+}
+
+proptest::proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+    /// Likewise for views: permuted, with dims flipped (the innermost too), starting a few
+    /// elements into the source, padded along one dim or two, on CPU devices and GPUs.
+    #[test]
+    // Sides of whole blocks half the time; each forced choice a quarter of the time.
+    fn every_view_plan_runs_a_validated_variant(
+        shape in proptest::collection::vec(
+            prop_oneof![1usize..24, (1usize..7).prop_map(|k| 4 * k)], 1..5),
+        seed in 0u64..1 << 20,
+        flips in proptest::collection::vec(proptest::bool::ANY, 4),
+        pads in proptest::collection::vec(0usize..8, 2),
+        elem in proptest::sample::select(ELEM_SIZES.to_vec()),
+        lead in 0usize..5,
+        cpu: bool,
+        int64: bool,
+        kernel in 0usize..12,
+        index in 0usize..12,
+        access64 in 0usize..8,
+        wide_stores in 0usize..8,
+    ) {
+        let pick = |i: usize, n: usize| if i < n { i } else { 0 };
+        let (kernel, index) = (pick(kernel, 4), pick(index, 4));
+        let (access64, wide_stores) = (pick(access64, 3), pick(wide_stores, 3));
+        let all = validated();
+        let mut perm: Vec<usize> = (0..shape.len()).collect();
+        let mut s = seed;
+        for i in (1..perm.len()).rev() {
+            perm.swap(i, (s % (i as u64 + 1)) as usize);
+            s /= i as u64 + 1;
+        }
+        let mut v = View::permuted(&shape, &perm).unwrap();
+        v.offset = lead as isize;
+        for (d, &flip) in flips.iter().enumerate().take(v.shape.len()) {
+            if flip {
+                v.offset += v.strides[d] * (v.shape[d] as isize - 1);
+                v.strides[d] = -v.strides[d];
+            }
+        }
+        // Padding before and after the first pads.len() dims, the innermost included.
+        let mut bounds = Vec::new();
+        for (k, &pad) in pads.iter().enumerate() {
+            let d = [0, v.shape.len() - 1][k];
+            let pad = if pad < 4 { pad } else { 0 };
+            if pad == 0 || bounds.iter().any(|b: &Bound| b.dims == [d]) {
+                continue;
+            }
+            v.offset -= v.strides[d] * pad as isize;
+            v.shape[d] += 2 * pad;
+            bounds.push(Bound { dims: vec![d], valid: pad..v.shape[d] - pad });
+        }
+        v.bounds = bounds;
+        let caps = DeviceCaps { cpu, int64, ..DeviceCaps::default() };
+        let tri = [None, Some(false), Some(true)];
+        let fill = vec![0; elem];
+        let req = ViewRequest {
+            view: &v,
+            elem_size: elem,
+            src_offset: 0,
+            dst_offset: 0,
+            src_len: shape.iter().product::<usize>() + lead,
+            dst_len: v.len(),
+            fill: &fill,
+            options: Options {
+                kernel: [None, Some(Kernel::Generic), Some(Kernel::Tiled), Some(Kernel::Micro)][kernel],
+                index: [None, Some(IndexMath::U32), Some(IndexMath::U64), Some(IndexMath::U32Pair)][index],
+                access64: tri[access64],
+                wide_stores: tri[wide_stores],
+                ..Options::default()
+            },
+        };
+        if let Ok(p) = plan::plan_view(&req, &caps, &Default::default())
+            && let Some(v) = p.variant()
+        {
+            proptest::prop_assert!(all.contains(&v), "{} is not validated: {}", v, p);
+        }
+    }
+}
+
+/// Every variant the naga test validates (`shaders::all_variants`), once.
+fn validated() -> &'static std::collections::HashSet<wgpu_permute::plan::Variant> {
+    use std::sync::OnceLock;
+    static ALL: OnceLock<std::collections::HashSet<wgpu_permute::plan::Variant>> = OnceLock::new();
+    ALL.get_or_init(|| wgpu_permute::shaders::all_variants().into_iter().collect())
 }
 
 /// A CPU plan's GPU form (what the memory model traces) drops the runs and 64-bit accesses

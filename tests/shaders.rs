@@ -30,7 +30,10 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
         // the 3 index widths plus runs, and 64-bit accesses of both 32-bit-index ones.
         let smaller = ELEM_SIZES.iter().filter(|&&e| e < unit).count() * (unit >= 4) as usize;
         let reversed = smaller * (4 + 2 * (unit >= 8) as usize);
-        10 + strided + runs + access64 + reversed + (rank >= 2) as usize * (1 + micro)
+        // Wide stores: every runs variant of 4 and 8-byte units (plain, specialised,
+        // reversed), with and without 64-bit accesses.
+        let wide = 2 * (2 + smaller) * (unit == 4 || unit == 8) as usize;
+        10 + strided + runs + access64 + reversed + wide + (rank >= 2) as usize * (1 + micro)
     };
     let expected: usize = ELEM_SIZES
         .iter()
@@ -99,6 +102,7 @@ fn kernels_without_shaders_have_no_source() {
             runs: false,
             access64: false,
             reverse: 0,
+            wide_stores: false,
         };
         assert_eq!(
             shaders::source(&v),

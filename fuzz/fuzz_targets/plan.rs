@@ -31,6 +31,7 @@ struct Input {
     binding_limit: Option<u32>,
     specialize: u8,
     access64: u8,
+    wide_stores: u8,
 }
 
 fuzz_target!(|input: Input| {
@@ -64,6 +65,7 @@ fuzz_target!(|input: Input| {
         binding_limit: input.binding_limit.map(u64::from),
         specialize: [None, Some(false), Some(true)][input.specialize as usize % 3],
         access64: [None, Some(false), Some(true)][input.access64 as usize % 3],
+        wide_stores: [None, Some(false), Some(true)][input.wide_stores as usize % 3],
     };
     let req = Request::new(&shape, &perm, input.elem_size as usize)
         .with_offsets(input.src_offset, input.dst_offset)

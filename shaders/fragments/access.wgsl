@@ -4,11 +4,11 @@ fn load_src(i: u32) -> {{STORE}} {
     return {{SRC_UNIT}};
 }
 
-fn load_dst(i: u32) -> {{STORE}} {
+fn load_dst(i: u32) -> {{DST_STORE}} {
     return dst[i];
 }
 
-fn store_dst(i: u32, value: {{STORE}}) {
+fn store_dst(i: u32, value: {{DST_STORE}}) {
     dst[i] = value;
 }
 

@@ -16,18 +16,19 @@ const SLOTS: u32 = {{SLOTS}};
 const RECORD_WORDS: u32 = {{RECORD_WORDS}};
 const INVOCATIONS: u32 = {{INVOCATIONS}};
 const UNIT_BYTES: u32 = {{UNIT_BYTES}};
+const DST_UNIT_BYTES: u32 = {{DST_UNIT_BYTES}};
 {{SPACE_CODES}}
 var<private> trace_lid: u32;
 var<private> trace_count: u32;
 var<private> trace_seq: array<u32, SPACES>;
 var<private> trace_base: u32;
 
-fn record(space: u32, i: u32) {
+fn record(space: u32, i: u32, bytes: u32) {
     if trace_count < SLOTS {
         let at = trace_base + trace_count * RECORD_WORDS;
         trace[at] = trace_lid;
         trace[at + 1u] = trace_seq[space];
-        trace[at + 2u] = space | (UNIT_BYTES << 8u);
+        trace[at + 2u] = space | (bytes << 8u);
         trace[at + 3u] = i;
     } else {
         trace[0] = 1u;
@@ -37,17 +38,17 @@ fn record(space: u32, i: u32) {
 }
 
 fn load_src(i: u32) -> {{STORE}} {
-    record(TRACE_SRC_LOAD, i);
+    record(TRACE_SRC_LOAD, i, UNIT_BYTES);
     return {{SRC_UNIT}};
 }
 
-fn load_dst(i: u32) -> {{STORE}} {
-    record(TRACE_DST_LOAD, i);
+fn load_dst(i: u32) -> {{DST_STORE}} {
+    record(TRACE_DST_LOAD, i, DST_UNIT_BYTES);
     return dst[i];
 }
 
-fn store_dst(i: u32, value: {{STORE}}) {
-    record(TRACE_DST_STORE, i);
+fn store_dst(i: u32, value: {{DST_STORE}}) {
+    record(TRACE_DST_STORE, i, DST_UNIT_BYTES);
     dst[i] = value;
 }
 

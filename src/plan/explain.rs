@@ -192,6 +192,9 @@ impl Plan {
                 _ => {}
             }
         }
+        if self.wide_stores {
+            why.push("each run's units are written 16 bytes at a time, gathered into one store: a CPU device pays per access".into());
+        }
         if self.view.as_ref().is_some_and(|v| v.reversed) {
             why.push(format!(
                 "the innermost dim is reversed in the source: it moves in {} B units, read whole, whose {} B elements the kernel puts back in order",
@@ -270,6 +273,9 @@ impl fmt::Display for Plan {
         }
         if self.access64 {
             write!(f, " (64-bit accesses)")?;
+        }
+        if self.wide_stores {
+            write!(f, " (wide stores)")?;
         }
         if self.view.as_ref().is_some_and(|v| v.reversed) {
             write!(f, " (units reversed)")?;

@@ -167,6 +167,10 @@ pub struct Options {
     /// (see [`Plan::access64`]); on needs `SHADER_INT64` and 8/16-byte units or wide micro
     /// blocks.
     pub access64: Option<bool>,
+    /// Force writing the generic kernel's runs 16 bytes at a time (on or off) instead of the
+    /// planner's choice (see [`Plan::wide_stores`]); on needs runs of 4/8-byte units into a
+    /// destination that starts on 16 bytes.
+    pub wide_stores: Option<bool>,
 }
 
 /// A permute request: contiguous row-major tensors, output dim `i` is input dim `perm[i]`.
@@ -358,6 +362,8 @@ pub struct Variant {
     /// Bytes of the elements each source unit holds in reverse order, 0 for none (generic
     /// kernel only; see [`ViewLayout::reversed`]).
     pub reverse: u32,
+    /// Runs write their units 16 bytes at a time (see [`Plan::wide_stores`]).
+    pub wide_stores: bool,
 }
 
 impl std::fmt::Display for Variant {
@@ -398,6 +404,9 @@ impl std::fmt::Display for Variant {
         }
         if self.reverse > 0 {
             write!(f, " reversing {} B elements", self.reverse)?;
+        }
+        if self.wide_stores {
+            write!(f, " wide stores")?;
         }
         Ok(())
     }
@@ -467,6 +476,10 @@ pub struct Plan {
     /// costs per component, so halving the components speeds every access (see
     /// [`select::choose_access64`]).
     pub access64: bool,
+    /// The generic kernel's runs of 4 or 8-byte units are written 16 bytes at a time, their
+    /// units gathered into one wide store: a CPU adapter pays per access (see
+    /// [`select::choose_wide_stores`]).
+    pub wide_stores: bool,
     /// Why each choice was made, as recorded when it was made.
     pub reasons: Reasons,
     /// Where the dims sit in the buffers, for a view that is not a plain permute (`None`:
@@ -492,8 +505,8 @@ pub struct ViewLayout {
     pub fill: [u32; 4],
     /// The innermost dim is reversed in the source (`x[..., ::-1]`) and moves in units of
     /// several elements: each source unit holds its output unit's elements in reverse order
-    /// and the kernel reverses them back, so a flipped row moves as fast as a copied one
-    /// (4-byte elements of a flipped row had moved one by one, at half a copy's speed).
+    /// and the kernel puts them back in order, so a flipped row moves in units as wide as a
+    /// copied row's.
     pub reversed: bool,
     /// End of the source bytes read, from the buffer's start (rounded up to 4).
     pub src_end: u64,
@@ -571,7 +584,8 @@ impl Plan {
                 let bounded = self.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
                 let padded = match self.kernel {
                     Kernel::Generic => bounded || (strided && self.pack() > 1),
-                    _ => bounded,
+                    Kernel::Micro => bounded,
+                    _ => false,
                 };
                 Some(Variant {
                     kernel: self.kernel,
@@ -591,6 +605,7 @@ impl Plan {
                         Some(v) if v.reversed => self.elem_size as u32,
                         _ => 0,
                     },
+                    wide_stores: self.wide_stores,
                 })
             }
             Kernel::Empty | Kernel::Copy => None,
@@ -627,6 +642,7 @@ impl Plan {
         let mut plan = Plan {
             runs: false,
             access64: false,
+            wide_stores: false,
             ..self.clone()
         };
         if self.runs {
@@ -748,6 +764,7 @@ pub fn plan_with(
         specialized: false,
         runs: false,
         access64: false,
+        wide_stores: false,
         view: None,
         reasons: Reasons {
             kernel: KernelReason::NoElements,
@@ -805,6 +822,7 @@ pub fn plan_with(
         plan.specialized = on;
         plan.reasons.specialize = Some(why);
     }
+    plan.wide_stores = select::choose_wide_stores(&plan, opts)?;
     plan.access64 = select::choose_access64(&plan, caps, opts)?;
     Ok(plan)
 }
@@ -925,6 +943,7 @@ pub fn plan_view(
         specialized: false,
         runs: false,
         access64: false,
+        wide_stores: false,
         view: Some(ViewLayout {
             src_strides: low.src_strides,
             dst_strides: low.dst_strides,
@@ -989,6 +1008,7 @@ pub fn plan_view(
         workgroups: fold_grid(total, caps.max_workgroups_per_dim)?,
     }];
     plan.reasons.specialize = select::choose_specialize(&plan, &req.options, learned).map(|s| s.1);
+    plan.wide_stores = select::choose_wide_stores(&plan, &req.options)?;
     plan.access64 = select::choose_access64(&plan, caps, &req.options)?;
     Ok(plan)
 }

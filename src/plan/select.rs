@@ -592,10 +592,26 @@ pub fn choose_runs(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> bool {
             .is_some_and(|&d| d.is_multiple_of(GENERIC_RUN as u64))
 }
 
-/// Whether to access storage as 64-bit components: where the units are 8 or 16 bytes (the
-/// generic kernel) or the micro kernel's block rows are 16-byte accesses, with 32-bit index
-/// math, on CPU devices with `SHADER_INT64`. lavapipe loads and stores each component of an access in a loop over
-/// its SIMD lanes, so a `vec2<u64>` costs about half a `vec4<u32>`: a shader copy moved 64
+/// Whether the generic kernel's runs write 16 bytes at a time: runs of 4 or 8-byte units
+/// into a destination that starts on 16 bytes (a run of [`GENERIC_RUN`] units starts on
+/// whole 32 bytes of it). A CPU adapter loops over its lanes once per access whatever the
+/// access's width, so one store of four words costs what one word did.
+pub fn choose_wide_stores(plan: &Plan, opts: &Options) -> Result<bool, PermuteError> {
+    let applies = plan.runs && matches!(plan.unit, 4 | 8) && plan.dst_offset.is_multiple_of(16);
+    match opts.wide_stores {
+        Some(true) if !applies => Err(PermuteError::ForcedChoice {
+            what: "wide stores",
+            why: "they write the generic kernel's runs (CPU devices) of 4/8-byte units into a destination that starts on 16 bytes",
+        }),
+        Some(on) => Ok(on),
+        None => Ok(applies),
+    }
+}
+
+/// Whether to access storage as 64-bit components: where the units are 8 or 16 bytes or the
+/// stores wide (the generic kernel) or the micro kernel's block rows are 16-byte accesses,
+/// with 32-bit index math, on CPU devices with `SHADER_INT64`. lavapipe loads and stores
+/// each component of an access in a loop over its SIMD lanes, so a `vec2<u64>` costs about half a `vec4<u32>`: a shader copy moved 64
 /// MiB in 38.5 ms instead of 64 ms. GPUs keep 32-bit components, which they coalesce alike.
 pub fn choose_access64(
     plan: &Plan,
@@ -604,7 +620,7 @@ pub fn choose_access64(
 ) -> Result<bool, PermuteError> {
     let applies = plan.index == IndexMath::U32
         && match plan.kernel {
-            Kernel::Generic => plan.unit >= 8,
+            Kernel::Generic => plan.unit >= 8 || plan.wide_stores,
             Kernel::Micro => micro_block(plan).is_ok_and(|b| b.access_bytes == 16),
             _ => false,
         };

@@ -353,11 +353,10 @@ pub fn lower(view: &View, elem: usize, src_offset: u64, dst_offset: u64) -> Lowe
     let plain = view.bounds.iter().all(whole) && view.dst_strides.is_none();
     let backwards = row && s == -1 && plain;
     let lowest = src_start.wrapping_sub((n as i64 - 1) * elem as i64);
+    let reversed_unit = unit_for(n * elem, lowest);
     let (run, unit, reversed) = match (row && s == 1, backwards) {
         (true, _) => (n * elem, unit_for(n * elem, src_start), false),
-        (_, true) if unit_for(n * elem, lowest) > elem.max(2) => {
-            (n * elem, unit_for(n * elem, lowest), true)
-        }
+        (_, true) if reversed_unit > elem.max(2) => (n * elem, reversed_unit, true),
         _ => (elem, unit_for(elem, src_start), false),
     };
     // Re-express in units.

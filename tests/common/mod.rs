@@ -13,6 +13,7 @@ pub const GENERIC: Options = Options {
     binding_limit: None,
     specialize: None,
     access64: None,
+    wide_stores: None,
 };
 pub const TILED: Options = Options {
     kernel: Some(wgpu_permute::Kernel::Tiled),

@@ -160,6 +160,10 @@ pub struct Force {
     /// 32-bit ones (false).
     #[arg(long)]
     access64: Option<bool>,
+    /// Force the generic kernel's runs of 4/8-byte units to write 16 bytes at a time (true)
+    /// or unit by unit (false).
+    #[arg(long)]
+    wide_stores: Option<bool>,
 }
 
 #[derive(Clone, Copy, ValueEnum, Debug)]
@@ -200,6 +204,7 @@ impl Force {
             binding_limit: None,
             specialize: self.specialize,
             access64: self.access64,
+            wide_stores: self.wide_stores,
         }
     }
 }
