@@ -216,24 +216,7 @@ fn check_padded(
         access64: Some(variant.access64),
         ..Options::default()
     };
-    let req = ViewRequest {
-        view: &v,
-        elem_size: elem,
-        src_offset: 0,
-        dst_offset: 0,
-        src_len: n,
-        dst_len: v.dst_span(),
-        fill: &fill,
-        options,
-    };
-    let plan = p.plan_view(&req).map_err(|e| format!("{variant}: {e}"))?;
-    assert_eq!(plan.variant(), Some(variant), "{plan}");
-    let want = reference::materialize_bytes(&data, &v, elem, &fill, v.dst_span()).unwrap();
-    match p.materialize_bytes(&data, &v, elem, &fill, options) {
-        Ok(got) if got == want => Ok(()),
-        Ok(_) => Err(format!("{plan}: differs from the reference")),
-        Err(e) => Err(format!("{plan}: {e}")),
-    }
+    check_view(p, &v, (&data, n), elem, &fill, options, variant)
 }
 
 /// The padded micro variant: the permute of `shape` (rows and columns in whole blocks, the
@@ -279,24 +262,7 @@ fn check_padded_micro(
         access64: Some(variant.access64),
         ..Options::default()
     };
-    let req = ViewRequest {
-        view: &v,
-        elem_size: elem,
-        src_offset: 0,
-        dst_offset: 0,
-        src_len: n,
-        dst_len: v.dst_span(),
-        fill: &fill,
-        options,
-    };
-    let plan = p.plan_view(&req).map_err(|e| format!("{variant}: {e}"))?;
-    assert_eq!(plan.variant(), Some(variant), "{plan}");
-    let want = reference::materialize_bytes(&data, &v, elem, &fill, v.dst_span()).unwrap();
-    match p.materialize_bytes(&data, &v, elem, &fill, options) {
-        Ok(got) if got == want => Ok(()),
-        Ok(_) => Err(format!("{plan}: differs from the reference")),
-        Err(e) => Err(format!("{plan}: {e}")),
-    }
+    check_view(p, &v, (&data, n), elem, &fill, options, variant)
 }
 
 /// The reversed variant: `x[..., ::-1]` of a tensor whose outer dims (extent 2) are
@@ -326,20 +292,34 @@ fn check_reversed(
         wide_stores: Some(variant.wide_stores),
         ..Options::default()
     };
+    check_view(p, &v, (&data, n), elem, &[], options, variant)
+}
+
+/// Plans `v` of `data` (`src_len` elements) with `options`, checks that it runs `variant`,
+/// and materialises it against the reference (fill `fill` outside its bounds).
+fn check_view(
+    p: &wgpu_permute::Permuter,
+    v: &View,
+    (data, src_len): (&[u8], usize),
+    elem: usize,
+    fill: &[u8],
+    options: Options,
+    variant: wgpu_permute::plan::Variant,
+) -> Result<(), String> {
     let req = ViewRequest {
-        view: &v,
+        view: v,
         elem_size: elem,
         src_offset: 0,
         dst_offset: 0,
-        src_len: n,
-        dst_len: v.len(),
-        fill: &[],
+        src_len,
+        dst_len: v.dst_span(),
+        fill,
         options,
     };
     let plan = p.plan_view(&req).map_err(|e| format!("{variant}: {e}"))?;
     assert_eq!(plan.variant(), Some(variant), "{plan}");
-    let want = reference::materialize_bytes(&data, &v, elem, &[], v.len()).unwrap();
-    match p.materialize_bytes(&data, &v, elem, &[], options) {
+    let want = reference::materialize_bytes(data, v, elem, fill, v.dst_span()).unwrap();
+    match p.materialize_bytes(data, v, elem, fill, options) {
         Ok(got) if got == want => Ok(()),
         Ok(_) => Err(format!("{plan}: differs from the reference")),
         Err(e) => Err(format!("{plan}: {e}")),
