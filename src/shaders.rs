@@ -1285,7 +1285,7 @@ fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
         .chain(batch.iter().map(|&d| stride(out_strides[d])))
         .map(|v| v as u32)
         .collect();
-    if plan.variant().is_some_and(|v| v.padded) {
+    if plan.kernel == Kernel::Micro && plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty()) {
         words.extend(micro_bound_params(plan, &batch));
     }
     words

@@ -766,13 +766,7 @@ pub fn plan_with(
         access64: false,
         wide_stores: false,
         view: None,
-        reasons: Reasons {
-            kernel: KernelReason::NoElements,
-            index: IndexReason::Fits32,
-            specialize: None,
-            tuning: Tuning::Off,
-            model: Modelling::Off,
-        },
+        reasons: Reasons::empty(),
     };
     if n == 0 {
         return Ok(plan);
@@ -958,13 +952,7 @@ pub fn plan_view(
                 .max(req.src_offset + low.unit.max(4) as u64),
             dst_end: (req.dst_offset + dst_reach).next_multiple_of(4),
         }),
-        reasons: Reasons {
-            kernel: KernelReason::NoElements,
-            index: IndexReason::Fits32,
-            specialize: None,
-            tuning: Tuning::Off,
-            model: Modelling::Off,
-        },
+        reasons: Reasons::empty(),
     };
     if n == 0 {
         return Ok(plan);

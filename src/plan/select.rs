@@ -304,6 +304,19 @@ pub struct Reasons {
     pub model: Modelling,
 }
 
+impl Reasons {
+    /// The reasons of a plan with no elements, which every plan starts from.
+    pub(super) fn empty() -> Reasons {
+        Reasons {
+            kernel: KernelReason::NoElements,
+            index: IndexReason::Fits32,
+            specialize: None,
+            tuning: Tuning::Off,
+            model: Modelling::Off,
+        }
+    }
+}
+
 /// 32-bit math when every offset in units (plus a workgroup's overshoot) fits in `u32`;
 /// else native 64-bit where the device has it, else emulated pairs.
 pub(super) fn choose_index(
