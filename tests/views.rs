@@ -345,6 +345,21 @@ fn padding_reads_the_fill_value_outside_the_bounds() {
         let fill = vec![0xEE; elem];
         check(&nchw4c, elem, n * ch * h * w, &fill);
     }
+    // A bound over broadcast dims, named in another order than the output's: its combined
+    // index reads them in the bound's order (`i1 * 2 + i0 < 3` here, not `i0 * 3 + i1`).
+    let broadcast = View {
+        shape: vec![2, 3, 4],
+        strides: vec![0, 0, 1],
+        offset: 0,
+        bounds: vec![Bound {
+            dims: vec![1, 0],
+            valid: 0..3,
+        }],
+        dst_strides: None,
+    };
+    for elem in [1, 4] {
+        check(&broadcast, elem, 4, &vec![0xEE; elem]);
+    }
 }
 
 /// Padded views whose bounds fall on whole block rows (the channels of a blocked layout, a

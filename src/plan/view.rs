@@ -300,15 +300,16 @@ pub fn lower(view: &View, elem: usize, src_offset: u64, dst_offset: u64) -> Lowe
         }
     }
     // Output order, size-1 dims dropped (unbounded ones; a bounded one keeps its meaning).
-    let mut out: Vec<(u64, i64, u64, usize)> = (0..view.shape.len())
+    // Each dim: (extent, source stride, destination stride, bound, view dim).
+    let mut out: Vec<(u64, i64, u64, usize, usize)> = (0..view.shape.len())
         .filter(|&d| view.shape[d] != 1 || group[d] != usize::MAX)
         .map(|d| {
             let (n, s, t) = (view.shape[d] as u64, view.strides[d] as i64, dst[d] as u64);
-            (n, s, t, group[d])
+            (n, s, t, group[d], d)
         })
         .collect();
     // Merge neighbours that compose on both sides and share no bound.
-    let mut merged: Vec<(u64, i64, u64, usize)> = Vec::new();
+    let mut merged: Vec<(u64, i64, u64, usize, usize)> = Vec::new();
     for dim in out.drain(..) {
         match merged.last_mut() {
             Some(last)
@@ -317,27 +318,27 @@ pub fn lower(view: &View, elem: usize, src_offset: u64, dst_offset: u64) -> Lowe
                     && last.1 == dim.1.wrapping_mul(dim.0 as i64)
                     && last.2 == dim.2.wrapping_mul(dim.0) =>
             {
-                *last = (last.0 * dim.0, dim.1, dim.2, usize::MAX);
+                *last = (last.0 * dim.0, dim.1, dim.2, usize::MAX, dim.4);
             }
             _ => merged.push(dim),
         }
     }
     if merged.is_empty() {
-        merged.push((1, 1, 1, usize::MAX));
+        merged.push((1, 1, 1, usize::MAX, 0));
     }
     // Movement unit: the innermost output dim moves as one run when it is unit-stride on
     // both sides and unbounded; the unit divides the run, every stride and both offsets
     // (the run's lowest byte, for a reversed one).
     let elem = elem as u64;
     let last = merged.len() - 1;
-    let (n, s, t, g) = merged[last];
+    let (n, s, t, g, _) = merged[last];
     let src_start = (src_offset as i64).wrapping_add(view.offset as i64 * elem as i64);
     let unit_for = |run: u64, lowest: i64| {
         // Strides of the dims that do not merge into the run, and where the regions start.
         let stride_bytes = merged
             .iter()
             .take(if run > elem { last } else { merged.len() })
-            .flat_map(|&(_, s, t, _)| [s.unsigned_abs() * elem, t * elem])
+            .flat_map(|&(_, s, t, _, _)| [s.unsigned_abs() * elem, t * elem])
             .chain([src_offset, dst_offset])
             .fold(0, gcd);
         let mut unit = movement_unit(run, lowest.unsigned_abs(), dst_offset) as u64;
@@ -360,20 +361,20 @@ pub fn lower(view: &View, elem: usize, src_offset: u64, dst_offset: u64) -> Lowe
         _ => (elem, unit_for(elem, src_start), false),
     };
     // Re-express in units.
-    let mut dims: Vec<(u64, i64, u64, usize)> = Vec::new();
-    for (i, &(n, s, t, g)) in merged.iter().enumerate() {
+    let mut dims: Vec<(u64, i64, u64, usize, usize)> = Vec::new();
+    for (i, &(n, s, t, g, d)) in merged.iter().enumerate() {
         if i == last && run > elem {
-            dims.push((n * elem / unit, if reversed { -1 } else { 1 }, 1, g));
+            dims.push((n * elem / unit, if reversed { -1 } else { 1 }, 1, g, d));
         } else if unit >= elem {
             let k = (unit / elem) as i64;
-            dims.push((n, s / k, t / k as u64, g));
+            dims.push((n, s / k, t / k as u64, g, d));
         } else {
             let k = (elem / unit) as i64;
-            dims.push((n, s * k, t * k as u64, g));
+            dims.push((n, s * k, t * k as u64, g, d));
         }
     }
     if unit < elem {
-        dims.push((elem / unit, 1, 1, usize::MAX));
+        dims.push((elem / unit, 1, 1, usize::MAX, usize::MAX));
     }
     // Source memory order: by descending |stride|, stable (output order breaks ties);
     // broadcast dims (stride 0) outermost, where they batch rather than take the place of
@@ -393,12 +394,15 @@ pub fn lower(view: &View, elem: usize, src_offset: u64, dst_offset: u64) -> Lowe
         .enumerate()
         .filter(|(_, b)| !whole(b))
         .map(|(g, b)| {
-            let members: Vec<usize> = order
+            // Members in the bound's order (its combined index reads them so), which need
+            // not be the source's: broadcast dims all have stride 0.
+            let mut members: Vec<usize> = order
                 .iter()
                 .enumerate()
                 .filter(|(_, i)| dims[**i].3 == g)
                 .map(|(pos, _)| pos)
                 .collect();
+            members.sort_by_key(|&pos| b.dims.iter().position(|&d| d == dims[order[pos]].4));
             // Clamped to the combined index's extent, so that it fits the index math.
             let extent: usize = b.dims.iter().map(|&d| view.shape[d]).product();
             let valid = b.valid.start.min(extent) as u64..b.valid.end.min(extent) as u64;
