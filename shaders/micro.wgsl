@@ -13,13 +13,20 @@
 // strides in accesses (plan::select::micro_block checks that they divide exactly, so
 // negative strides wrap exactly too).
 //
+// A strip (plan::Strip) is a wide block one of whose sides is a whole short dim (3 colour
+// channels, 7 columns): SIDE input rows of all the columns, which lie back to back and are
+// read as one span of accesses (its output rows are one access each), or all the rows by
+// SIDE columns, whose output rows lie back to back and are written as one span. Either way
+// every access is a whole, aligned vec4, however odd the short dim.
+//
 // A padded view (bounds over the batch and row dims, never the columns) fills whole block
 // rows: a row outside a bound is not read, its accesses take the fill value.
 //
 // Filled in by src/shaders.rs: SIDE, ACCESSES, RUN, BATCH_FN (the unrolled batch decode),
 // BOUNDS_FN (for padded views: the batch's part of each bound's combined index, and the
 // row check; else nothing), BATCH_BOUNDS (padded: `bv`, the batch's part) and BLOCK_MOVE
-// (the unrolled loads, register transpose and stores of one block).
+// (where the `j`th block starts, from `br0` and `bc0`, and its unrolled loads, register
+// transpose and stores).
 
 const SIDE: u32 = {{SIDE}};
 const ACCESSES: u32 = {{ACCESSES}}; // accesses per block row
@@ -37,7 +44,8 @@ fn micro(
 ) {
     let wg = workgroup_index(wid, nwg, lid);
     // The invocation's first block; its RUN blocks are neighbours along the output's rows
-    // (the planner makes the row blocks divide by RUN), so one decode serves them all.
+    // (a row strip's: along its columns; the planner makes the blocks there divide by RUN),
+    // so one decode serves them all.
     let g = (wg * WORKGROUP + lid) * RUN;
     if wg >= param(TOTAL_WORKGROUPS) || g >= param(TILES) {
         return;
@@ -45,14 +53,11 @@ fn micro(
     // Neighbouring invocations take neighbouring row blocks: their writes are contiguous.
     let br0 = g % param(TILES_R);
     let rest = g / param(TILES_R);
-    let bc = rest % param(TILES_C);
+    let bc0 = rest % param(TILES_C);
     let b = rest / param(TILES_C);
     let bases = batch_bases(b);
 {{BATCH_BOUNDS}}    let in_row = param(IN_ROW);
     let out_row = param(OUT_ROW);
     for (var j = 0u; j < RUN; j++) {
-        let br = br0 + j;
-        let first_in = param(SRC_OFF) + bases.x + ACCESSES * bc + SIDE * br * in_row;
-        let first_out = param(DST_OFF) + bases.y + ACCESSES * br + SIDE * bc * out_row;
 {{BLOCK_MOVE}}    }
 }

@@ -163,7 +163,7 @@ impl Case {
 /// odd ones for variety). `scale` multiplies the outermost dim, for GPUs that finish these
 /// too quickly to time well.
 pub fn default_suite(scale: usize) -> Vec<Case> {
-    let cases: [(&[usize], &[usize], usize); 14] = [
+    let cases: [(&[usize], &[usize], usize); 16] = [
         (&[4096, 4096], &[1, 0], 4),
         (&[64, 512, 512], &[0, 2, 1], 4),
         (&[64, 512, 512], &[0, 2, 1], 2),
@@ -178,6 +178,9 @@ pub fn default_suite(scale: usize) -> Vec<Case> {
         (&[32, 512, 512], &[0, 2, 1], 8),
         (&[2048, 2048], &[1, 0], 16),
         (&[3, 1000, 7], &[2, 0, 1], 4),
+        // Images: 8-bit NHWC to planes (a data loader's), f32 NCHW to interleaved channels.
+        (&[32, 224, 224, 3], &[0, 3, 1, 2], 1),
+        (&[32, 3, 224, 224], &[0, 2, 3, 1], 4),
     ];
     cases
         .iter()

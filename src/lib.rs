@@ -33,7 +33,7 @@
 //! | identity, byte count a multiple of 4 | `copy_buffer_to_buffer` |
 //! | larger than one storage binding | `generic`, one dispatch per window of the buffers |
 //! | innermost dim stays innermost | `generic`: unrolled index decode, whole rows' units |
-//! | innermost dim moves, on a CPU device, 1/2/4/8-byte units, sides divisible by the block | `micro`: register blocks, 16 bytes square where they fit, else 4x4 words |
+//! | innermost dim moves, on a CPU device, 1/2/4/8-byte units, sides divisible by the block (or one side a short contiguous dim) | `micro`: register blocks, 16 bytes square where they fit, else strips of a whole short dim (`[H*W, 3] -> [3, H*W]`), else 4x4 words |
 //! | innermost dim moves, on a GPU, tile sides >= 16 | `tiled`: workgroup-memory tiles |
 //! | anything else | `generic` (on CPU devices, runs of neighbouring output units) |
 //!

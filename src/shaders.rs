@@ -14,7 +14,7 @@ use thiserror::Error;
 use crate::model;
 use crate::plan::{
     Block, Chunk, ELEM_SIZES, GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, IndexMath, Kernel,
-    MAX_BOUNDS, MAX_RANK, MICRO_RUN, Plan, Tile, Variant, pack_of, select,
+    MAX_BOUNDS, MAX_RANK, MICRO_RUN, Plan, STRIP_MAX, Strip, Tile, Variant, pack_of, select,
 };
 
 /// The prelude every kernel starts with: bindings, parameters, packing helpers.
@@ -406,6 +406,18 @@ pub fn all_variants() -> Vec<Variant> {
                         all.push(Variant {
                             block: Some(block.with_run(run)),
                             ..variant(Kernel::Micro, IndexMath::U32, false, padded, false)
+                        });
+                    }
+                }
+                // Strips: each short extent the square blocks cannot take, either side
+                // whole; never padded.
+                let side = Block::wide(unit).map_or(0, |b| b.side);
+                let short = (2..=STRIP_MAX).filter(|n| side > 0 && n % side != 0);
+                for strip in short.flat_map(|n| [Strip::Cols(n), Strip::Rows(n)]) {
+                    for run in [1, MICRO_RUN] {
+                        all.push(Variant {
+                            block: Block::strip(unit, strip).map(|b| b.with_run(run)),
+                            ..variant(Kernel::Micro, IndexMath::U32, false, false, false)
                         });
                     }
                 }
@@ -995,41 +1007,132 @@ fn micro_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
     Ok(tile_prelude(v, store, build, GENERIC_WORKGROUP)? + &kernel)
 }
 
-/// The micro kernel's move of one block, unrolled: `x{r}_{a}` is access `a` of input row
-/// `r`; output row `c` is the block's column `c`, its words gathered from the input rows'
-/// words (whole words for 4 and 8-byte elements, packed lanes for 8/16-bit ones). With
-/// `padded`, a row outside the view's bounds is not read and takes the fill value.
+/// The micro kernel's move of the `j`th block of an invocation's run, unrolled: where the
+/// block starts (`first_in`, `first_out`, in accesses), its loads, and its stores, whose
+/// words are gathered from the loads at compile-time positions (whole words for 4 and
+/// 8-byte elements, packed lanes for 8/16-bit ones). A square block loads each input row
+/// and stores each output row as accesses; a strip loads or stores its span side as one run
+/// of accesses ([`Strip`]). With `padded`, an input row outside the view's bounds is not
+/// read and takes the fill value.
 fn block_move(block: &Block, unit: u32, access64: bool, padded: bool) -> String {
-    let side = block.side;
+    let (side, per) = (block.side, block.per_access(unit));
+    let accesses = side / per; // accesses per row of a square block
+    let mut f = String::new();
+    // Where each block starts, and its loads: the name and the address of each access.
+    let loads: Vec<(String, String)> = match block.strip {
+        None => {
+            f += "        let br = br0 + j;\n        let first_in = param(SRC_OFF) + bases.x + ACCESSES * bc0 + SIDE * br * in_row;\n        let first_out = param(DST_OFF) + bases.y + ACCESSES * br + SIDE * bc0 * out_row;\n";
+            (0..side)
+                .flat_map(|r| {
+                    (0..accesses)
+                        .map(move |a| (format!("x{r}_{a}"), format!("{r}u * in_row + {a}u")))
+                })
+                .collect()
+        }
+        // `side` input rows back to back: one span of `n` accesses.
+        Some(Strip::Cols(n)) => {
+            let _ = write!(
+                f,
+                "        let br = br0 + j;\n        let first_in = param(SRC_OFF) + bases.x + {n}u * br;\n        let first_out = param(DST_OFF) + bases.y + br;\n"
+            );
+            (0..n).map(|k| (format!("x{k}"), format!("{k}u"))).collect()
+        }
+        // `n` input rows of one access each; the output's `side` rows back to back.
+        Some(Strip::Rows(n)) => {
+            let _ = write!(
+                f,
+                "        let bc = bc0 + j;\n        let first_in = param(SRC_OFF) + bases.x + bc;\n        let first_out = param(DST_OFF) + bases.y + {n}u * bc;\n"
+            );
+            (0..n)
+                .map(|r| (format!("x{r}"), format!("{r}u * in_row")))
+                .collect()
+        }
+    };
+    // The load and the unit within it of the block's element at input row `r`, column `c`.
+    let at = |r: u32, c: u32| -> (usize, u32) {
+        match block.strip {
+            None => ((r * accesses + c / per) as usize, c % per),
+            Some(Strip::Cols(n)) => (((r * n + c) / per) as usize, (r * n + c) % per),
+            Some(Strip::Rows(_)) => (r as usize, c),
+        }
+    };
+    // The stores: the address of each access and the elements (row, column) it holds.
+    let stores: Vec<(String, Vec<(u32, u32)>)> = match block.strip {
+        None => (0..side)
+            .flat_map(|c| {
+                (0..accesses).map(move |a| {
+                    let rows = (a * per..(a + 1) * per).map(|r| (r, c)).collect();
+                    (format!("{c}u * out_row + {a}u"), rows)
+                })
+            })
+            .collect(),
+        Some(Strip::Cols(n)) => (0..n)
+            .map(|c| {
+                (
+                    format!("{c}u * out_row"),
+                    (0..side).map(|r| (r, c)).collect(),
+                )
+            })
+            .collect(),
+        // Output unit `k` of the span is column `k / n`'s row `k % n`.
+        Some(Strip::Rows(n)) => (0..n)
+            .map(|a| {
+                let units = (a * per..(a + 1) * per).map(|k| (k % n, k / n)).collect();
+                (format!("{a}u"), units)
+            })
+            .collect(),
+    };
+    let load = |(name, addr): &(String, String)| format!("{name} = load_src(first_in + {addr});");
+    if !padded {
+        for l in &loads {
+            let _ = writeln!(f, "        let {}", load(l));
+        }
+    }
+    // Padded views (square blocks only): one check per input row of accesses.
+    for (r, chunk) in loads
+        .chunks(accesses as usize)
+        .enumerate()
+        .filter(|_| padded)
+    {
+        for (name, _) in chunk {
+            let _ = writeln!(f, "        var {name} = fill;");
+        }
+        let _ = writeln!(f, "        if row_inside(bv, SIDE * br + {r}u) {{");
+        for l in chunk {
+            let _ = writeln!(f, "            {}", load(l));
+        }
+        f += "        }\n";
+    }
+    // Word `k` of load `name` (of a 64-bit component: its low or high half).
     let vec = block.access_bytes / 4; // words per access
-    let accesses = side / block.per_access(unit);
-    let row_words = accesses * vec;
-    // Word `k` of input row `r` (of a 64-bit component: its low or high half).
-    let word = |r: u32, k: u32| match (vec, access64) {
+    let word = |name: &str, k: u32| match (vec, access64) {
         (4, true) => {
-            let c = ["x", "y"][(k % 4 / 2) as usize];
+            let c = ["x", "y"][(k / 2) as usize];
             match k % 2 {
-                0 => format!("u32(x{r}_{}.{c})", k / 4),
-                _ => format!("u32(x{r}_{}.{c} >> 32u)", k / 4),
+                0 => format!("u32({name}.{c})"),
+                _ => format!("u32({name}.{c} >> 32u)"),
             }
         }
-        (4, false) => format!("x{r}_{}.{}", k / 4, ["x", "y", "z", "w"][(k % 4) as usize]),
-        _ => format!("x{r}_{k}"),
+        (4, false) => format!("{name}.{}", ["x", "y", "z", "w"][k as usize]),
+        _ => name.to_string(),
     };
-    // Word `k` of output row `c`.
-    let out_word = |c: u32, k: u32| match pack_of(unit) {
+    // Word `k` of a store holding `units`.
+    let out_word = |units: &[(u32, u32)], k: u32| match pack_of(unit) {
         1 => {
             let e = unit / 4; // words per element
-            word(k / e, c * e + k % e)
+            let (l, u) = at(units[(k / e) as usize].0, units[(k / e) as usize].1);
+            word(&loads[l].0, u * e + k % e)
         }
         pack => {
             let bits = 32 / pack;
             (0..pack)
                 .map(|i| {
+                    let (r, c) = units[(k * pack + i) as usize];
+                    let (l, u) = at(r, c);
                     format!(
                         "(lane({}, {}u) << {}u)",
-                        word(k * pack + i, c / pack),
-                        c % pack,
+                        word(&loads[l].0, u / pack),
+                        u % pack,
                         bits * i
                     )
                 })
@@ -1037,41 +1140,17 @@ fn block_move(block: &Block, unit: u32, access64: bool, padded: bool) -> String 
                 .join(" | ")
         }
     };
-    let mut f = String::new();
-    for r in 0..side {
-        let load = |a: u32| format!("load_src(first_in + {r}u * in_row + {a}u)");
-        if !padded {
-            for a in 0..accesses {
-                let _ = writeln!(f, "        let x{r}_{a} = {};", load(a));
-            }
-            continue;
-        }
-        for a in 0..accesses {
-            let _ = writeln!(f, "        var x{r}_{a} = fill;");
-        }
-        let _ = writeln!(f, "        if row_inside(bv, SIDE * br + {r}u) {{");
-        for a in 0..accesses {
-            let _ = writeln!(f, "            x{r}_{a} = {};", load(a));
-        }
-        f += "        }\n";
-    }
-    debug_assert_eq!(row_words * 4, side * unit);
-    for c in 0..side {
-        for a in 0..accesses {
-            let words: Vec<String> = (a * vec..(a + 1) * vec).map(|k| out_word(c, k)).collect();
-            let value = match (vec, access64) {
-                (4, true) => format!(
-                    "vec2<u64>(u64({}) | (u64({}) << 32u), u64({}) | (u64({}) << 32u))",
-                    words[0], words[1], words[2], words[3]
-                ),
-                (4, false) => format!("vec4<u32>({})", words.join(", ")),
-                _ => words.join(""),
-            };
-            let _ = writeln!(
-                f,
-                "        store_dst(first_out + {c}u * out_row + {a}u, {value});"
-            );
-        }
+    for (addr, units) in &stores {
+        let words: Vec<String> = (0..vec).map(|k| out_word(units, k)).collect();
+        let value = match (vec, access64) {
+            (4, true) => format!(
+                "vec2<u64>(u64({}) | (u64({}) << 32u), u64({}) | (u64({}) << 32u))",
+                words[0], words[1], words[2], words[3]
+            ),
+            (4, false) => format!("vec4<u32>({})", words.join(", ")),
+            _ => words.join(""),
+        };
+        let _ = writeln!(f, "        store_dst(first_out + {addr}, {value});");
     }
     f
 }
@@ -1240,24 +1319,27 @@ fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
     let (b, r, c) = plan.batch_rows_cols().unwrap_or((0, 0, 0));
     // Tiles (or micro blocks) along each side; the tiled kernel takes offsets in storage
     // units and strides in elements, the micro kernel both in its accesses.
-    let (side, off_bytes, per) = match plan.kernel {
+    let ((rows, cols), off_bytes, per) = match plan.kernel {
         Kernel::Tiled => {
             let tile = plan.tile.unwrap_or(Tile::for_unit(plan.unit));
-            (tile.extent(), unit.max(4), 1)
+            ((tile.extent(), tile.extent()), unit.max(4), 1)
         }
         _ => {
             let block = select::micro_block(plan).unwrap_or(Block {
                 side: 1,
                 access_bytes: 4,
                 run: 1,
+                strip: None,
             });
             let per = block.per_access(plan.unit) as i64;
-            (block.side as u64, block.access_bytes as u64, per)
+            let sides = (block.rows() as u64, block.cols() as u64);
+            (sides, block.access_bytes as u64, per)
         }
     };
-    // Exact for the micro kernel's strides (`micro_block` checks), negative ones included.
+    // Exact for the micro kernel's strides (`micro_block` checks), negative ones included;
+    // but for a strip's span side, which the kernel does not read (whole rows back to back).
     let stride = |s: u64| ((s as i64) / per) as u64;
-    let (tiles_c, tiles_r) = (c.div_ceil(side), r.div_ceil(side));
+    let (tiles_c, tiles_r) = (c.div_ceil(cols), r.div_ceil(rows));
     let a = plan.row_dim().unwrap_or(0);
     let in_strides = plan.in_strides();
     let out_strides = plan.out_strides_by_input_dim();

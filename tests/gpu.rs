@@ -6,7 +6,7 @@ mod common;
 use common::{Case, GENERIC, MICRO, TILED, check, check_many, gpu, permutations, test_bytes};
 use proptest::prelude::*;
 use wgpu::util::DeviceExt;
-use wgpu_permute::plan::{Block, ELEM_SIZES, MAX_RANK, MICRO_SIDE, Measured, Tile};
+use wgpu_permute::plan::{Block, ELEM_SIZES, MAX_RANK, MICRO_SIDE, Measured, Strip, Tile};
 use wgpu_permute::{
     Bound, IndexMath, Kernel, Options, PermuteError, Request, View, ViewRequest, gpu_permute,
     read_buffer, reference, shaders,
@@ -336,6 +336,33 @@ fn unmergeable(rank: usize) -> (Vec<usize>, Vec<usize>) {
     (shape, perm)
 }
 
+/// The permute that runs a strip variant: `(B.., R, C) -> (B.. reversed, C, R)` (batch dims
+/// of 2 that cannot merge), the short side whole and the other in whole blocks (a multiple
+/// of the run's blocks, or not, as the variant's run asks). `None` where the variant is not
+/// run here, each a compile: every short extent at rank 3 (one batch dim), extent 3 with
+/// 64-bit accesses and at ranks 2 and `MAX_RANK`; shaders.rs validates them all. The batch
+/// decode is the square blocks', the accesses' types those of any extent.
+fn strip_case(variant: wgpu_permute::plan::Variant) -> Option<(Vec<usize>, Vec<usize>)> {
+    let block = variant.block?;
+    let (strip, rank) = (block.strip?, variant.rank);
+    let (Strip::Cols(n) | Strip::Rows(n)) = strip;
+    let every = rank == 3 && !variant.access64;
+    let sampled = n == 3 && [2, 3, MAX_RANK].contains(&rank) && (rank == 3 || !variant.access64);
+    if !every && !sampled {
+        return None;
+    }
+    let long = block.side as usize * if block.run > 1 { 8 } else { 6 };
+    let (rows, cols) = match strip {
+        Strip::Cols(n) => (long, n as usize),
+        Strip::Rows(n) => (n as usize, long),
+    };
+    let mut shape = vec![2; rank - 2];
+    shape.extend([rows, cols]);
+    let mut perm: Vec<usize> = (0..rank - 2).rev().collect();
+    perm.extend([rank - 1, rank - 2]);
+    Some((shape, perm))
+}
+
 #[test]
 fn every_shader_variant_runs_and_matches_the_reference() {
     let Some(p) = gpu() else { return };
@@ -354,6 +381,20 @@ fn every_shader_variant_runs_and_matches_the_reference() {
             continue;
         }
         let elem = variant.unit as usize;
+        if variant.block.is_some_and(|b| b.strip.is_some()) {
+            if let Some((shape, perm)) = strip_case(variant) {
+                total += 1;
+                let options = Options {
+                    access64: Some(variant.access64),
+                    ..MICRO
+                };
+                match check(p, &shape, &perm, elem, options, (16, 32)) {
+                    Ok(plan) => assert_eq!(plan.variant(), Some(variant), "{plan}"),
+                    Err(m) => failures.push(m),
+                }
+            }
+            continue;
+        }
         let (mut shape, perm) = unmergeable(variant.rank);
         // Views: the decode is the same unrolled code at every rank, and each variant costs
         // a compile, so run a few ranks here; shaders.rs validates them all.

@@ -5,7 +5,7 @@ use wgpu_permute::model::Figures;
 use wgpu_permute::plan::{
     self, DeviceCaps, ELEM_SIZES, IndexReason, KernelReason, Learned, MAX_RANK, MICRO_RUN,
     MIN_TILED_EXTENT, Measured, Misfit, Modelling, SPECIALIZE_PAYBACK_BYTES, SpecializeReason,
-    Tile, Tuning, fold_grid, simplify,
+    Strip, Tile, Tuning, fold_grid, simplify,
 };
 use wgpu_permute::{
     Bound, IndexMath, Kernel, Options, PermuteError, Request, View, ViewRequest, reference,
@@ -1091,8 +1091,60 @@ fn micro_blocks_are_wide_where_sides_and_offsets_allow() {
     assert_eq!(block(&[20, 36], 1, (0, 0)), Some((4, 4)));
     assert_eq!(block(&[20, 36], 2, (0, 0)), Some((4, 4)));
     assert_eq!(block(&[6, 10], 8, (0, 0)), Some((2, 16)));
-    assert_eq!(block(&[5, 10], 8, (0, 0)), None);
+    // 5 rows: a strip ([`strips_take_short_dims_whole`]); 9 rows and 5 columns: nothing.
+    assert_eq!(block(&[5, 10], 8, (0, 0)), Some((2, 16)));
+    assert_eq!(block(&[9, 5], 8, (0, 0)), None);
     assert_eq!(block(&[4, 4], 16, (0, 0)), None);
+}
+
+/// A short dim that square blocks cannot take (extent below 9, not a multiple of the wide
+/// side) is a strip's whole side where it is contiguous on its side of the move: the
+/// columns of input rows that lie back to back (`[H*W, 3] -> [3, H*W]`), the rows of output
+/// rows that do (`[3, H*W] -> [H*W, 3]`); the other side in whole wide blocks, offsets and
+/// strides in whole 16 bytes.
+#[test]
+fn strips_take_short_dims_whole() {
+    let cpu = DeviceCaps {
+        cpu: true,
+        ..DeviceCaps::default()
+    };
+    let strip = |shape: &[usize], perm: &[usize], elem: usize, offsets: (u64, u64)| {
+        let mut req = Request::new(shape, perm, elem);
+        (req.src_offset, req.dst_offset) = offsets;
+        let p = plan::plan(&req, &cpu).unwrap();
+        p.variant().and_then(|v| v.block).and_then(|b| b.strip)
+    };
+    assert_eq!(strip(&[3000, 7], &[1, 0], 4, (0, 0)), Some(Strip::Cols(7)));
+    assert_eq!(strip(&[7, 3000], &[1, 0], 4, (0, 0)), Some(Strip::Rows(7)));
+    assert_eq!(
+        strip(&[4, 224, 224, 3], &[0, 3, 1, 2], 1, (0, 0)),
+        Some(Strip::Cols(3))
+    );
+    assert_eq!(
+        strip(&[4, 3, 224, 224], &[0, 2, 3, 1], 1, (16, 0)),
+        Some(Strip::Rows(3))
+    );
+    for (elem, n) in [(1, 8), (2, 7), (4, 6), (8, 5)] {
+        let long = 16 / elem * 3;
+        assert_eq!(
+            strip(&[long, n], &[1, 0], elem, (0, 0)),
+            Some(Strip::Cols(n as u32))
+        );
+        assert_eq!(
+            strip(&[n, long], &[1, 0], elem, (0, 0)),
+            Some(Strip::Rows(n as u32))
+        );
+        // The long side not in whole blocks, the offsets not in whole 16 bytes.
+        assert_eq!(strip(&[long + 1, n], &[1, 0], elem, (0, 0)), None);
+        assert_eq!(strip(&[n, long], &[1, 0], elem, (0, 8)), None);
+    }
+    // Too long, or a multiple of the side (square blocks take it).
+    assert_eq!(strip(&[3000, 9], &[1, 0], 4, (0, 0)), None);
+    assert_eq!(strip(&[3000, 8], &[1, 0], 4, (0, 0)), None);
+    // Rows whose columns are not back to back: (B1, R, B2, C) -> (B2, B1, C, R).
+    assert_eq!(strip(&[2, 16, 3, 7], &[2, 0, 3, 1], 4, (0, 0)), None);
+    // Nor output rows: (B1, R, B2, C) -> (B1, C, B2, R)... with R short.
+    assert_eq!(strip(&[2, 7, 3, 16], &[0, 3, 2, 1], 4, (0, 0)), None);
 }
 
 proptest::proptest! {

@@ -1,6 +1,6 @@
 //! Every generated WGSL variant validates with naga: runs without a GPU.
 
-use wgpu_permute::plan::{ELEM_SIZES, IndexMath, Kernel, MAX_RANK};
+use wgpu_permute::plan::{ELEM_SIZES, IndexMath, Kernel, MAX_RANK, STRIP_MAX};
 use wgpu_permute::shaders;
 
 fn validate(source: &str, capabilities: naga::valid::Capabilities) -> Result<naga::Module, String> {
@@ -33,7 +33,17 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
         // Wide stores: every runs variant of 4 and 8-byte units (plain, specialised,
         // reversed), with and without 64-bit accesses.
         let wide = 2 * (2 + smaller) * (unit == 4 || unit == 8) as usize;
-        10 + strided + runs + access64 + reversed + wide + (rank >= 2) as usize * (1 + micro)
+        // Strips: each short extent that the wide side does not divide, either side whole,
+        // one or MICRO_RUN per invocation, with and without 64-bit accesses.
+        let side = 16 / unit;
+        let short = (2..=STRIP_MAX as usize).filter(|n| n % side != 0).count();
+        let strips = 8 * short * (unit <= 8) as usize;
+        10 + strided
+            + runs
+            + access64
+            + reversed
+            + wide
+            + (rank >= 2) as usize * (1 + micro + strips)
     };
     let expected: usize = ELEM_SIZES
         .iter()

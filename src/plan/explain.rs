@@ -5,7 +5,8 @@ use std::fmt;
 
 use super::{
     GENERIC_RUN, IndexReason, Kernel, KernelReason, MAX_MODELLED, MIN_TILED_EXTENT, Modelling,
-    Plan, SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES, SpecializeReason, Tile, Tuning, simplify,
+    Plan, SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES, SpecializeReason, Strip, Tile, Tuning,
+    simplify,
 };
 use crate::model::Figures;
 
@@ -177,15 +178,26 @@ impl Plan {
                 }
                 Kernel::Micro => {
                     if let Ok(block) = super::select::micro_block(self) {
-                        let (side, bytes) = (block.side, block.access_bytes);
-                        let how = if bytes == 16 {
-                            "each block row one 16-byte access"
-                        } else {
-                            "as 32-bit words (rows or offsets not in whole 16 bytes)"
+                        let (rows, cols) = (block.rows(), block.cols());
+                        let how = match (block.strip, block.access_bytes) {
+                            (Some(Strip::Cols(n)), _) => format!(
+                                "a strip: {rows} input rows of all {n} columns read as one span of {n} 16-byte accesses, each output row one access"
+                            ),
+                            (Some(Strip::Rows(n)), _) => format!(
+                                "a strip: all {n} rows, each input row one 16-byte access, the {cols} output rows written as one span of {n} accesses"
+                            ),
+                            (None, 16) => "each block row one 16-byte access".into(),
+                            (None, _) => {
+                                "as 32-bit words (rows or offsets not in whole 16 bytes)".into()
+                            }
                         };
                         let run = block.run;
+                        let along = match block.strip {
+                            Some(Strip::Rows(_)) => "columns",
+                            _ => "output's rows",
+                        };
                         why.push(format!(
-                            "each invocation moves {run} {side}x{side} block(s), neighbours along the output's rows, between the input's innermost dim ({c}) and the dim that becomes the output's innermost ({r}), {how}, {b} blocks' worth of batch"
+                            "each invocation moves {run} {rows}x{cols} block(s), neighbours along the {along}, between the input's innermost dim ({c}) and the dim that becomes the output's innermost ({r}), {how}, {b} blocks' worth of batch"
                         ));
                     }
                 }
@@ -269,7 +281,14 @@ impl fmt::Display for Plan {
             write!(f, " (runs of {GENERIC_RUN})")?;
         }
         if let Some(b) = self.variant().and_then(|v| v.block) {
-            write!(f, " ({0}x{0} blocks, {1} per invocation)", b.side, b.run)?;
+            let strip = if b.strip.is_some() { " strip" } else { "" };
+            write!(
+                f,
+                " ({}x{}{strip} blocks, {} per invocation)",
+                b.rows(),
+                b.cols(),
+                b.run
+            )?;
         }
         if self.access64 {
             write!(f, " (64-bit accesses)")?;

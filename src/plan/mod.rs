@@ -54,6 +54,12 @@ pub const MICRO_SIDE: u32 = 4;
 /// Bytes of one access of the micro kernel's wide blocks: a `vec4<u32>`.
 pub const WIDE_ACCESS_BYTES: u32 = 16;
 
+/// Longest whole dim of a micro kernel strip ([`Strip`]), in elements: the strip holds
+/// this many 16-byte accesses in registers each way. 8 takes colour channels (3, 4 of
+/// bytes), complex pairs and the odd short dims of real shapes; each extent is a shader
+/// variant of its own.
+pub const STRIP_MAX: u32 = 8;
+
 /// Blocks each micro invocation moves where the row blocks divide by it: one decode of the
 /// block position serves them all (8% to 10% faster on lavapipe for 1 and 8-byte units).
 pub const MICRO_RUN: u32 = 4;
@@ -282,16 +288,34 @@ impl Tile {
 /// CPU adapter each access costs a loop over the SIMD lanes whatever its width, so wide
 /// accesses move four times the bytes per loop. Narrow blocks (4x4, 32-bit accesses) take
 /// the 1, 2 and 4-byte layouts that wide ones cannot: sides not divisible by the wide side,
-/// or offsets and strides not in whole 16 bytes.
+/// or offsets and strides not in whole 16 bytes. Strips are wide blocks one of whose sides
+/// is a whole short dim ([`Strip`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Block {
-    /// Elements along each side.
+    /// Elements along each side (the side that is not a strip's whole dim).
     pub side: u32,
     /// Bytes of one global-memory access: 16 (wide) or 4 (narrow).
     pub access_bytes: u32,
-    /// Blocks each invocation moves, neighbours along the output's rows: 1 or
-    /// [`MICRO_RUN`].
+    /// Blocks each invocation moves, neighbours along the output's rows (a [`Strip::Rows`]
+    /// block: along its columns): 1 or [`MICRO_RUN`].
     pub run: u32,
+    /// One side is a whole dim too short, or of an extent not divisible by the side, for
+    /// square blocks (`[H*W, 3] -> [3, H*W]`, an RGB image to planes).
+    pub strip: Option<Strip>,
+}
+
+/// A wide block whose one side is a whole dim of `n` elements (`2..=`[`STRIP_MAX`], not a
+/// multiple of the block's side), contiguous on one side of the move: `side x n` elements,
+/// `n` 16-byte accesses each way. One of its sides is then a single contiguous span of `n`
+/// accesses, whose elements the kernel picks apart at compile-time positions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Strip {
+    /// `side` input rows of all `n` columns, which lie back to back in the source: read as
+    /// one span, written as `n` output rows of one access each.
+    Cols(u32),
+    /// All `n` rows by `side` columns, whose output rows lie back to back in the
+    /// destination: read as `n` input rows of one access each, written as one span.
+    Rows(u32),
 }
 
 impl Block {
@@ -301,6 +325,15 @@ impl Block {
             side: WIDE_ACCESS_BYTES / unit,
             access_bytes: WIDE_ACCESS_BYTES,
             run: 1,
+            strip: None,
+        })
+    }
+
+    /// The wide block of a movement size as a strip.
+    pub fn strip(unit: u32, strip: Strip) -> Option<Block> {
+        Block::wide(unit).map(|b| Block {
+            strip: Some(strip),
+            ..b
         })
     }
 
@@ -310,6 +343,7 @@ impl Block {
             side: MICRO_SIDE,
             access_bytes: 4,
             run: 1,
+            strip: None,
         })
     }
 
@@ -318,9 +352,25 @@ impl Block {
         (self.access_bytes / unit).max(1)
     }
 
+    /// Elements along the rows (the dim that becomes the output's innermost).
+    pub fn rows(&self) -> u32 {
+        match self.strip {
+            Some(Strip::Rows(n)) => n,
+            _ => self.side,
+        }
+    }
+
+    /// Elements along the columns (the input's innermost dim).
+    pub fn cols(&self) -> u32 {
+        match self.strip {
+            Some(Strip::Cols(n)) => n,
+            _ => self.side,
+        }
+    }
+
     /// Elements per block.
     pub fn elements(&self) -> u64 {
-        (self.side * self.side) as u64
+        (self.rows() * self.cols()) as u64
     }
 
     /// The same block, `run` of them per invocation.
@@ -393,7 +443,10 @@ impl std::fmt::Display for Variant {
             write!(
                 f,
                 " block {}x{} by {} B, {} per run",
-                b.side, b.side, b.access_bytes, b.run
+                b.rows(),
+                b.cols(),
+                b.access_bytes,
+                b.run
             )?;
         }
         if self.runs {

@@ -7,7 +7,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{Block, DeviceCaps, GENERIC_RUN, IndexMath, Kernel, MICRO_RUN, Options, Plan, Tile};
+use super::{
+    Block, DeviceCaps, GENERIC_RUN, IndexMath, Kernel, MICRO_RUN, Options, Plan, STRIP_MAX, Strip,
+    Tile,
+};
 use crate::PermuteError;
 use crate::model::Figures;
 
@@ -156,7 +159,8 @@ impl Misfit {
                 "packed 8/16-bit data needs rows and columns divisible by the elements per word"
             }
             Misfit::MicroSides => {
-                "both block sides must be divisible by 4 elements with offsets in whole words, or (8-byte units) by 2 with offsets and strides in whole 16 bytes"
+                const _: () = assert!(STRIP_MAX == 8, "the sentence below names STRIP_MAX");
+                "both block sides must be divisible by 4 elements with offsets in whole words, or (8-byte units) by 2 with offsets and strides in whole 16 bytes, or one side a dim of at most 8 elements contiguous on its side with the other divisible by the elements in 16 bytes"
             }
             Misfit::WideUnit => "16-byte units already move as whole vectors",
             Misfit::Index64 => "it uses 32-bit index math only",
@@ -672,34 +676,62 @@ fn micro_fits(plan: &Plan, one_binding: bool) -> Result<(), Misfit> {
 
 /// The micro kernel's block for a plan whose innermost dim moves: wide where both block
 /// sides divide by its side and every offset and stride of rows and batches is in whole 16
-/// bytes (so each block row is one aligned `vec4<u32>`), else narrow for units of up to 4
-/// bytes with both sides divisible by [`super::MICRO_SIDE`]; [`MICRO_RUN`] blocks per
-/// invocation where the row blocks divide by it.
+/// bytes (so each block row is one aligned `vec4<u32>`); else a wide strip where one side is
+/// a short contiguous dim and the other divides (see [`Strip`]); else narrow for units of
+/// up to 4 bytes with both sides divisible by [`super::MICRO_SIDE`]. [`MICRO_RUN`] blocks per
+/// invocation where the blocks along the run divide by it.
 pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
     let Some((_, r, c)) = plan.batch_rows_cols() else {
         return Err(Misfit::InnermostStays);
     };
     view_fits(plan, true)?;
+    let (a, last) = (plan.row_dim().unwrap_or(0), plan.dims.len() - 1);
+    let ins = plan.in_strides();
+    let outs = plan.out_strides_by_input_dim();
+    let padded = plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
     let fits = |b: &Block| {
-        let (side, q) = (b.side as u64, b.per_access(plan.unit) as i64);
+        let q = b.per_access(plan.unit) as i64;
         let whole = |s: i64| s.rem_euclid(q) == 0;
-        let (a, last) = (plan.row_dim().unwrap_or(0), plan.dims.len() - 1);
-        let ins = plan.in_strides();
-        let outs = plan.out_strides_by_input_dim();
-        r % side == 0
-            && c % side == 0
-            && (0..last).all(|d| whole(ins[d] as i64))
-            && (0..=last).all(|d| d == a || whole(outs[d] as i64))
+        // A strip's span side needs its rows back to back instead of in whole accesses.
+        let (span_in, span_out) = match b.strip {
+            None => (false, false),
+            Some(Strip::Cols(n)) if ins[a] == n as u64 => (true, false),
+            Some(Strip::Rows(n)) if outs[last] == n as u64 => (false, true),
+            Some(_) => return false,
+        };
+        r % b.rows() as u64 == 0
+            && c % b.cols() as u64 == 0
+            && (b.strip.is_none() || !padded)
+            && (0..last).all(|d| (d == a && span_in) || whole(ins[d] as i64))
+            && (0..=last).all(|d| d == a || (d == last && span_out) || whole(outs[d] as i64))
             && plan.src_start().is_multiple_of(b.access_bytes as u64)
             && plan.dst_offset.is_multiple_of(b.access_bytes as u64)
     };
-    let block = match (Block::wide(plan.unit), Block::narrow(plan.unit)) {
-        (Some(b), _) if fits(&b) => b,
-        (_, Some(b)) if fits(&b) => b,
-        (None, None) => return Err(Misfit::WideUnit),
-        _ => return Err(Misfit::MicroSides),
+    // A short side whole: the columns, else the rows.
+    let short = |n: u64, strip: fn(u32) -> Strip| {
+        (2..=STRIP_MAX as u64)
+            .contains(&n)
+            .then(|| Block::strip(plan.unit, strip(n as u32)))
+            .flatten()
     };
-    let run = if (r / block.side as u64).is_multiple_of(MICRO_RUN as u64) {
+    let candidates = [
+        Block::wide(plan.unit),
+        short(c, Strip::Cols),
+        short(r, Strip::Rows),
+        Block::narrow(plan.unit),
+    ];
+    let Some(block) = candidates.into_iter().flatten().find(fits) else {
+        return Err(match Block::wide(plan.unit) {
+            None => Misfit::WideUnit,
+            Some(_) => Misfit::MicroSides,
+        });
+    };
+    // Blocks along the run: row blocks, a row strip's column blocks.
+    let along = match block.strip {
+        Some(Strip::Rows(_)) => c / block.cols() as u64,
+        _ => r / block.rows() as u64,
+    };
+    let run = if along.is_multiple_of(MICRO_RUN as u64) {
         MICRO_RUN
     } else {
         1
