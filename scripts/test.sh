@@ -8,6 +8,6 @@ cd "$(dirname "$0")/.."
 cargo test --release --features cli "$@"
 echo "GL backend subset (WGPU_BACKEND=gl):"
 WGPU_BACKEND=gl cargo test --release --features cli --test gpu --test reliability -- \
-    every_permutation edges_of_every_kernel random_permutes forced_64_bit index_math_64_bit \
+    every_permutation edges_of_every_kernel colour_channels random_permutes forced_64_bit index_math_64_bit \
     permute_slice buffer_errors size_zero gpu_permute_and_recording packed_tiled \
     a_device_with_low_binding_limits grids_fold own_device_plans

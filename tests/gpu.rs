@@ -87,6 +87,36 @@ fn edge_sizes(kernel: Kernel, elem: usize) -> Vec<usize> {
     vec![0, extent - step, extent, extent + step, 2 * extent + step]
 }
 
+/// Colour channels between interleaved and planar layouts (`[N, H, W, 3] <-> [N, 3, H, W]`)
+/// and `[3000, 7] -> [7, 3000]`, for every element size that has strips: on a CPU device
+/// they run as strips, on GL too (32-bit accesses there, no `SHADER_INT64`).
+#[test]
+fn colour_channels_move_as_strips() {
+    let Some(p) = gpu() else { return };
+    let mut cases = Vec::new();
+    for elem in [1, 2, 4, 8] {
+        for (shape, perm) in [
+            ([2, 40, 48, 3], [0, 3, 1, 2]),
+            ([2, 3, 40, 48], [0, 2, 3, 1]),
+        ] {
+            cases.push(Case::new(&shape, &perm, elem, Options::default(), (0, 0)));
+        }
+    }
+    cases.push(Case::new(
+        &[3000, 7],
+        &[1, 0],
+        4,
+        Options::default(),
+        (16, 32),
+    ));
+    for plan in expect_all_pass(p, &cases) {
+        if p.caps().cpu {
+            let strip = plan.variant().and_then(|v| v.block).and_then(|b| b.strip);
+            assert!(strip.is_some(), "{plan}");
+        }
+    }
+}
+
 #[test]
 fn edges_of_every_kernel_with_offsets_and_two_batch_dims() {
     let Some(p) = gpu() else { return };
