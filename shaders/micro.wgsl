@@ -1,5 +1,5 @@
 // micro: a permute whose innermost dim moves, in register micro-tiles. Each invocation
-// moves one SIDE x SIDE block of elements between the input's innermost dim (the block's
+// moves one SIDE x SIDE block (or strip, below) of elements between the input's innermost dim (the block's
 // columns) and the input dim that becomes the output's innermost (its rows): it reads the
 // block's SIDE input rows, transposes them in registers, and writes SIDE output rows. No
 // workgroup memory and no barrier, which suits devices where those are costly (lavapipe).
@@ -50,7 +50,8 @@ fn micro(
     if wg >= param(TOTAL_WORKGROUPS) || g >= param(TILES) {
         return;
     }
-    // Neighbouring invocations take neighbouring row blocks: their writes are contiguous.
+    // Neighbouring invocations take neighbouring row blocks (a row strip's: column blocks):
+    // their writes are contiguous.
     let br0 = g % param(TILES_R);
     let rest = g / param(TILES_R);
     let bc0 = rest % param(TILES_C);

@@ -159,9 +159,9 @@ impl Case {
     }
 }
 
-/// The default suite: real-model permutes of 16-64 MiB each at `scale` 1 (plus a few small
-/// odd ones for variety). `scale` multiplies the outermost dim, for GPUs that finish these
-/// too quickly to time well.
+/// The default suite: real-model permutes of 16-64 MiB each at `scale` 1 (plus images of 4.6
+/// and 18 MiB, and a small odd one for variety). `scale` multiplies the outermost dim, for
+/// GPUs that finish these too quickly to time well.
 pub fn default_suite(scale: usize) -> Vec<Case> {
     let cases: [(&[usize], &[usize], usize); 16] = [
         (&[4096, 4096], &[1, 0], 4),

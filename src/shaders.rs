@@ -412,11 +412,11 @@ pub fn all_variants() -> Vec<Variant> {
                 // Strips: each short extent the square blocks cannot take, either side
                 // whole; never padded.
                 let side = Block::wide(unit).map_or(0, |b| b.side);
-                let short = (2..=STRIP_MAX).filter(|n| side > 0 && n % side != 0);
-                for strip in short.flat_map(|n| [Strip::Cols(n), Strip::Rows(n)]) {
+                let extents = (2..=STRIP_MAX).filter(|n| side > 0 && n % side != 0);
+                for strip in extents.flat_map(|n| [Strip::Cols(n), Strip::Rows(n)]) {
                     for run in [1, MICRO_RUN] {
                         all.push(Variant {
-                            block: Block::strip(unit, strip).map(|b| b.with_run(run)),
+                            block: Block::wide_strip(unit, strip).map(|b| b.with_run(run)),
                             ..variant(Kernel::Micro, IndexMath::U32, false, false, false)
                         });
                     }
@@ -1017,37 +1017,39 @@ fn micro_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
 fn block_move(block: &Block, unit: u32, access64: bool, padded: bool) -> String {
     let (side, per) = (block.side, block.per_access(unit));
     let accesses = side / per; // accesses per row of a square block
-    let mut f = String::new();
-    // Where each block starts, and its loads: the name and the address of each access.
-    let loads: Vec<(String, String)> = match block.strip {
-        None => {
-            f += "        let br = br0 + j;\n        let first_in = param(SRC_OFF) + bases.x + ACCESSES * bc0 + SIDE * br * in_row;\n        let first_out = param(DST_OFF) + bases.y + ACCESSES * br + SIDE * bc0 * out_row;\n";
+    debug_assert!(block.strip.is_none() || !padded, "strips are never padded");
+    // Where the `j`th block starts (its index along the run, then its first input and
+    // output access), and its loads: the name and the address of each access.
+    let ((index, first_in, first_out), loads): (_, Vec<(String, String)>) = match block.strip {
+        None => (
+            (
+                "br = br0 + j".to_string(),
+                "ACCESSES * bc0 + SIDE * br * in_row".to_string(),
+                "ACCESSES * br + SIDE * bc0 * out_row".to_string(),
+            ),
             (0..side)
                 .flat_map(|r| {
                     (0..accesses)
                         .map(move |a| (format!("x{r}_{a}"), format!("{r}u * in_row + {a}u")))
                 })
-                .collect()
-        }
+                .collect(),
+        ),
         // `side` input rows back to back: one span of `n` accesses.
-        Some(Strip::Cols(n)) => {
-            let _ = write!(
-                f,
-                "        let br = br0 + j;\n        let first_in = param(SRC_OFF) + bases.x + {n}u * br;\n        let first_out = param(DST_OFF) + bases.y + br;\n"
-            );
-            (0..n).map(|k| (format!("x{k}"), format!("{k}u"))).collect()
-        }
+        Some(Strip::Cols(n)) => (
+            ("br = br0 + j".into(), format!("{n}u * br"), "br".into()),
+            (0..n).map(|k| (format!("x{k}"), format!("{k}u"))).collect(),
+        ),
         // `n` input rows of one access each; the output's `side` rows back to back.
-        Some(Strip::Rows(n)) => {
-            let _ = write!(
-                f,
-                "        let bc = bc0 + j;\n        let first_in = param(SRC_OFF) + bases.x + bc;\n        let first_out = param(DST_OFF) + bases.y + {n}u * bc;\n"
-            );
+        Some(Strip::Rows(n)) => (
+            ("bc = bc0 + j".into(), "bc".into(), format!("{n}u * bc")),
             (0..n)
                 .map(|r| (format!("x{r}"), format!("{r}u * in_row")))
-                .collect()
-        }
+                .collect(),
+        ),
     };
+    let mut f = format!(
+        "        let {index};\n        let first_in = param(SRC_OFF) + bases.x + {first_in};\n        let first_out = param(DST_OFF) + bases.y + {first_out};\n"
+    );
     // The load and the unit within it of the block's element at input row `r`, column `c`.
     let at = |r: u32, c: u32| -> (usize, u32) {
         match block.strip {
@@ -1089,23 +1091,22 @@ fn block_move(block: &Block, unit: u32, access64: bool, padded: bool) -> String 
         }
     }
     // Padded views (square blocks only): one check per input row of accesses.
-    for (r, chunk) in loads
-        .chunks(accesses as usize)
-        .enumerate()
-        .filter(|_| padded)
-    {
-        for (name, _) in chunk {
-            let _ = writeln!(f, "        var {name} = fill;");
+    if padded {
+        for (r, chunk) in loads.chunks(accesses as usize).enumerate() {
+            for (name, _) in chunk {
+                let _ = writeln!(f, "        var {name} = fill;");
+            }
+            let _ = writeln!(f, "        if row_inside(bv, SIDE * br + {r}u) {{");
+            for l in chunk {
+                let _ = writeln!(f, "            {}", load(l));
+            }
+            f += "        }\n";
         }
-        let _ = writeln!(f, "        if row_inside(bv, SIDE * br + {r}u) {{");
-        for l in chunk {
-            let _ = writeln!(f, "            {}", load(l));
-        }
-        f += "        }\n";
     }
     // Word `k` of load `name` (of a 64-bit component: its low or high half).
     let vec = block.access_bytes / 4; // words per access
     let word = |name: &str, k: u32| match (vec, access64) {
+        _ if k >= vec => unreachable!("word {k} of a {vec}-word access"),
         (4, true) => {
             let c = ["x", "y"][(k / 2) as usize];
             match k % 2 {

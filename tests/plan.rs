@@ -1083,16 +1083,15 @@ fn micro_blocks_are_wide_where_sides_and_offsets_allow() {
         let p = plan::plan(&Request::new(shape, &[1, 0], elem), &cpu).unwrap();
         p.variant().and_then(|v| v.block).map(|b| b.run)
     };
-    assert_eq!(run(&[64, 8], 1), Some(MICRO_RUN));
-    assert_eq!(run(&[40, 8], 1), Some(1));
+    assert_eq!(run(&[64, 12], 1), Some(MICRO_RUN));
+    assert_eq!(run(&[40, 12], 1), Some(1));
     assert_eq!(run(&[16, 4], 4), Some(MICRO_RUN));
     assert_eq!(run(&[12, 4], 4), Some(1));
     // Sides that divide by 4 but not by the wide side.
     assert_eq!(block(&[20, 36], 1, (0, 0)), Some((4, 4)));
     assert_eq!(block(&[20, 36], 2, (0, 0)), Some((4, 4)));
     assert_eq!(block(&[6, 10], 8, (0, 0)), Some((2, 16)));
-    // 5 rows: a strip ([`strips_take_short_dims_whole`]); 9 rows and 5 columns: nothing.
-    assert_eq!(block(&[5, 10], 8, (0, 0)), Some((2, 16)));
+    // 5 rows are a strip (`strips_take_short_dims_whole`); 9 rows by 5 columns nothing.
     assert_eq!(block(&[9, 5], 8, (0, 0)), None);
     assert_eq!(block(&[4, 4], 16, (0, 0)), None);
 }
@@ -1116,6 +1115,7 @@ fn strips_take_short_dims_whole() {
     };
     assert_eq!(strip(&[3000, 7], &[1, 0], 4, (0, 0)), Some(Strip::Cols(7)));
     assert_eq!(strip(&[7, 3000], &[1, 0], 4, (0, 0)), Some(Strip::Rows(7)));
+    assert_eq!(strip(&[5, 10], &[1, 0], 8, (0, 0)), Some(Strip::Rows(5)));
     assert_eq!(
         strip(&[4, 224, 224, 3], &[0, 3, 1, 2], 1, (0, 0)),
         Some(Strip::Cols(3))

@@ -36,8 +36,8 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
         // Strips: each short extent that the wide side does not divide, either side whole,
         // one or MICRO_RUN per invocation, with and without 64-bit accesses.
         let side = 16 / unit;
-        let short = (2..=STRIP_MAX as usize).filter(|n| n % side != 0).count();
-        let strips = 8 * short * (unit <= 8) as usize;
+        let extents = (2..=STRIP_MAX as usize).filter(|n| n % side != 0).count();
+        let strips = 8 * extents * (unit <= 8) as usize;
         10 + strided
             + runs
             + access64

@@ -5,7 +5,7 @@ mod common;
 
 use common::{gpu, test_bytes};
 use proptest::prelude::*;
-use wgpu_permute::plan::{self, KernelReason, view};
+use wgpu_permute::plan::{self, KernelReason, Strip, view};
 use wgpu_permute::{
     Bound, DeviceCaps, Kernel, Options, PermuteError, Request, View, ViewRequest, reference,
 };
@@ -359,6 +359,67 @@ fn padding_reads_the_fill_value_outside_the_bounds() {
     };
     for elem in [1, 4] {
         check(&broadcast, elem, 4, &vec![0xEE; elem]);
+    }
+}
+
+/// Views that keep a short dim contiguous on its side are strips on CPU devices: images
+/// to planes with the batch flipped, planes to interleaved channels written into a window
+/// of a larger tensor. A padded one is not (a strip reads its rows whole).
+#[test]
+fn views_with_a_short_contiguous_dim_move_as_strips() {
+    let cpu = DeviceCaps {
+        cpu: true,
+        ..DeviceCaps::default()
+    };
+    let (n, hw) = (3, 1920);
+    // `x[::-1].transpose(0, 2, 1)` of a contiguous [n, hw, 3].
+    let flipped = View {
+        shape: vec![n, 3, hw],
+        strides: vec![-3 * hw as isize, 1, 3],
+        offset: (3 * hw * (n - 1)) as isize,
+        ..View::contiguous(&[])
+    };
+    // [n, 3, hw] -> [n, hw, 3] into a destination whose images are 16 elements apart.
+    let windowed = View {
+        dst_strides: Some(vec![3 * hw + 16, 3, 1]),
+        ..View::permuted(&[n, 3, hw], &[0, 2, 1]).unwrap()
+    };
+    // `np.pad` of the batch around the flipped view.
+    let mut padded = flipped.clone();
+    padded.shape[0] += 1;
+    padded.bounds = vec![Bound {
+        dims: vec![0],
+        valid: 0..n,
+    }];
+    for elem in [1, 2, 4, 8] {
+        let strip = |v: &View| {
+            let req = ViewRequest {
+                dst_len: v.dst_span(),
+                ..request(v, elem, n * 3 * hw, &[0; 8][..elem])
+            };
+            let p = plan::plan_view(&req, &cpu, &Default::default()).unwrap();
+            p.variant().and_then(|v| v.block).and_then(|b| b.strip)
+        };
+        // Packed (8/16-bit) data moves whole words, which a flipped batch does not keep, and
+        // is written through destination strides only in rows of whole words.
+        let packed = elem < 4;
+        let flips = (!packed).then_some(Strip::Cols(3));
+        assert_eq!(strip(&flipped), flips, "{elem} B");
+        assert_eq!(strip(&padded), None, "{elem} B");
+        if !packed {
+            assert_eq!(strip(&windowed), Some(Strip::Rows(3)), "{elem} B");
+        }
+        let Some(p) = gpu() else { return };
+        for v in [&flipped, &padded]
+            .into_iter()
+            .chain((!packed).then_some(&windowed))
+        {
+            let data = test_bytes(n * 3 * hw * elem, elem as u64);
+            let fill = vec![0xEE; elem];
+            let want = reference::materialize_bytes(&data, v, elem, &fill, v.dst_span());
+            let got = p.materialize_bytes(&data, v, elem, &fill, Options::default());
+            assert!(got.unwrap() == want.unwrap(), "{v:?} ({elem} B)");
+        }
     }
 }
 

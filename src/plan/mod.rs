@@ -60,7 +60,8 @@ pub const WIDE_ACCESS_BYTES: u32 = 16;
 /// variant of its own.
 pub const STRIP_MAX: u32 = 8;
 
-/// Blocks each micro invocation moves where the row blocks divide by it: one decode of the
+/// Blocks each micro invocation moves where the blocks along its run (row blocks; a row
+/// strip's column blocks) divide by it: one decode of the
 /// block position serves them all (8% to 10% faster on lavapipe for 1 and 8-byte units).
 pub const MICRO_RUN: u32 = 4;
 
@@ -282,7 +283,8 @@ impl Tile {
     }
 }
 
-/// Geometry of the micro kernel's register block for one plan: `side x side` elements,
+/// Geometry of the micro kernel's register block for one plan: `side x side` elements (a
+/// strip: `side` by a whole short dim),
 /// each block row moved as accesses of `access_bytes`. Wide blocks are as many elements as
 /// fill 16 bytes (16 of 8 bits, 8 of 16, 4 of 32, 2 of 64), every row one `vec4<u32>`: on a
 /// CPU adapter each access costs a loop over the SIMD lanes whatever its width, so wide
@@ -330,7 +332,7 @@ impl Block {
     }
 
     /// The wide block of a movement size as a strip.
-    pub fn strip(unit: u32, strip: Strip) -> Option<Block> {
+    pub fn wide_strip(unit: u32, strip: Strip) -> Option<Block> {
         Block::wide(unit).map(|b| Block {
             strip: Some(strip),
             ..b
@@ -440,9 +442,10 @@ impl std::fmt::Display for Variant {
             write!(f, " specialized")?;
         }
         if let Some(b) = self.block {
+            let strip = if b.strip.is_some() { " strip" } else { "" };
             write!(
                 f,
-                " block {}x{} by {} B, {} per run",
+                " block {}x{}{strip} by {} B, {} per run",
                 b.rows(),
                 b.cols(),
                 b.access_bytes,

@@ -131,7 +131,8 @@ pub enum Misfit {
     InnermostStays,
     /// Packed 8/16-bit data needs rows and columns divisible by the elements per word.
     PackedSides,
-    /// Micro-tiles need both block sides divisible by the block's side (see [`micro_block`]).
+    /// Micro-tiles need both block sides divisible by the block's side, or one a strip's
+    /// whole short dim (see [`micro_block`]).
     MicroSides,
     /// Micro-tiles move units of up to 8 bytes.
     WideUnit,
@@ -160,7 +161,7 @@ impl Misfit {
             }
             Misfit::MicroSides => {
                 const _: () = assert!(STRIP_MAX == 8, "the sentence below names STRIP_MAX");
-                "both block sides must be divisible by 4 elements with offsets in whole words, or (8-byte units) by 2 with offsets and strides in whole 16 bytes, or one side a dim of at most 8 elements contiguous on its side with the other divisible by the elements in 16 bytes"
+                "both block sides must be divisible by 4 elements with offsets in whole words, or (8-byte units) by 2 with offsets and strides in whole 16 bytes, or (unpadded) one side a dim of at most 8 elements contiguous on its side with the other divisible by the elements in 16 bytes"
             }
             Misfit::WideUnit => "16-byte units already move as whole vectors",
             Misfit::Index64 => "it uses 32-bit index math only",
@@ -707,17 +708,18 @@ pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
             && plan.src_start().is_multiple_of(b.access_bytes as u64)
             && plan.dst_offset.is_multiple_of(b.access_bytes as u64)
     };
-    // A short side whole: the columns, else the rows.
-    let short = |n: u64, strip: fn(u32) -> Strip| {
-        (2..=STRIP_MAX as u64)
-            .contains(&n)
-            .then(|| Block::strip(plan.unit, strip(n as u32)))
+    // A strip of a whole dim of `n` elements that square blocks cannot take: the columns,
+    // else the rows (the extents `shaders::all_variants` has).
+    let whole_dim = |n: u64, strip: fn(u32) -> Strip| {
+        let side = Block::wide(plan.unit)?.side as u64;
+        ((2..=STRIP_MAX as u64).contains(&n) && !n.is_multiple_of(side))
+            .then(|| Block::wide_strip(plan.unit, strip(n as u32)))
             .flatten()
     };
     let candidates = [
         Block::wide(plan.unit),
-        short(c, Strip::Cols),
-        short(r, Strip::Rows),
+        whole_dim(c, Strip::Cols),
+        whole_dim(r, Strip::Rows),
         Block::narrow(plan.unit),
     ];
     let Some(block) = candidates.into_iter().flatten().find(fits) else {
