@@ -24,7 +24,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::plan::{GENERIC_WORKGROUP, Kernel, Plan, Tile};
+use crate::plan::{GENERIC_WORKGROUP, Kernel, MICRO_WORKGROUP, Plan, Tile};
 
 /// Words of the trace buffer before the records: word 0 is the overflow flag.
 pub const HEADER: u32 = 4;
@@ -181,6 +181,7 @@ pub fn invocations(plan: &Plan) -> u32 {
             let tile = plan.tile.unwrap_or(Tile::for_unit(plan.unit));
             tile.words * tile.rows
         }
+        Kernel::Micro => MICRO_WORKGROUP,
         _ => GENERIC_WORKGROUP,
     }
 }

@@ -14,7 +14,8 @@ use thiserror::Error;
 use crate::model;
 use crate::plan::{
     Block, Chunk, ELEM_SIZES, GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, IndexMath, Kernel,
-    MAX_BOUNDS, MAX_RANK, MICRO_RUN, Plan, STRIP_MAX, Strip, Tile, Variant, pack_of, select,
+    MAX_BOUNDS, MAX_RANK, MICRO_RUN, MICRO_WORKGROUP, Plan, STRIP_MAX, Strip, Tile, Variant,
+    pack_of, select,
 };
 
 /// The prelude every kernel starts with: bindings, parameters, packing helpers.
@@ -270,7 +271,8 @@ pub fn store_type(unit: u32, access64: bool) -> &'static str {
 }
 
 /// The prelude, filled for one kernel: its storage type, parameter block size (in `vec4`s),
-/// named words, packing and access functions (`invocations`: per workgroup, for trace mode).
+/// named words, packing and access functions (`invocations`: per workgroup, the kernel's
+/// `WORKGROUP` and trace mode's).
 fn prelude(
     store: &str,
     param_words: usize,
@@ -357,7 +359,7 @@ fn prelude_with(
             ("STORE", store),
             ("DST_STORE", dst_store),
             ("PARAM_WORDS", &consts(words)),
-            ("WORKGROUP", &format!("{GENERIC_WORKGROUP}u")),
+            ("WORKGROUP", &format!("{invocations}u")),
             ("PACK", &format!("{pack}u")),
             ("ACCESS", &access),
         ],
@@ -1004,7 +1006,7 @@ fn micro_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
             ),
         ],
     )?;
-    Ok(tile_prelude(v, store, build, GENERIC_WORKGROUP)? + &kernel)
+    Ok(tile_prelude(v, store, build, MICRO_WORKGROUP)? + &kernel)
 }
 
 /// The micro kernel's move of the `j`th block of an invocation's run, unrolled: where the

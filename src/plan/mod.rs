@@ -35,8 +35,14 @@ pub const MAX_BOUNDS: usize = 4;
 /// Element sizes the kernels move, in bytes.
 pub const ELEM_SIZES: [usize; 5] = [1, 2, 4, 8, 16];
 
-/// Invocations per workgroup of the generic and micro kernels (filled into their WGSL).
+/// Invocations per workgroup of the generic kernel (filled into its WGSL).
 pub const GENERIC_WORKGROUP: u32 = 256;
+
+/// Invocations per workgroup of the micro kernel (CPU devices). lavapipe runs each
+/// workgroup on one thread of its pool: a small tensor's few workgroups then split unevenly
+/// over the cores (750 strips of `[3,1000,7]` were 3 workgroups of 256 on 2 cores), while
+/// large tensors do not notice the size (64, 128 and 256 measured alike).
+pub const MICRO_WORKGROUP: u32 = 128;
 
 /// Output items (units, or packed words) each thread of the generic kernel writes. More items
 /// per thread amortise the workgroup bookkeeping; 4 keeps enough threads for small tensors.
@@ -680,7 +686,7 @@ impl Plan {
             }
             Kernel::Micro => {
                 let per = select::micro_block(self).map_or(1, |b| b.elements() * b.run as u64);
-                (self.units() / per).div_ceil(GENERIC_WORKGROUP as u64)
+                (self.units() / per).div_ceil(MICRO_WORKGROUP as u64)
             }
             _ if self.runs => self
                 .items()
