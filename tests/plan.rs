@@ -1165,13 +1165,7 @@ proptest::proptest! {
         wide_stores in 0usize..3,
     ) {
         let all = validated();
-        // A permutation from the seed (Fisher-Yates).
-        let mut perm: Vec<usize> = (0..shape.len()).collect();
-        let mut s = seed;
-        for i in (1..perm.len()).rev() {
-            perm.swap(i, (s % (i as u64 + 1)) as usize);
-            s /= i as u64 + 1;
-        }
+        let perm = perm_from_seed(shape.len(), seed);
         let caps = DeviceCaps { cpu, int64, ..DeviceCaps::default() };
         let tri = [None, Some(false), Some(true)];
         let options = Options {
@@ -1218,12 +1212,7 @@ proptest::proptest! {
         let (kernel, index) = (pick(kernel, 4), pick(index, 4));
         let (access64, wide_stores) = (pick(access64, 3), pick(wide_stores, 3));
         let all = validated();
-        let mut perm: Vec<usize> = (0..shape.len()).collect();
-        let mut s = seed;
-        for i in (1..perm.len()).rev() {
-            perm.swap(i, (s % (i as u64 + 1)) as usize);
-            s /= i as u64 + 1;
-        }
+        let perm = perm_from_seed(shape.len(), seed);
         let mut v = View::permuted(&shape, &perm).unwrap();
         v.offset = lead as isize;
         for (d, &flip) in flips.iter().enumerate().take(v.shape.len()) {
@@ -1270,6 +1259,17 @@ proptest::proptest! {
             proptest::prop_assert!(all.contains(&v), "{} is not validated: {}", v, p);
         }
     }
+}
+
+/// A permutation of `rank` dims from a seed (Fisher-Yates, the seed's mixed-radix digits).
+fn perm_from_seed(rank: usize, seed: u64) -> Vec<usize> {
+    let mut perm: Vec<usize> = (0..rank).collect();
+    let mut s = seed;
+    for i in (1..rank).rev() {
+        perm.swap(i, (s % (i as u64 + 1)) as usize);
+        s /= i as u64 + 1;
+    }
+    perm
 }
 
 /// Every variant the naga test validates (`shaders::all_variants`), once.
