@@ -50,20 +50,29 @@ pub enum PermuteError {
     InvalidView(String),
 
     /// A view's existing positions would read, or its output would write, outside the
-    /// buffer region given for it.
-    #[error("the view reaches {need} elements into the {which}, which holds {have}")]
+    /// buffer region given for it. `lowest` and `highest` are the first and last element
+    /// the view reaches, counted from the region's start (negative: before it).
+    #[error(
+        "the view reaches {which} elements {lowest} to {highest}, but the {which} region holds {have} elements"
+    )]
     ViewOutOfBounds {
         /// `"source"` or `"destination"`.
         which: &'static str,
-        /// Elements the view needs the region to hold.
-        need: u64,
-        /// Elements it holds.
+        /// The lowest element reached, from the region's start.
+        lowest: i128,
+        /// The highest element reached.
+        highest: i128,
+        /// Elements the region holds.
         have: u64,
     },
 
-    /// Two positions of a view's output would land on one destination element: the
-    /// destination strides overlap.
-    #[error("the destination strides put two output positions on one element")]
+    /// A view's destination strides do not prove its output positions distinct: sorted by
+    /// stride, some dim steps by less than the span of the dims inside it, so two positions
+    /// may land on one element (interleaved strides are refused even where they happen not
+    /// to collide). Parts of one output that overlap are refused the same way.
+    #[error(
+        "the output positions may overlap: destination strides must nest (sorted, each at least the span of the dims inside it), and parts of one output must not share an element"
+    )]
     OverlappingOutput,
 
     /// The fill value of a padded view must be exactly one element.
@@ -113,13 +122,29 @@ pub enum PermuteError {
     #[error("source and destination are the same buffer; a permute cannot run in place")]
     SameBuffer,
 
-    /// wgpu reports the two buffers as one, yet they differ in size or usage: they come
-    /// from different `wgpu::Instance`s (whose buffer ids coincide). Use buffers made on
-    /// the permuter's device.
-    #[error(
-        "source and destination are different buffers that wgpu cannot tell apart: they come from different wgpu instances; use buffers of the permuter's device"
-    )]
-    ForeignBuffer,
+    /// A buffer belongs to another device or another `wgpu::Instance` than the permuter's
+    /// (wgpu would alias it with one of the permuter's own, whose id it shares). Use
+    /// buffers made on the permuter's device.
+    #[error("the {which} buffer belongs to another device or wgpu instance than the permuter's")]
+    ForeignBuffer {
+        /// `"source"` or `"destination"`.
+        which: &'static str,
+    },
+
+    /// A buffer was destroyed (`Buffer::destroy`) before the permute was recorded.
+    #[error("the {which} buffer has been destroyed")]
+    DestroyedBuffer {
+        /// `"source"` or `"destination"`.
+        which: &'static str,
+    },
+
+    /// A buffer is mapped (or was made mapped at creation); the GPU cannot use it until it
+    /// is unmapped.
+    #[error("the {which} buffer is mapped: unmap it before a permute uses it")]
+    MappedBuffer {
+        /// `"source"` or `"destination"`.
+        which: &'static str,
+    },
 
     /// A host slice's length does not match the shape.
     #[error("data holds {have} elements but the shape describes {need}")]
@@ -150,6 +175,17 @@ pub enum PermuteError {
         what: &'static str,
         /// Why it cannot serve the request.
         why: &'static str,
+    },
+
+    /// wgpu was built without any backend this platform has (or without the ones asked
+    /// for), so no device can be made: this crate's default features turn on wgpu's native
+    /// backends; a build with `default-features = false` names the ones it wants.
+    #[error(
+        "no wgpu backend for {requested} is compiled in: turn on a backend feature of wgpu-permute (`vulkan`, `metal`, `dx12` or `gles`; all are on by default) or of wgpu"
+    )]
+    NoBackend {
+        /// The backends asked for, as `wgpu::Backends` prints them.
+        requested: String,
     },
 
     /// No adapter could be found for the convenience constructor.

@@ -77,7 +77,7 @@ pub mod timing;
 pub use error::PermuteError;
 pub use gpu::{
     Permuter, WAIT_TIMEOUT, WANTED_FEATURES, caps_of, default_device, device_on, gpu_permute,
-    read_buffer,
+    read_buffer, serialized,
 };
 #[doc(hidden)]
 pub use gpu::{captured, upload};

@@ -108,9 +108,14 @@ pub fn materialize_parts(
     if !crate::plan::ELEM_SIZES.contains(&elem_size) {
         return Err(PermuteError::ElemSize(elem_size));
     }
-    let mut out = vec![0u8; dst_len * elem_size];
+    crate::plan::view::check_parts(parts, src.len() / elem_size, dst_len)?;
+    let bytes = dst_len
+        .checked_mul(elem_size)
+        .ok_or(PermuteError::SizeOverflow)?;
+    let mut out = vec![0u8; bytes];
     for (view, first) in parts {
-        let at = (first * elem_size).min(out.len());
+        // In range: `check_parts` bounded each part by the output.
+        let at = first.saturating_mul(elem_size).min(out.len());
         materialize_into(&mut out[at..], src, view, elem_size, fill)?;
     }
     Ok(out)

@@ -342,13 +342,13 @@ fn check_view(
         src_offset: 0,
         dst_offset: 0,
         src_len,
-        dst_len: v.dst_span(),
+        dst_len: v.dst_span().unwrap(),
         fill,
         options,
     };
     let plan = p.plan_view(&req).map_err(|e| format!("{variant}: {e}"))?;
     assert_eq!(plan.variant(), Some(variant), "{plan}");
-    let want = reference::materialize_bytes(data, v, elem, fill, v.dst_span()).unwrap();
+    let want = reference::materialize_bytes(data, v, elem, fill, v.dst_span().unwrap()).unwrap();
     match p.materialize_bytes(data, v, elem, fill, options) {
         Ok(got) if got == want => Ok(()),
         Ok(_) => Err(format!("{plan}: differs from the reference")),

@@ -2,7 +2,7 @@
 //! buffers of the plan's size and hand the outcome to the planner. A failed race is
 //! remembered too, so it is not retried on every encode.
 
-use super::{Permuter, captured};
+use super::{Permuter, captured, serial};
 use crate::PermuteError;
 use crate::model::Warp;
 use crate::plan::{Kernel, Measured, Options, Plan, Request};
@@ -12,6 +12,7 @@ impl Permuter {
     /// Plans `req`; when the plan has kernels to time or to trace first, times or traces
     /// them, records the outcome as a fact about the device, and plans again.
     pub(super) fn plan_tuned(&self, req: &Request) -> Result<Plan, PermuteError> {
+        let _serial = serial(&self.device);
         let mut plan = self.plan(req)?;
         if !plan.pending_race().is_empty() {
             let measured = match self.race(req, &plan) {

@@ -35,6 +35,12 @@ pub fn default_device() -> Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), Pe
 pub fn device_on(
     backends: wgpu::Backends,
 ) -> Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), PermuteError> {
+    // wgpu panics when it has no backend to make an instance with.
+    if (wgpu::Instance::enabled_backend_features() & backends).is_empty() {
+        return Err(PermuteError::NoBackend {
+            requested: format!("{backends:?}"),
+        });
+    }
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
     desc.backends = backends;
     let instance = wgpu::Instance::new(desc);

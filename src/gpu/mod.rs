@@ -20,6 +20,8 @@ mod rearrange;
 mod trace;
 mod views;
 
+use std::cell::Cell;
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 pub use device::{WANTED_FEATURES, caps_of, default_device, device_on};
@@ -27,9 +29,52 @@ pub use permuter::{Permuter, gpu_permute};
 
 use crate::PermuteError;
 
+/// This crate's device work on GL backends, one call at a time (see [`serialized`]).
+static GL_WORK: Mutex<()> = Mutex::new(());
+
+thread_local! {
+    /// Whether this thread holds [`GL_WORK`] (the lock is re-entrant on a thread).
+    static HOLDS_GL_WORK: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Held while this crate works on a GL device; nothing on other backends.
+pub(crate) struct Serial(Option<MutexGuard<'static, ()>>);
+
+impl Drop for Serial {
+    fn drop(&mut self) {
+        if self.0.is_some() {
+            HOLDS_GL_WORK.set(false);
+        }
+    }
+}
+
+/// Takes the GL work lock for `device` if it is on a GL backend and this thread does not
+/// hold it already. Every path of this crate to a device takes it before any lock of its
+/// own (pipeline cache, timer), so the order is always the same.
+pub(crate) fn serial(device: &wgpu::Device) -> Serial {
+    if HOLDS_GL_WORK.get() || device.adapter_info().backend != wgpu::Backend::Gl {
+        return Serial(None);
+    }
+    let guard = GL_WORK.lock().unwrap_or_else(|p| p.into_inner());
+    HOLDS_GL_WORK.set(true);
+    Serial(Some(guard))
+}
+
+/// Runs `f` under the lock this crate holds around its own work on GL devices, and nothing
+/// more on other backends. wgpu's GL backend panics when a thread waits for its context
+/// lock for more than a few seconds (6 s on EGL), and a cold shader compile on a software
+/// GL holds it longer; so on GL this crate's calls from many threads wait for each other
+/// instead. An app that also calls wgpu on the same GL device from other threads while
+/// this crate works can wrap those calls in this. Re-entrant.
+pub fn serialized<R>(device: &wgpu::Device, f: impl FnOnce() -> R) -> R {
+    let _serial = serial(device);
+    f()
+}
+
 /// Runs `f` with wgpu's errors captured, so that a validation or out-of-memory error in this
 /// crate's own calls comes back as a [`PermuteError`] instead of panicking the caller.
 pub fn captured<R>(device: &wgpu::Device, f: impl FnOnce() -> R) -> Result<R, PermuteError> {
+    let _serial = serial(device);
     let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
     let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
     let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -84,6 +129,7 @@ pub const WAIT_TIMEOUT: Duration = Duration::from_secs(120);
 /// device during a wait by panicking (its fatal handler); that panic is caught here and
 /// returned as [`PermuteError::DeviceLost`].
 pub(crate) fn wait_for(device: &wgpu::Device) -> Result<(), PermuteError> {
+    let _serial = serial(device);
     let poll = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         device.poll(wgpu::PollType::Wait {
             submission_index: None,
@@ -125,6 +171,7 @@ pub(crate) fn read_mapped(
     len: u64,
     take: impl FnOnce(&[u8]),
 ) -> Result<(), PermuteError> {
+    let _serial = serial(device);
     if !buffer.usage().contains(wgpu::BufferUsages::MAP_READ) {
         return Err(PermuteError::MissingUsage {
             which: "readback",

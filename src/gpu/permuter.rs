@@ -2,10 +2,11 @@
 //! records the plan's dispatches, and the host round trip.
 
 use std::borrow::Cow;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::pipelines::Pipelines;
-use super::{binding, caps_of, captured, device_on, read_mapped, upload};
+use super::{binding, caps_of, captured, device_on, read_mapped, serial, upload};
 use crate::PermuteError;
 use crate::plan::{self, DeviceCaps, Kernel, Learned, Measured, Plan, Request, ShapeKey};
 use crate::shaders;
@@ -172,21 +173,14 @@ impl Permuter {
         self.check_device().err().unwrap_or(error)
     }
 
-    /// Checks the buffers against a plan: distinct, with the usages and sizes it needs.
+    /// Checks the buffers against a plan: with the usages and sizes it needs, usable and of
+    /// this permuter's device ([`Permuter::check_owned`]), and distinct.
     fn check_buffers(
         &self,
         plan: &Plan,
         src: &wgpu::Buffer,
         dst: &wgpu::Buffer,
     ) -> Result<(), PermuteError> {
-        if src == dst {
-            // wgpu compares buffers by id, and ids of different instances coincide:
-            // buffers that differ in size or usage are not one buffer.
-            if src.size() != dst.size() || src.usage() != dst.usage() {
-                return Err(PermuteError::ForeignBuffer);
-            }
-            return Err(PermuteError::SameBuffer);
-        }
         let (usage, names) = match plan.kernel {
             Kernel::Empty => return Ok(()),
             Kernel::Copy => (
@@ -215,8 +209,47 @@ impl Permuter {
                     have: buffer.size(),
                 });
             }
+            self.check_owned(which, buffer)?;
+        }
+        // Both are this device's, whose ids are unique.
+        if src == dst {
+            return Err(PermuteError::SameBuffer);
         }
         Ok(())
+    }
+
+    /// Refuses, before anything is recorded, a buffer that wgpu would only refuse when the
+    /// caller submits (by panicking there): a mapped or destroyed one, and one of another
+    /// device or `wgpu::Instance` (wgpu compares buffers by id, and ids of two instances
+    /// coincide, so a foreign buffer would alias one of ours). The device a buffer belongs
+    /// to is found through where it reports errors: unmapping a buffer that is not mapped
+    /// is an error sent to the device that made it, which this permuter's error scope
+    /// catches only if that device is its own. (A foreign device without an error scope or
+    /// handler of its own panics on it; the panic is caught here, its message printed.)
+    fn check_owned(&self, which: &'static str, buffer: &wgpu::Buffer) -> Result<(), PermuteError> {
+        // Asked of the buffer alone: nothing is reported to any device. A buffer that is
+        // not mapped says so (or that it was destroyed); any other answer is a mapping.
+        if let Err(e) = buffer.slice(..).get_mapped_range().map(drop) {
+            let e = e.to_string();
+            if e.trim_end().ends_with("has been destroyed") {
+                return Err(PermuteError::DestroyedBuffer { which });
+            }
+            if !e.trim_end().ends_with("Buffer is not mapped") {
+                return Err(PermuteError::MappedBuffer { which });
+            }
+        } else {
+            return Err(PermuteError::MappedBuffer { which });
+        }
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let unmapped = std::panic::catch_unwind(AssertUnwindSafe(|| buffer.unmap()));
+        match (unmapped, pollster::block_on(scope.pop())) {
+            (Ok(()), Some(e)) if e.to_string().contains("has been destroyed") => {
+                Err(PermuteError::DestroyedBuffer { which })
+            }
+            (Ok(()), Some(e)) if e.to_string().contains("Buffer is not mapped") => Ok(()),
+            (Ok(()), Some(e)) => Err(PermuteError::Validation(e.to_string())),
+            _ => Err(PermuteError::ForeignBuffer { which }),
+        }
     }
 
     /// Records the permute into the caller's encoder, so it batches with other GPU work.
@@ -243,11 +276,11 @@ impl Permuter {
         dst: &wgpu::Buffer,
         plan: &Plan,
     ) -> Result<(), PermuteError> {
+        let _serial = serial(&self.device);
         self.check_buffers(plan, src, dst)?;
         match plan.kernel {
             Kernel::Empty => Ok(()),
             Kernel::Copy => {
-                self.check_same_device(src, dst, plan)?;
                 encoder.copy_buffer_to_buffer(
                     src,
                     plan.src_start(),
@@ -261,23 +294,6 @@ impl Permuter {
                 self.record_dispatches(encoder, src, dst, plan)
             }
         }
-    }
-
-    /// A buffer of another device fails only when the caller's encoder is finished, and
-    /// then by panicking: a copy of the plan's first word, in an encoder of ours that is
-    /// finished under an error scope and never submitted, finds the mistake now.
-    fn check_same_device(
-        &self,
-        src: &wgpu::Buffer,
-        dst: &wgpu::Buffer,
-        plan: &Plan,
-    ) -> Result<(), PermuteError> {
-        captured(&self.device, || {
-            let mut probe = self.device.create_command_encoder(&Default::default());
-            probe.copy_buffer_to_buffer(src, plan.src_start(), dst, plan.dst_offset, 4);
-            probe.finish()
-        })
-        .map(drop)
     }
 
     fn record_dispatches(
@@ -356,6 +372,7 @@ impl Permuter {
         dst: &wgpu::Buffer,
         req: &Request,
     ) -> Result<Plan, PermuteError> {
+        let _serial = serial(&self.device);
         let mut encoder = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -418,6 +435,7 @@ impl Permuter {
         req: &Request,
         take: impl FnOnce(&[u8]),
     ) -> Result<(), PermuteError> {
+        let _serial = serial(&self.device);
         self.check_device()?;
         self.host_round_trip(data, req, take)
             .map_err(|e| self.or_lost(e))

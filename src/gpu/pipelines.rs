@@ -131,6 +131,8 @@ impl Pipelines {
         })?;
         let constants = shaders::constants(plan);
         let key = (variant, constants.iter().map(|c| c.1 as u64).collect());
+        // Before the cache's lock: the GL work lock comes first everywhere.
+        let _serial = super::serial(device);
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(pipeline) = cache.get(&key) {
             return Ok(pipeline.clone());

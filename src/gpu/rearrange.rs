@@ -5,7 +5,7 @@
 //! With padding it is one padded view ([`Rearrangement::view`]); cropped, a few views that
 //! write disjoint parts of the output ([`Rearrangement::cropped_views`]): one pass still.
 
-use super::{Permuter, captured};
+use super::{Permuter, captured, serial};
 use crate::PermuteError;
 use crate::plan::{self, Options, Plan, Request, View, element_count};
 use crate::rearrange::{Rearrangement, rearrange};
@@ -93,6 +93,7 @@ impl Permuter {
         fill: &[u8],
         lens: (usize, usize),
     ) -> Result<Vec<Plan>, PermuteError> {
+        let _serial = serial(&self.device);
         let plans = self.plan_parts(parts, elem_size, fill, lens, Options::default())?;
         let mut encoder = self.device.create_command_encoder(&Default::default());
         for plan in &plans {

@@ -2,7 +2,7 @@
 //! buffer's elements written out contiguously, or into a strided window of the destination,
 //! in one pass. A view that is a permute runs exactly as the permute.
 
-use super::{Permuter, captured, read_buffer, upload};
+use super::{Permuter, captured, read_buffer, serial, upload};
 use crate::PermuteError;
 use crate::plan::{self, Kernel, Options, Plan, Request, View, ViewRequest};
 
@@ -46,6 +46,7 @@ impl Permuter {
         elem_size: usize,
         fill: &[u8],
     ) -> Result<Plan, PermuteError> {
+        let _serial = serial(&self.device);
         let req = ViewRequest {
             view,
             elem_size,
@@ -97,12 +98,14 @@ impl Permuter {
         options: Options,
     ) -> Result<Vec<u8>, PermuteError> {
         let parts = [(view.clone(), 0)];
-        self.materialize_parts(data, &parts, elem_size, fill, view.dst_span(), options)
+        self.materialize_parts(data, &parts, elem_size, fill, view.dst_span()?, options)
     }
 
     /// Plans views of `src` that write disjoint parts of one output of `dst_len` elements,
     /// each from its first destination element (as [`Rearrangement::cropped_views`] gives
-    /// them). Plans all before anything is recorded, so a refusal records nothing.
+    /// them). Checks them together first ([`plan::view::check_parts`]: parts that share an
+    /// element are refused) and plans all before anything is recorded, so a refusal
+    /// records nothing.
     ///
     /// [`Rearrangement::cropped_views`]: crate::rearrange::Rearrangement::cropped_views
     pub(super) fn plan_parts(
@@ -113,10 +116,16 @@ impl Permuter {
         (src_len, dst_len): (usize, usize),
         options: Options,
     ) -> Result<Vec<Plan>, PermuteError> {
+        if !plan::ELEM_SIZES.contains(&elem_size) {
+            return Err(PermuteError::ElemSize(elem_size));
+        }
+        plan::view::check_parts(parts, src_len, dst_len)?;
         parts
             .iter()
             .map(|(view, first)| {
-                let dst_offset = (first * elem_size) as u64;
+                let dst_offset = first
+                    .checked_mul(elem_size)
+                    .ok_or(PermuteError::SizeOverflow)? as u64;
                 if !dst_offset.is_multiple_of(4) {
                     return Err(PermuteError::InvalidView(format!(
                         "a part of the output starts at element {first}, inside a 32-bit word: \
@@ -150,14 +159,29 @@ impl Permuter {
         dst_len: usize,
         options: Options,
     ) -> Result<Vec<u8>, PermuteError> {
+        let _serial = serial(&self.device);
         self.check_device()?;
         let src_len = data.len() / elem_size.max(1);
+        // The output is one buffer of this device (and one vector): refused before
+        // anything is allocated when it cannot be.
+        let size = dst_len
+            .checked_mul(elem_size)
+            .and_then(|b| (b as u64).checked_next_multiple_of(4))
+            .ok_or(PermuteError::SizeOverflow)?;
+        let max_buffer = self.device.limits().max_buffer_size;
+        if size > max_buffer {
+            return Err(PermuteError::DeviceLimit {
+                what: "a buffer holding the output",
+                limit: "max_buffer_size",
+                need: size,
+                have: max_buffer,
+            });
+        }
         let plans = self.plan_parts(parts, elem_size, fill, (src_len, dst_len), options)?;
         let out_bytes = (dst_len * elem_size) as u64;
         if plans.iter().all(|p| p.kernel == Kernel::Empty) {
             return Ok(vec![0; out_bytes as usize]);
         }
-        let size = out_bytes.next_multiple_of(4);
         let (src, dst, readback) = captured(&self.device, || {
             let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
             // At least one 16-byte unit: a padded view that reads nothing still binds one.

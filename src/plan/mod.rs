@@ -973,15 +973,22 @@ pub fn plan_view(
         }
     }
     let fill = bytemuck::cast(fill);
-    let dst_reach = view.dst_strides.as_ref().map_or(n, |d| {
-        view.shape
-            .iter()
-            .zip(d)
-            .map(|(&e, &s)| (e.max(1) as u64 - 1) * s as u64)
-            .sum::<u64>()
-            + 1
-    }) * elem as u64;
-    let src_end = req.src_offset + (read.end as u64 * elem as u64);
+    // Where the regions' bytes end; `check` bounded both spans in elements, the bytes
+    // are checked too (a region near the top of the address space).
+    let overflow = || PermuteError::SizeOverflow;
+    let dst_reach = (view.dst_span()? as u64)
+        .checked_mul(elem as u64)
+        .ok_or_else(overflow)?;
+    let dst_end = req
+        .dst_offset
+        .checked_add(dst_reach)
+        .and_then(|e| e.checked_next_multiple_of(4))
+        .ok_or_else(overflow)?;
+    let src_end = (read.end as u64)
+        .checked_mul(elem as u64)
+        .and_then(|e| e.checked_add(req.src_offset))
+        .and_then(|e| e.checked_next_multiple_of(4))
+        .ok_or_else(overflow)?;
     let mut plan = Plan {
         shape: view.shape.clone(),
         perm: (0..view.shape.len()).collect(),
@@ -1009,10 +1016,8 @@ pub fn plan_view(
             fill,
             reversed: low.reversed,
             // A binding holds at least one unit, even where nothing is read.
-            src_end: src_end
-                .next_multiple_of(4)
-                .max(req.src_offset + low.unit.max(4) as u64),
-            dst_end: (req.dst_offset + dst_reach).next_multiple_of(4),
+            src_end: src_end.max(req.src_offset.saturating_add(low.unit.max(4) as u64)),
+            dst_end,
         }),
         reasons: Reasons::empty(),
     };

@@ -38,7 +38,9 @@ pub struct View {
 pub struct Bound {
     /// The view dims whose combined index is bounded, outermost first.
     pub dims: Vec<usize>,
-    /// The combined indices that exist; the others read the fill value.
+    /// The combined indices that exist; the others read the fill value. In view
+    /// coordinates: index 0 is the view's first position along these dims (source element
+    /// `offset` when it exists), not the source dim's first element.
     pub valid: Range<usize>,
 }
 
@@ -70,20 +72,22 @@ impl View {
         self.shape.iter().product()
     }
 
-    /// Elements the output spans: its length when contiguous, else the span of its
-    /// destination strides (what a destination must hold).
-    pub fn dst_span(&self) -> usize {
+    /// Elements the output spans: its length when contiguous, else one more than the
+    /// highest destination element it writes (what a destination must hold).
+    /// [`PermuteError::SizeOverflow`] when that does not fit in `usize`.
+    pub fn dst_span(&self) -> Result<usize, PermuteError> {
+        let n = super::element_count(&self.shape)?;
         match &self.dst_strides {
-            _ if self.is_empty() => 0,
-            None => self.len(),
-            Some(d) => {
-                1 + self
-                    .shape
-                    .iter()
-                    .zip(d)
-                    .map(|(&e, &s)| (e - 1) * s)
-                    .sum::<usize>()
-            }
+            _ if n == 0 => Ok(0),
+            None => Ok(n),
+            Some(d) => self
+                .shape
+                .iter()
+                .zip(d)
+                .try_fold(1usize, |span, (&e, &s)| {
+                    span.checked_add((e - 1).checked_mul(s)?)
+                })
+                .ok_or(PermuteError::SizeOverflow),
         }
     }
 
@@ -109,13 +113,15 @@ impl View {
             })
     }
 
-    /// Destination element of a position.
+    /// Destination element of a position (of a checked view, which keeps it in range).
     pub fn destination(&self, at: &[usize]) -> usize {
         let strides = self
             .dst_strides
             .clone()
             .unwrap_or_else(|| row_major(&self.shape));
-        at.iter().zip(&strides).map(|(&i, &s)| i * s).sum()
+        at.iter()
+            .zip(&strides)
+            .fold(0usize, |a, (&i, &s)| a.wrapping_add(i.wrapping_mul(s)))
     }
 
     /// Checks the view against a source of `src_len` and a destination of `dst_len`
@@ -170,28 +176,15 @@ impl View {
                 radix = radix.wrapping_mul(self.shape[d] as isize);
             }
         }
-        // Output: inside the destination, no two positions on one element.
-        let dst = self
-            .dst_strides
-            .clone()
-            .unwrap_or_else(|| row_major(&self.shape));
+        // Output: no two positions on one element, and inside the destination.
         if !self.is_empty() {
-            let mut dims: Vec<usize> = (0..rank).filter(|&d| self.shape[d] > 1).collect();
-            dims.sort_by_key(|&d| dst[d]);
-            let mut reach = 1usize; // elements the inner dims span
-            for &d in &dims {
-                if dst[d] < reach {
-                    return Err(PermuteError::OverlappingOutput);
-                }
-                reach = dst[d]
-                    .checked_mul(self.shape[d] - 1)
-                    .and_then(|r| r.checked_add(1))
-                    .ok_or(PermuteError::SizeOverflow)?;
-            }
-            if reach > dst_len {
+            self.check_nested()?;
+            let span = self.dst_span()?;
+            if span > dst_len {
                 return Err(PermuteError::ViewOutOfBounds {
                     which: "destination",
-                    need: reach as u64,
+                    lowest: 0,
+                    highest: span as i128 - 1,
                     have: dst_len as u64,
                 });
             }
@@ -200,11 +193,38 @@ impl View {
         if read.end > src_len as i128 || read.start < 0 {
             return Err(PermuteError::ViewOutOfBounds {
                 which: "source",
-                need: read.end.max(0) as u64,
+                lowest: read.start,
+                highest: read.end - 1,
                 have: src_len as u64,
             });
         }
         Ok(read.start as usize..read.end as usize)
+    }
+
+    /// Proves that no two positions share a destination element: with the dims that have
+    /// more than one position sorted by destination stride, each stride is at least the
+    /// span of the dims inside it (so every dim steps over all of them). Errs on the safe
+    /// side: interleaved strides that happen to be distinct (`[3, 2]` at strides `[2, 3]`)
+    /// are refused too.
+    fn check_nested(&self) -> Result<(), PermuteError> {
+        let Some(dst) = &self.dst_strides else {
+            return Ok(()); // row-major nests by construction
+        };
+        let mut dims: Vec<usize> = (0..self.shape.len())
+            .filter(|&d| self.shape[d] > 1)
+            .collect();
+        dims.sort_by_key(|&d| dst[d]);
+        let mut reach = 1usize; // elements the inner dims span
+        for &d in &dims {
+            if dst[d] < reach {
+                return Err(PermuteError::OverlappingOutput);
+            }
+            reach = dst[d]
+                .checked_mul(self.shape[d] - 1)
+                .and_then(|r| r.checked_add(reach))
+                .ok_or(PermuteError::SizeOverflow)?;
+        }
+        Ok(())
     }
 
     /// The source elements existing positions read, as a signed range (`0..0` if none).
@@ -239,6 +259,99 @@ impl View {
         }
         Ok(lo..hi + 1)
     }
+}
+
+/// Checks views that write parts of one output of `dst_len` elements, each from its first
+/// destination element `first` (a concat, a cropped rearrangement's boxes): each part is a
+/// sound view of a source of `src_len` elements into the `dst_len - first` elements from
+/// there ([`View::check`]), and no two parts share a destination element (the last would
+/// silently win). Exact: each part's destination is marked, run by run, in a bitmap of the
+/// elements the parts reach.
+pub fn check_parts(
+    parts: &[(View, usize)],
+    src_len: usize,
+    dst_len: usize,
+) -> Result<(), PermuteError> {
+    let mut reach = 0;
+    for (view, first) in parts {
+        view.check(src_len, dst_len.saturating_sub(*first))?;
+        if !view.is_empty() {
+            // Both fit: `check` bounded the span by `dst_len - first`.
+            reach = reach.max(first + view.dst_span()?);
+        }
+    }
+    if parts.len() < 2 {
+        return Ok(());
+    }
+    let mut marked = vec![0u64; reach.div_ceil(64)];
+    for (view, first) in parts.iter().filter(|(v, _)| !v.is_empty()) {
+        let (dims, run) = dst_runs(view);
+        let mut at = vec![0usize; dims.len()];
+        loop {
+            let start = first
+                + at.iter()
+                    .zip(&dims)
+                    .map(|(&i, &(_, s))| i * s)
+                    .sum::<usize>();
+            mark(&mut marked, start, run)?;
+            // Next run, odometer order.
+            let Some(k) = (0..at.len()).rev().find(|&k| at[k] + 1 < dims[k].0) else {
+                break;
+            };
+            at[k] += 1;
+            at[k + 1..].fill(0);
+        }
+    }
+    Ok(())
+}
+
+/// A checked view's destination as runs of consecutive elements: the dims outside the
+/// runs (extent, stride), outermost first, and the run length. Dims that nest exactly
+/// merge, so a contiguous part is one run.
+fn dst_runs(view: &View) -> (Vec<(usize, usize)>, usize) {
+    let dst = view
+        .dst_strides
+        .clone()
+        .unwrap_or_else(|| row_major(&view.shape));
+    let mut dims: Vec<(usize, usize)> = (0..view.shape.len())
+        .filter(|&d| view.shape[d] > 1)
+        .map(|d| (view.shape[d], dst[d]))
+        .collect();
+    dims.sort_by_key(|&(_, s)| std::cmp::Reverse(s));
+    let mut merged: Vec<(usize, usize)> = Vec::new();
+    for (n, s) in dims {
+        match merged.last_mut() {
+            Some(outer) if outer.1 == s * n => *outer = (outer.0 * n, s),
+            _ => merged.push((n, s)),
+        }
+    }
+    match merged.last() {
+        Some(&(n, 1)) => {
+            merged.pop();
+            (merged, n)
+        }
+        _ => (merged, 1),
+    }
+}
+
+/// Marks elements `start .. start + len` in the bitmap; `OverlappingOutput` if any already is.
+fn mark(bits: &mut [u64], start: usize, len: usize) -> Result<(), PermuteError> {
+    let mut i = start;
+    while i < start + len {
+        let (word, bit) = (i / 64, i % 64);
+        let n = (64 - bit).min(start + len - i);
+        let mask = if n == 64 {
+            u64::MAX
+        } else {
+            ((1u64 << n) - 1) << bit
+        };
+        if bits[word] & mask != 0 {
+            return Err(PermuteError::OverlappingOutput);
+        }
+        bits[word] |= mask;
+        i += n;
+    }
+    Ok(())
 }
 
 impl Bound {
