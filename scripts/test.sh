@@ -2,12 +2,22 @@
 # Quick start, test: set up, then every test with GPU tests on the default Vulkan adapter
 # (lavapipe on a machine without a GPU), then a representative GPU subset on wgpu's GL
 # backend (llvmpipe through EGL, headless): the downlevel path, without SHADER_INT64 or
-# SHADER_F16. Release mode: lavapipe is slow enough. Extra arguments go to the first run.
+# SHADER_F16, then an app that depends on the crate alone. Release mode: lavapipe is slow
+# enough. Extra arguments go to the first run.
 source "$(dirname "$0")/setup.sh"
 cd "$(dirname "$0")/.."
 cargo test --release --features cli "$@"
-echo "GL backend subset (WGPU_BACKEND=gl):"
-WGPU_BACKEND=gl cargo test --release --features cli --test gpu --test reliability -- \
+# With Mesa's shader cache off, as on a new machine: cold compiles hold wgpu's GL context
+# lock for seconds, which a warm cache would hide (see `wgpu_permute::serialized`).
+echo "GL backend subset (WGPU_BACKEND=gl, shader cache off):"
+WGPU_BACKEND=gl MESA_SHADER_CACHE_DISABLE=true cargo test --release --features cli \
+    --test gpu --test reliability -- \
     every_permutation edges_of_every_kernel colour_channels random_permutes forced_64_bit index_math_64_bit \
     permute_slice buffer_errors size_zero gpu_permute_and_recording packed_tiled \
-    a_device_with_low_binding_limits grids_fold own_device_plans
+    a_device_with_low_binding_limits grids_fold own_device_plans permuter_is_shared_across_threads \
+    threads_work_while_another_compiles
+# Its own workspace (no dev-dependencies), built into this target directory.
+echo "An app that depends on wgpu-permute alone (tests/crate-only), with the default features, then with none:"
+app=(cargo run --release --quiet --manifest-path tests/crate-only/Cargo.toml)
+CARGO_TARGET_DIR="$PWD/target" "${app[@]}"
+CARGO_TARGET_DIR="$PWD/target" "${app[@]}" --no-default-features

@@ -50,13 +50,16 @@
 //! | `PermLength`, `PermOutOfRange`, `PermDuplicate` | `perm` is not a permutation of the dims |
 //! | `RankTooLarge`, `ElemSize`, `SizeOverflow` | rank above 16, element size not 1/2/4/8/16, sizes past 64 bits |
 //! | `UnalignedOffset`, `BufferTooSmall`, `MissingUsage` | the buffers cannot hold or serve the request |
-//! | `SameBuffer`, `ForeignBuffer` | source and destination are one buffer, or come from different instances |
+//! | `SameBuffer`, `ForeignBuffer` | source and destination are one buffer, or a buffer belongs to another device or instance |
+//! | `DestroyedBuffer`, `MappedBuffer` | a buffer was destroyed, or is mapped |
+//! | `InvalidView`, `FillSize` | a view's strides or bounds do not fit its rank or each other; a fill value is not one element |
+//! | `ViewOutOfBounds`, `OverlappingOutput` | a view reads or writes outside its regions; destination strides or parts that may write one element twice |
 //! | `DataLength` | a host slice does not match the shape |
 //! | `DeviceLimit` | a device limit makes the request impossible (names the limit) |
 //! | `ForcedChoice` | a forced kernel or index width cannot serve the request |
-//! | `Validation`, `OutOfMemory` | wgpu refused a call (captured with error scopes), e.g. a buffer of another device |
+//! | `Validation`, `OutOfMemory` | wgpu refused a call (captured with error scopes) |
 //! | `DeviceLost`, `Timeout` | the device was lost, or the GPU did not finish in time |
-//! | `NoAdapter`, `RequestDevice`, `Readback` | set-up or readback failed |
+//! | `NoBackend`, `NoAdapter`, `RequestDevice`, `Readback` | no wgpu backend compiled in; set-up or readback failed |
 //! | `Rearrange` | an einops pattern does not fit the shape or the axis sizes given (names the axis) |
 #![warn(missing_docs)]
 

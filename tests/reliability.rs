@@ -168,6 +168,44 @@ fn permuter_is_shared_across_threads() {
     });
 }
 
+/// One thread compiles pipelines nobody has compiled yet (ranks 9-16, every element size)
+/// while others run small permutes on the same permuter. On GL, a cold compile holds wgpu's
+/// context lock for seconds; without the crate's GL lock the others' calls gave up on it
+/// and panicked ("Could not lock adapter context").
+#[test]
+fn threads_work_while_another_compiles_new_pipelines() {
+    let Some(p) = gpu() else { return };
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let done = &done;
+        scope.spawn(move || {
+            for rank in 9..=16usize {
+                for &elem in &ELEM_SIZES {
+                    let shape: Vec<usize> = (0..rank).map(|d| 1 + (d + elem) % 2).collect();
+                    let perm: Vec<usize> = (0..rank).rev().collect();
+                    let n: usize = shape.iter().product();
+                    let data: Vec<u8> = (0..n * elem).map(|i| (i * 31 + rank) as u8).collect();
+                    let got = p.permute_bytes(&data, &shape, &perm, elem).unwrap();
+                    let want = wgpu_permute::reference::permute_bytes(&data, &shape, &perm, elem);
+                    assert_eq!(got, want.unwrap(), "{shape:?} {elem} B");
+                }
+            }
+            done.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        for t in 0..2u32 {
+            scope.spawn(move || {
+                while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                    let data: Vec<u32> = (0..24).map(|v| v * 3 + t).collect();
+                    let got = p.permute_slice(&data, &[2, 3, 4], &[2, 0, 1]).unwrap();
+                    let want =
+                        wgpu_permute::reference::permute_slice(&data, &[2, 3, 4], &[2, 0, 1]);
+                    assert_eq!(got, want.unwrap());
+                }
+            });
+        }
+    });
+}
+
 /// Dispatches of more workgroups than a grid side allows fold into 2-D and 3-D grids.
 #[test]
 fn grids_fold_into_two_and_three_dimensions() {

@@ -161,6 +161,11 @@ fn region(p: &Permuter, case: &Case) -> usize {
 }
 
 fn check_batch(p: &Permuter, cases: &[Case]) -> Vec<Result<Plan, String>> {
+    // Its own wgpu calls wait for the crate's on GL, as an app's would (see `serialized`).
+    wgpu_permute::serialized(p.device(), || check_batch_now(p, cases))
+}
+
+fn check_batch_now(p: &Permuter, cases: &[Case]) -> Vec<Result<Plan, String>> {
     let align = p.caps().storage_offset_alignment.max(4) as u64;
     let mut bases = Vec::with_capacity(cases.len());
     let mut size = 0u64;
