@@ -414,3 +414,36 @@ fn parts_and_huge_sizes_get_typed_errors_on_the_gpu() {
         Err(PermuteError::Rearrange(_))
     ));
 }
+
+/// Found by the `view` fuzz target: a row that moves as one run of 16-byte elements from a
+/// source region that is not 16-byte aligned (so in 4-byte units) was lowered with an extra
+/// dim for the units of an element, which the run already held: four times the bytes.
+#[test]
+fn a_run_of_wide_elements_from_an_unaligned_region_moves_once() {
+    let Some(p) = gpu() else { return };
+    let view = View {
+        strides: vec![1, 1, 1, 1],
+        ..View::contiguous(&[3, 3, 3, 3])
+    };
+    for seed in 0..4 {
+        // Source regions at 4-byte (not 16-byte) offsets.
+        assert_eq!(run_in_region(p, &view, 16, (46, 115), seed), Ok(true));
+        assert_eq!(run_in_region(p, &view, 8, (46, 81), seed), Ok(true));
+    }
+    let plan = wgpu_permute::plan_view(
+        &ViewRequest {
+            view: &view,
+            elem_size: 16,
+            src_offset: 4,
+            dst_offset: 0,
+            src_len: 46,
+            dst_len: 81,
+            fill: &[],
+            options: Options::default(),
+        },
+        p.caps(),
+        &Default::default(),
+    )
+    .unwrap();
+    assert_eq!(plan.units() * plan.unit as u64, 81 * 16, "{plan}");
+}

@@ -486,7 +486,8 @@ pub fn lower(view: &View, elem: usize, src_offset: u64, dst_offset: u64) -> Lowe
             dims.push((n, s * k, t * k as u64, g, d));
         }
     }
-    if unit < elem {
+    // Units of an element, unless the run already holds them (its extent is in units).
+    if unit < elem && run == elem {
         dims.push((elem / unit, 1, 1, usize::MAX, usize::MAX));
     }
     // Source memory order: by descending |stride|, stable (output order breaks ties);
