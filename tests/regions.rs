@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{SENTINEL, gpu, test_bytes};
+use common::{SENTINEL, buffer, gpu, own_device, test_bytes};
 use wgpu::util::DeviceExt;
 use wgpu_permute::plan::ELEM_SIZES;
 use wgpu_permute::{Options, PermuteError, Permuter, View, ViewRequest, read_buffer};
@@ -203,26 +203,6 @@ fn random_views_write_exactly_their_positions_inside_the_region() {
     );
 }
 
-/// A caller's device on a new instance of the test adapter.
-fn new_instance_device() -> (wgpu::Device, wgpu::Queue) {
-    let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::VULKAN);
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-        backends,
-        ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
-    });
-    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).unwrap();
-    pollster::block_on(adapter.request_device(&Default::default())).unwrap()
-}
-
-fn buffer(device: &wgpu::Device, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
-    device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("test"),
-        size,
-        usage,
-        mapped_at_creation: false,
-    })
-}
-
 /// A destination from another instance whose id matches an unrelated buffer of the
 /// permuter's device, of the same size and usage: wgpu would write into that unrelated
 /// buffer. Refused before anything is recorded, on the copy and the shader path.
@@ -233,8 +213,8 @@ fn a_foreign_buffer_that_aliases_one_of_ours_is_refused() {
     }
     use wgpu::BufferUsages as U;
     let usage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
-    let (a, a_queue) = new_instance_device();
-    let (b, _) = new_instance_device();
+    let (a, a_queue) = own_device(|_| {});
+    let (b, _) = own_device(|_| {});
     let p = Permuter::new(&a, &a_queue).unwrap();
     let unrelated = buffer(&a, 256, usage);
     let src = buffer(&a, 256, usage);

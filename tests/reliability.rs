@@ -2,40 +2,13 @@
 
 mod common;
 
-use common::{Case, GENERIC, MICRO, TILED, check, check_many, gpu, permutations};
+use common::adapter;
+use common::{
+    Case, GENERIC, MICRO, TILED, buffer, check, check_many, device_on, gpu, own_device,
+    permutations,
+};
 use wgpu_permute::plan::ELEM_SIZES;
 use wgpu_permute::{Kernel, Options, PermuteError, Permuter, Request, read_buffer};
-
-/// The test adapter, on a new instance.
-fn adapter() -> wgpu::Adapter {
-    let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::VULKAN);
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-        backends,
-        ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
-    });
-    pollster::block_on(instance.request_adapter(&Default::default())).unwrap()
-}
-
-/// A caller's device on `adapter`, with its limits changed by `limits`.
-fn device_on(
-    adapter: &wgpu::Adapter,
-    limits: impl FnOnce(&mut wgpu::Limits),
-) -> (wgpu::Device, wgpu::Queue) {
-    let mut wanted = adapter.limits();
-    limits(&mut wanted);
-    pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        required_limits: wanted,
-        required_features: adapter.features() & wgpu_permute::WANTED_FEATURES,
-        ..Default::default()
-    }))
-    .unwrap()
-}
-
-/// A caller's device on the test adapter (a new instance each time), with its limits
-/// changed by `limits`.
-fn own_device(limits: impl FnOnce(&mut wgpu::Limits)) -> (wgpu::Device, wgpu::Queue) {
-    device_on(&adapter(), limits)
-}
 
 /// A device on the same adapter with a tiny storage binding and buffer limit, so that
 /// small tensors take the windowed path.
@@ -268,15 +241,6 @@ fn own_device_plans_like_the_crates_device() {
         let req = Request::new(shape, perm, elem);
         assert_eq!(mine.plan(&req).unwrap(), shared.plan(&req).unwrap());
     }
-}
-
-fn buffer(device: &wgpu::Device, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
-    device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("test"),
-        size,
-        usage,
-        mapped_at_creation: false,
-    })
 }
 
 /// A buffer of another device is the same typed error on the copy path as on the shader

@@ -173,6 +173,25 @@ impl Permuter {
         self.check_device().err().unwrap_or(error)
     }
 
+    /// Refuses, before anything is allocated, a buffer of `size` bytes that the device
+    /// cannot make.
+    pub(super) fn check_buffer_size(
+        &self,
+        what: &'static str,
+        size: u64,
+    ) -> Result<(), PermuteError> {
+        let max_buffer = self.device.limits().max_buffer_size;
+        if size > max_buffer {
+            return Err(PermuteError::DeviceLimit {
+                what,
+                limit: "max_buffer_size",
+                need: size,
+                have: max_buffer,
+            });
+        }
+        Ok(())
+    }
+
     /// Checks the buffers against a plan: with the usages and sizes it needs, usable and of
     /// this permuter's device ([`Permuter::check_owned`]), and distinct.
     fn check_buffers(
@@ -461,15 +480,7 @@ impl Permuter {
             return Ok(());
         }
         let size = plan.bytes.next_multiple_of(4);
-        let max_buffer = self.device.limits().max_buffer_size;
-        if size > max_buffer {
-            return Err(PermuteError::DeviceLimit {
-                what: "a buffer holding the tensor",
-                limit: "max_buffer_size",
-                need: size,
-                have: max_buffer,
-            });
-        }
+        self.check_buffer_size("a buffer holding the tensor", size)?;
         let (src, dst, readback) = captured(&self.device, || {
             let src = upload(
                 &self.device,

@@ -168,15 +168,7 @@ impl Permuter {
             .checked_mul(elem_size)
             .and_then(|b| (b as u64).checked_next_multiple_of(4))
             .ok_or(PermuteError::SizeOverflow)?;
-        let max_buffer = self.device.limits().max_buffer_size;
-        if size > max_buffer {
-            return Err(PermuteError::DeviceLimit {
-                what: "a buffer holding the output",
-                limit: "max_buffer_size",
-                need: size,
-                have: max_buffer,
-            });
-        }
+        self.check_buffer_size("a buffer holding the output", size)?;
         let plans = self.plan_parts(parts, elem_size, fill, (src_len, dst_len), options)?;
         let out_bytes = (dst_len * elem_size) as u64;
         if plans.iter().all(|p| p.kernel == Kernel::Empty) {

@@ -309,3 +309,44 @@ pub fn npy_file(descr: &str, fortran: bool, shape: &str, data: &[u8]) -> Vec<u8>
     file.extend(data);
     file
 }
+
+/// The test adapter, on a new instance.
+pub fn adapter() -> wgpu::Adapter {
+    let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::VULKAN);
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends,
+        ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+    });
+    pollster::block_on(instance.request_adapter(&Default::default())).unwrap()
+}
+
+/// A caller's device on `adapter`, with its limits changed by `limits`.
+pub fn device_on(
+    adapter: &wgpu::Adapter,
+    limits: impl FnOnce(&mut wgpu::Limits),
+) -> (wgpu::Device, wgpu::Queue) {
+    let mut wanted = adapter.limits();
+    limits(&mut wanted);
+    pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_limits: wanted,
+        required_features: adapter.features() & wgpu_permute::WANTED_FEATURES,
+        ..Default::default()
+    }))
+    .unwrap()
+}
+
+/// A caller's device on the test adapter (a new instance each time), with its limits
+/// changed by `limits`.
+pub fn own_device(limits: impl FnOnce(&mut wgpu::Limits)) -> (wgpu::Device, wgpu::Queue) {
+    device_on(&adapter(), limits)
+}
+
+/// A buffer of `size` bytes with `usage`, not mapped.
+pub fn buffer(device: &wgpu::Device, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("test"),
+        size,
+        usage,
+        mapped_at_creation: false,
+    })
+}
