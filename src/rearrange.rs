@@ -105,21 +105,25 @@ impl Rearrangement {
     /// along each input dim (row-major strides of the shape for a contiguous tensor): the
     /// elementary axes in output order, each padded input dim bounded to its real extent
     /// over its axes (so its tail reads the fill value). Materialising it writes the output,
-    /// in `out_shape`, in one pass.
-    pub fn view(&self, dim_strides: &[isize]) -> View {
+    /// in `out_shape`, in one pass. Strides whose products over the split axes overflow
+    /// `isize` are refused ([`RearrangeError::Overflow`]), not wrapped.
+    pub fn view(&self, dim_strides: &[isize]) -> Result<View, RearrangeError> {
         let mut strides = vec![0isize; self.split_shape.len()];
         for (dim, &stride) in self.input_dims.iter().zip(dim_strides) {
             let mut s = stride;
             for axis in dim.axes.clone().rev() {
                 strides[axis] = s;
-                s = s.wrapping_mul(self.split_shape[axis] as isize);
+                s = isize::try_from(self.split_shape[axis])
+                    .ok()
+                    .and_then(|n| s.checked_mul(n))
+                    .ok_or(E::Overflow)?;
             }
         }
         let mut at = vec![0; self.perm.len()]; // view dim of each elementary axis
         for (i, &p) in self.perm.iter().enumerate() {
             at[p] = i;
         }
-        View {
+        Ok(View {
             shape: self.perm.iter().map(|&p| self.split_shape[p]).collect(),
             strides: self.perm.iter().map(|&p| strides[p]).collect(),
             offset: 0,
@@ -133,7 +137,7 @@ impl Rearrangement {
                 })
                 .collect(),
             dst_strides: None,
-        }
+        })
     }
 
     /// The rearrangement's output cropped to `crop` (the first `crop[j]` indices of output
@@ -167,7 +171,7 @@ impl Rearrangement {
         if self.is_padded() && crop != self.out_shape {
             return Err(E::CropPadded);
         }
-        let full = self.view(dim_strides);
+        let full = self.view(dim_strides)?;
         if crop.contains(&0) {
             return Ok(Vec::new());
         }
@@ -200,7 +204,12 @@ impl Rearrangement {
             for (j, group) in self.out_groups.iter().enumerate() {
                 for (p, &(start, extent)) in group.clone().zip(&boxes[j][pick[j]]) {
                     view.shape[p] = extent;
-                    view.offset += start as isize * full.strides[p];
+                    // In the view's reach, which `View::check` bounds; checked all the same.
+                    view.offset = isize::try_from(start)
+                        .ok()
+                        .and_then(|start| start.checked_mul(full.strides[p]))
+                        .and_then(|o| view.offset.checked_add(o))
+                        .ok_or(E::Overflow)?;
                     first += start * dst[p];
                 }
             }

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use proptest::prelude::*;
 use wgpu_permute::plan::{self, view};
-use wgpu_permute::{DeviceCaps, Options, PermuteError, View, ViewRequest, reference};
+use wgpu_permute::{DeviceCaps, PermuteError, View, ViewRequest, reference};
 
 /// Every destination element a view's positions write, in position order.
 fn destinations(v: &View) -> Vec<usize> {
@@ -183,19 +183,6 @@ fn parts_that_overlap_or_repeat_are_refused() {
     );
 }
 
-fn request(v: &View, elem: usize, src_len: usize, dst_len: usize) -> ViewRequest<'_> {
-    ViewRequest {
-        view: v,
-        elem_size: elem,
-        src_offset: 0,
-        dst_offset: 0,
-        src_len,
-        dst_len,
-        fill: &[],
-        options: Options::default(),
-    }
-}
-
 /// Near 2^62-2^64: every size the planner derives from these is checked, never wrapped.
 #[test]
 fn sizes_near_two_to_the_63_are_refused_not_wrapped() {
@@ -206,7 +193,7 @@ fn sizes_near_two_to_the_63_are_refused_not_wrapped() {
     let v = strided(&[2], &[big]);
     assert_eq!(v.dst_span(), Ok(big + 1));
     assert_eq!(
-        plan(&request(&v, 4, 1, big + 1)),
+        plan(&ViewRequest::new(&v, 4, 1, big + 1)),
         Err(PermuteError::SizeOverflow)
     );
     // A span past usize.
@@ -221,10 +208,10 @@ fn sizes_near_two_to_the_63_are_refused_not_wrapped() {
         offset: 3,
         ..View::contiguous(&[4])
     };
-    let mut req = request(&v, 4, 4, 4);
+    let mut req = ViewRequest::new(&v, 4, 4, 4);
     req.src_offset = u64::MAX - 3;
     assert_eq!(plan(&req), Err(PermuteError::SizeOverflow));
-    let mut req = request(&v, 4, 4, 4);
+    let mut req = ViewRequest::new(&v, 4, 4, 4);
     req.dst_offset = u64::MAX - 3;
     assert_eq!(plan(&req), Err(PermuteError::SizeOverflow));
     // Parts: the output's bytes, and a part's first byte.

@@ -395,6 +395,56 @@ fn parts_and_huge_sizes_get_typed_errors_on_the_gpu() {
     ));
 }
 
+/// Every entry point that takes a shape: element counts and byte sizes past 64 bits are
+/// typed errors, before anything is recorded or allocated.
+#[test]
+fn every_entry_point_refuses_shapes_past_64_bits() {
+    let Some(p) = gpu() else { return };
+    let big = 1usize << 62;
+    let (shape, perm) = ([big, 4], [1, 0]);
+    let req = wgpu_permute::Request::new(&shape, &perm, 4);
+    let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+    let src = buffer(p.device(), 64, usage);
+    let dst = buffer(p.device(), 64, usage | wgpu::BufferUsages::COPY_DST);
+    let overflow = Err(PermuteError::SizeOverflow);
+    let mut encoder = p.device().create_command_encoder(&Default::default());
+    assert_eq!(p.encode(&mut encoder, &src, &dst, &req).map(drop), overflow);
+    assert_eq!(p.permute(&src, &dst, &req).map(drop), overflow);
+    let (device, queue) = (p.device(), p.queue());
+    let free = wgpu_permute::gpu_permute(device, queue, &src, &dst, &shape, &perm, 4);
+    assert_eq!(free.map(drop), overflow);
+    assert_eq!(
+        p.permute_slice(&[0u32; 4], &shape, &perm).map(drop),
+        overflow
+    );
+    assert_eq!(p.permute_host(&[0; 16], &req).map(drop), overflow);
+    assert_eq!(p.permute_owned(vec![0; 16], &req).map(drop), overflow);
+    // A shape whose elements overflow, and one that fits but whose bytes do not.
+    for shape in [[big, 4], [big, 1]] {
+        let moved = [
+            p.rearrange(&src, &dst, "a b -> b a", &shape, &[], 4)
+                .map(drop),
+            p.rearrange_padded(&src, &dst, "a b -> b a", &shape, &[], 4, &[0; 4])
+                .map(drop),
+            p.rearrange_cropped(&src, &dst, "a b -> b a", &shape, &[], 4, &[1, 1])
+                .map(drop),
+            p.rearrange_bytes(&[0; 16], &shape, "a b -> b a", &[], 4)
+                .map(drop),
+            p.rearrange_padded_bytes(&[0; 16], &shape, "a b -> b a", &[], 4, &[0; 4])
+                .map(drop),
+        ];
+        for (i, got) in moved.into_iter().enumerate() {
+            assert!(
+                matches!(
+                    got,
+                    Err(PermuteError::SizeOverflow | PermuteError::Rearrange(_))
+                ),
+                "call {i}, {shape:?}: {got:?}"
+            );
+        }
+    }
+}
+
 /// Found by the `view` fuzz target: a row that moves as one run of 16-byte elements from a
 /// source region that is not 16-byte aligned (so in 4-byte units) was lowered with an extra
 /// dim for the units of an element, which the run already held: four times the bytes.

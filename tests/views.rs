@@ -11,16 +11,7 @@ use wgpu_permute::{
 };
 
 fn request<'a>(v: &'a View, elem: usize, src_len: usize, fill: &'a [u8]) -> ViewRequest<'a> {
-    ViewRequest {
-        view: v,
-        elem_size: elem,
-        src_offset: 0,
-        dst_offset: 0,
-        src_len,
-        dst_len: v.len(),
-        fill,
-        options: Options::default(),
-    }
+    ViewRequest::new(v, elem, src_len, v.len()).with_fill(fill)
 }
 
 fn plan_of(v: &View, elem: usize, src_len: usize) -> wgpu_permute::Plan {

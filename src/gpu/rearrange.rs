@@ -53,7 +53,7 @@ impl Permuter {
             let req = Request::new(&r.split_shape, &r.perm, elem_size);
             return Ok((self.permute(src, dst, &req)?, r.out_shape));
         }
-        let view = r.view(&contiguous(shape));
+        let view = r.view(&contiguous(shape))?;
         let lens = (element_count(shape)?, view.len());
         let mut plans = self.submit_parts(src, dst, &[(view, 0)], elem_size, fill, lens)?;
         Ok((plans.remove(0), r.out_shape))
@@ -180,7 +180,7 @@ impl Permuter {
             return self.rearrange_bytes(data, shape, pattern, axes, elem_size);
         }
         check_length(data.len(), shape, elem_size)?;
-        let view = r.view(&contiguous(shape));
+        let view = r.view(&contiguous(shape))?;
         let out = self.materialize_bytes(data, &view, elem_size, fill, Options::default())?;
         Ok((out, r.out_shape))
     }
@@ -268,7 +268,11 @@ fn check_length(bytes: usize, shape: &[usize], elem_size: usize) -> Result<(), P
         return Err(PermuteError::ElemSize(elem_size));
     }
     let need = element_count(shape)?;
-    if bytes != need * elem_size {
+    if need
+        .checked_mul(elem_size)
+        .ok_or(PermuteError::SizeOverflow)?
+        != bytes
+    {
         return Err(PermuteError::DataLength {
             need,
             have: bytes / elem_size,

@@ -14,8 +14,8 @@ pub mod view;
 mod windows;
 
 pub use select::{
-    IndexReason, KernelReason, Learned, MAX_MODELLED, MAX_SPECIALIZED, MIN_TILED_EXTENT, Measured,
-    Misfit, Modelling, Reasons, SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES, ShapeKey,
+    Figures, IndexReason, KernelReason, Learned, MAX_MODELLED, MAX_SPECIALIZED, MIN_TILED_EXTENT,
+    Measured, Misfit, Modelling, Reasons, SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES, ShapeKey,
     SpecializeReason, Tuning, modelled_best, prefer_micro,
 };
 pub use simplify::{check_perm, element_count, movement_unit, pack_of, simplify};
@@ -905,6 +905,43 @@ pub struct ViewRequest<'a> {
     pub options: Options,
 }
 
+impl<'a> ViewRequest<'a> {
+    /// `view` of a source region of `src_len` elements of `elem_size` bytes into a
+    /// destination region of `dst_len`, both at the start of their buffers, no fill, default
+    /// options.
+    pub fn new(view: &'a View, elem_size: usize, src_len: usize, dst_len: usize) -> Self {
+        ViewRequest {
+            view,
+            elem_size,
+            src_offset: 0,
+            dst_offset: 0,
+            src_len,
+            dst_len,
+            fill: &[],
+            options: Options::default(),
+        }
+    }
+
+    /// The regions at these byte offsets of their buffers (multiples of 4).
+    pub fn with_offsets(self, src_offset: u64, dst_offset: u64) -> Self {
+        ViewRequest {
+            src_offset,
+            dst_offset,
+            ..self
+        }
+    }
+
+    /// One element's bytes for the positions outside the view's bounds.
+    pub fn with_fill(self, fill: &'a [u8]) -> Self {
+        ViewRequest { fill, ..self }
+    }
+
+    /// Choices forced instead of the heuristics.
+    pub fn with_options(self, options: Options) -> Self {
+        ViewRequest { options, ..self }
+    }
+}
+
 /// Plans the materialisation of a view. A view that is a permute of a contiguous tensor
 /// plans exactly as that permute ([`plan_with`]); any other is lowered ([`view::lower`])
 /// and gathered by the generic kernel, which fills positions outside the view's bounds.
@@ -927,6 +964,11 @@ pub fn plan_view(
             fill: req.fill.len(),
             elem,
         });
+    }
+    // The regions the caller claims, in bytes: a claim that does not fit is refused even
+    // where the view reads or writes only part of it.
+    for len in [req.src_len, req.dst_len] {
+        len.checked_mul(elem).ok_or(PermuteError::SizeOverflow)?;
     }
     let read = view.check(req.src_len, req.dst_len)?;
     if let Some((shape, perm)) = as_permute(view) {

@@ -219,7 +219,7 @@ fn a_padded_rearrangement_is_one_view_of_the_input() {
         let data: Vec<u16> = (0..n as u16).map(|i| i + 1).collect();
         let strides = crate::plan::view::row_major(shape);
         let strides: Vec<isize> = strides.iter().map(|&s| s as isize).collect();
-        let view = r.view(&strides);
+        let view = r.view(&strides).unwrap();
         assert_eq!(view.check(n, view.len()), Ok(0..n), "{pattern}");
         let fill = 0xdead_u16;
         let got = crate::reference::materialize_bytes(
@@ -461,6 +461,12 @@ fn error_overflow() {
         err("(a b) -> a b", &[1], &[("a", max), ("b", 2)], true),
         E::Overflow
     );
+    // Caller-given strides whose products over the split axes leave isize: refused, where
+    // wrapping would have made an outer axis a broadcast.
+    let r = ok("(a b) c -> c b a", &[8, 3], &[("a", 2)]);
+    assert_eq!(r.view(&[1 << 62, 1]), Err(E::Overflow));
+    assert_eq!(r.cropped_views(&[1 << 62, 1], &[3, 4, 2]), Err(E::Overflow));
+    assert!(r.view(&[1 << 58, 1]).is_ok());
 }
 
 /// Pattern-like text: the pieces of patterns, in any order.

@@ -54,7 +54,7 @@ pub fn run(a: Args) -> Result<(), String> {
         strides.reverse();
     }
     let movement = if r.is_padded() {
-        let view = r.view(&strides);
+        let view = r.view(&strides).map_err(|e| cannot(&e))?;
         let parts = vec![(view, 0)];
         Movement::Views { parts, fill }
     } else if let Some(crop) = a.crop {
