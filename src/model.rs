@@ -24,6 +24,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+pub use crate::plan::Figures;
 use crate::plan::{GENERIC_WORKGROUP, Kernel, MICRO_WORKGROUP, Plan, Tile};
 
 /// Words of the trace buffer before the records: word 0 is the overflow flag.
@@ -268,32 +269,8 @@ impl Warp {
     }
 }
 
-/// The memory figures of one kernel on one problem.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Figures {
-    /// The kernel.
-    pub kernel: Kernel,
-    /// Global loads: bytes requested / bytes of the sectors fetched (0..1).
-    pub load_efficiency: f64,
-    /// Global stores, likewise.
-    pub store_efficiency: f64,
-    /// Most 4-byte words one bank serves in one workgroup-memory access (1 when the kernel
-    /// uses no workgroup memory).
-    pub bank_conflict_ways: u32,
-    /// Bytes the whole permute reads plus writes (the copy's traffic).
-    pub bytes_moved: u64,
-}
-
+/// The model's part of [`Figures`] (the planner owns the type it scores kernels by).
 impl Figures {
-    /// Predicted ratio to a copy of the same bytes: the copy reads and writes at full sector
-    /// efficiency, the kernel at its own (a harmonic mean of the two efficiencies).
-    pub fn ratio_to_copy(&self) -> f64 {
-        if self.load_efficiency <= 0.0 || self.store_efficiency <= 0.0 {
-            return 0.0;
-        }
-        2.0 / (1.0 / self.load_efficiency + 1.0 / self.store_efficiency)
-    }
-
     /// Predicted time on `gpu`, in seconds: half the bytes read at the load efficiency, half
     /// written at the store efficiency, both at the GPU's peak bandwidth.
     pub fn seconds_on(&self, gpu: &Gpu) -> f64 {

@@ -4,11 +4,10 @@
 use std::fmt;
 
 use super::{
-    GENERIC_RUN, IndexReason, Kernel, KernelReason, MAX_MODELLED, MIN_TILED_EXTENT, Modelling,
-    Plan, SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES, SpecializeReason, Strip, Tile, Tuning,
-    simplify,
+    Figures, GENERIC_RUN, IndexReason, Kernel, KernelReason, MAX_MODELLED, MIN_TILED_EXTENT,
+    Modelling, Plan, SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES, SpecializeReason, Strip, Tile,
+    Tuning, simplify,
 };
-use crate::model::Figures;
 
 impl KernelReason {
     /// The reason as a sentence (without the kernel's name).

@@ -12,7 +12,34 @@ use super::{
     Tile,
 };
 use crate::PermuteError;
-use crate::model::Figures;
+
+/// The memory figures of one kernel on one problem, as the memory model (`crate::model`)
+/// scores them: what the planner ranks kernels by.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Figures {
+    /// The kernel.
+    pub kernel: Kernel,
+    /// Global loads: bytes requested / bytes of the sectors fetched (0..1).
+    pub load_efficiency: f64,
+    /// Global stores, likewise.
+    pub store_efficiency: f64,
+    /// Most 4-byte words one bank serves in one workgroup-memory access (1 when the kernel
+    /// uses no workgroup memory).
+    pub bank_conflict_ways: u32,
+    /// Bytes the whole permute reads plus writes (the copy's traffic).
+    pub bytes_moved: u64,
+}
+
+impl Figures {
+    /// Predicted ratio to a copy of the same bytes: the copy reads and writes at full sector
+    /// efficiency, the kernel at its own (a harmonic mean of the two efficiencies).
+    pub fn ratio_to_copy(&self) -> f64 {
+        if self.load_efficiency <= 0.0 || self.store_efficiency <= 0.0 {
+            return 0.0;
+        }
+        2.0 / (1.0 / self.load_efficiency + 1.0 / self.store_efficiency)
+    }
+}
 
 /// Smallest row and column extent (in units) for which the tiled batch transpose is chosen
 /// on a GPU when no memory model is at hand (a plan made without a device, the model's
