@@ -1,0 +1,485 @@
+//! Every shader variant the crate can generate, compiled for real and run against the CPU
+//! reference (tests/shaders.rs validates every one of them with naga): one test per kernel
+//! family, so that they compile in parallel, each permute family batched into few
+//! submissions. Every combination of a variant's other fields runs at ranks 1, 2 and
+//! `MAX_RANK` and at one rank between, rotating with the combination, so that each family
+//! runs every rank somewhere (checked).
+
+mod common;
+
+use std::collections::{BTreeSet, HashMap};
+
+use common::{Case, MICRO, check_many, gpu, test_bytes};
+use wgpu_permute::plan::{ELEM_SIZES, MAX_RANK, MAX_SPECIALIZED, Strip, Variant};
+use wgpu_permute::{
+    Bound, IndexMath, Kernel, Options, Permuter, Request, View, ViewRequest, reference, shaders,
+};
+
+/// The families, one test each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    Generic,
+    Tiled,
+    Micro,
+    /// Padded variants (generic and micro), run as views.
+    Padded,
+    /// Reversed variants, run as views.
+    Reversed,
+}
+
+fn family(v: &Variant) -> Family {
+    match v.kernel {
+        _ if v.padded => Family::Padded,
+        _ if v.reverse > 0 => Family::Reversed,
+        Kernel::Tiled => Family::Tiled,
+        Kernel::Micro => Family::Micro,
+        _ => Family::Generic,
+    }
+}
+
+/// How one variant is checked: a permute case (batched with the others of its family; a
+/// specialised one on a permuter with room for its own pipeline), or a view, run alone.
+enum Job {
+    Permute { case: Case, specialized: bool },
+    View(ViewCheck),
+}
+
+/// A view check, with its data, run on the shared permuter.
+type ViewCheck = Box<dyn FnOnce(&Permuter) -> Result<(), String>>;
+
+/// Ranks between these run for some combinations only.
+const MIDDLE: std::ops::Range<usize> = 3..MAX_RANK;
+
+/// The variant's other fields (its rank zeroed).
+fn combination(v: &Variant) -> Variant {
+    Variant { rank: 0, ..*v }
+}
+
+/// Whether a combination of a variant's other fields (`ordinal`, its place among the
+/// combinations of its family that have middle ranks) runs at `rank`: every combination at
+/// ranks 1, 2 and `MAX_RANK`; of the [`MIDDLE`] ranks, those congruent to `-ordinal` modulo
+/// `spread` (one of them when `spread` is their count), so that every rank of the family
+/// runs somewhere.
+fn sampled(rank: usize, ordinal: Option<&usize>, spread: usize) -> bool {
+    !MIDDLE.contains(&rank) || ordinal.is_some_and(|o| (rank + o).is_multiple_of(spread))
+}
+
+#[test]
+fn generic_variants_run_and_match_the_reference() {
+    run_family(Family::Generic);
+}
+
+#[test]
+fn tiled_variants_run_and_match_the_reference() {
+    run_family(Family::Tiled);
+}
+
+#[test]
+fn micro_variants_run_and_match_the_reference() {
+    run_family(Family::Micro);
+}
+
+#[test]
+fn padded_variants_run_and_match_the_reference() {
+    run_family(Family::Padded);
+}
+
+#[test]
+fn reversed_variants_run_and_match_the_reference() {
+    run_family(Family::Reversed);
+}
+
+/// Runs the sampled variants of `family`, checks that each ran as the variant it was meant
+/// for and that the family ran every rank it has, and fails once with every bad case.
+fn run_family(family_run: Family) {
+    let Some(p) = gpu() else { return };
+    let mut jobs = Vec::new();
+    for variant in shaders::all_variants() {
+        let needs64 = variant.index == IndexMath::U64 || variant.access64;
+        if family(&variant) != family_run || (needs64 && !p.caps().int64) {
+            continue;
+        }
+        if let Some(job) = job(p, variant) {
+            jobs.push((variant, job));
+        }
+    }
+    if !p.caps().int64 {
+        eprintln!("device lacks SHADER_INT64: u64 and 64-bit access variants not run");
+    }
+    // The combinations with middle ranks, numbered in order (strips sample their own).
+    let strip = |v: &Variant| v.block.is_some_and(|b| b.strip.is_some());
+    let mut ordinals: HashMap<Variant, usize> = HashMap::new();
+    for (variant, _) in jobs
+        .iter()
+        .filter(|(v, _)| MIDDLE.contains(&v.rank) && !strip(v))
+    {
+        let next = ordinals.len();
+        ordinals.entry(combination(variant)).or_insert(next);
+    }
+    let spread = ordinals.len().clamp(1, MIDDLE.len());
+    let has: BTreeSet<usize> = jobs.iter().map(|(v, _)| v.rank).collect();
+    let mut ran = BTreeSet::new();
+    let (mut shared, mut specialized, mut failures) = (Vec::new(), Vec::new(), Vec::new());
+    let mut total = 0;
+    for (variant, job) in jobs {
+        let ordinal = ordinals.get(&combination(&variant));
+        if !strip(&variant) && !sampled(variant.rank, ordinal, spread) {
+            continue;
+        }
+        ran.insert(variant.rank);
+        total += 1;
+        match job {
+            Job::Permute {
+                case,
+                specialized: true,
+            } => specialized.push((case, variant)),
+            Job::Permute { case, .. } => shared.push((case, variant)),
+            Job::View(check) => {
+                if let Err(m) = check(p) {
+                    failures.push(m);
+                }
+            }
+        }
+    }
+    if family_run == Family::Generic {
+        // The copy path.
+        for &elem in &ELEM_SIZES {
+            let case = Case::new(&[4, 6], &[0, 1], elem, Options::default(), (8, 4));
+            total += 1;
+            match check_many(p, &[case]).remove(0) {
+                Ok(plan) => assert_eq!(plan.kernel, Kernel::Copy, "{plan}"),
+                Err(m) => failures.push(m),
+            }
+        }
+    }
+    // A permuter compiles at most MAX_SPECIALIZED shapes: a fresh one per that many.
+    let mut batches = vec![(p, shared)];
+    let fresh: Vec<Permuter> = specialized
+        .chunks(MAX_SPECIALIZED)
+        .map(|_| Permuter::new(p.device(), p.queue()).unwrap())
+        .collect();
+    for (chunk, permuter) in specialized.chunks(MAX_SPECIALIZED).zip(&fresh) {
+        batches.push((permuter, chunk.to_vec()));
+    }
+    for (permuter, jobs) in batches {
+        let cases: Vec<Case> = jobs.iter().map(|(c, _)| c.clone()).collect();
+        for (result, (_, variant)) in check_many(permuter, &cases).into_iter().zip(&jobs) {
+            match result {
+                Ok(plan) => assert_eq!(plan.variant(), Some(*variant), "{plan}"),
+                Err(m) => failures.push(m),
+            }
+        }
+    }
+    eprintln!(
+        "{family_run:?}: {total} variants run, {} combinations with middle ranks",
+        ordinals.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {total} {family_run:?} variants failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert_eq!(
+        ran, has,
+        "{family_run:?}: ranks run and ranks the family has"
+    );
+}
+
+/// The check of `variant`, or `None` where it is not run here (see each case).
+fn job(p: &Permuter, variant: Variant) -> Option<Job> {
+    let elem = variant.unit as usize;
+    if variant.block.is_some_and(|b| b.strip.is_some()) {
+        let (shape, perm) = strip_case(variant)?;
+        let options = Options {
+            access64: Some(variant.access64),
+            ..MICRO
+        };
+        let case = Case::new(&shape, &perm, elem, options, (16, 32));
+        return Some(Job::Permute {
+            case,
+            specialized: false,
+        });
+    }
+    if variant.reverse > 0 {
+        // Runs of reversed units are a CPU-device layout.
+        return (!variant.runs || p.caps().cpu)
+            .then(|| Job::View(Box::new(move |p| check_reversed(p, elem, variant))));
+    }
+    if variant.padded && variant.kernel == Kernel::Generic {
+        let (shape, perm) = unmergeable(variant.rank);
+        let check = move |p: &Permuter| check_padded(p, &shape, &perm, elem, variant);
+        return Some(Job::View(Box::new(check)));
+    }
+    let (mut shape, perm) = unmergeable(variant.rank);
+    if variant.runs {
+        // Runs are the CPU-device layout: the innermost output dim (input dim 0 here)
+        // in whole runs. A rank-1 run is a view's (a flip; tests/views.rs): a permute
+        // of rank 1 is a copy.
+        if !p.caps().cpu || variant.rank == 1 {
+            return None;
+        }
+        shape[0] = 8;
+    }
+    let mut offsets = (0, 0);
+    let last = shape.len() - 1;
+    let small = variant.rank <= 6;
+    match variant.block {
+        // Wide blocks: sides of whole blocks, offsets of whole 16 bytes.
+        // (Rows, here shape[0], of whole runs of blocks for runs.)
+        Some(b) if b.access_bytes == 16 => {
+            let side = b.side as usize;
+            (shape[0], shape[last]) = if small {
+                (2 * side, 3 * side)
+            } else {
+                (side, side)
+            };
+            if b.run > 1 {
+                shape[0] = b.run as usize * side;
+            }
+            offsets = (16, 32);
+        }
+        // Narrow blocks: what wide ones cannot take (sides, or offsets of 4 bytes).
+        Some(b) => {
+            (shape[0], shape[last]) = if small { (20, 36) } else { (4, 8) };
+            if b.run > 1 {
+                shape[0] = b.run as usize * b.side as usize;
+            }
+            offsets = (4, 4);
+        }
+        // Tile sides divisible by 4 (packed data), with partial edge tiles while small.
+        None if variant.kernel == Kernel::Tiled => {
+            (shape[0], shape[last]) = if small { (20, 36) } else { (4, 8) };
+        }
+        None => {}
+    }
+    if variant.padded {
+        let check = move |p: &Permuter| check_padded_micro(p, &shape, &perm, elem, variant);
+        return Some(Job::View(Box::new(check)));
+    }
+    // Boxed variants need tensors larger than one binding window can be.
+    if variant.boxed {
+        let rest: usize = shape[1..].iter().product();
+        shape[0] = if variant.rank == 1 {
+            333
+        } else {
+            (400 / rest).max(2)
+        };
+    }
+    // Boxed variants: a binding limit that splits even the smallest of these tensors.
+    let bytes = (shape.iter().product::<usize>() * elem) as u64;
+    let align = p.caps().storage_offset_alignment as u64;
+    let options = Options {
+        kernel: Some(variant.kernel),
+        index: Some(variant.index),
+        binding_limit: variant
+            .boxed
+            .then(|| align + 4 + (bytes / 2).max(elem as u64)),
+        specialize: Some(variant.specialized),
+        access64: Some(variant.access64),
+        wide_stores: Some(variant.wide_stores),
+    };
+    Some(Job::Permute {
+        case: Case::new(&shape, &perm, elem, options, offsets),
+        specialized: variant.specialized,
+    })
+}
+
+/// The padded variant: the permute of `shape` as a view, padded by one position before and
+/// after along its first dim, against the reference; the plan must run `variant`.
+fn check_padded(
+    p: &Permuter,
+    shape: &[usize],
+    perm: &[usize],
+    elem: usize,
+    variant: Variant,
+) -> Result<(), String> {
+    let mut v = View::permuted(shape, perm).unwrap();
+    v.offset -= v.strides[0];
+    v.shape[0] += 2;
+    v.bounds = vec![Bound {
+        dims: vec![0],
+        valid: 1..v.shape[0] - 1,
+    }];
+    if variant.strided {
+        // Into a larger destination, with gaps after each outermost slab; rows of 4
+        // elements (whole words when packed), their second half padding.
+        let last = v.shape.len() - 1;
+        if last > 0 {
+            v.shape[last] = 4;
+            v.bounds.push(Bound {
+                dims: vec![last],
+                valid: 0..2,
+            });
+        }
+        let mut dst = wgpu_permute::plan::view::row_major(&v.shape);
+        dst[0] = dst[0] * v.shape.get(1).map_or(2, |_| 1) + 4;
+        v.dst_strides = Some(dst);
+    }
+    let n: usize = shape.iter().product();
+    let data = test_bytes(n * elem, variant.rank as u64);
+    let fill = vec![0x5A; elem];
+    let options = Options {
+        kernel: Some(Kernel::Generic),
+        index: Some(variant.index),
+        access64: Some(variant.access64),
+        ..Options::default()
+    };
+    check_view(p, &v, (&data, n), elem, &fill, options, variant)
+}
+
+/// The padded micro variant: the permute of `shape` (rows and columns in whole blocks, the
+/// perm reversed) as a view whose rows (input dim 0, the output's innermost) start early by
+/// one block, or by a whole run of blocks for runs, in padding; from rank 3 its first batch
+/// dim (input dim 1) ends one position late, in padding too (a second bound). A narrow
+/// block's view starts a word into the source, so that wide blocks do not fit. The fill
+/// shows wherever a row is read that should not be, or not read that should.
+fn check_padded_micro(
+    p: &Permuter,
+    shape: &[usize],
+    perm: &[usize],
+    elem: usize,
+    variant: Variant,
+) -> Result<(), String> {
+    let block = variant.block.expect("a micro variant has a block");
+    let pad = block.side as usize * block.run as usize;
+    let lead = if block.access_bytes == 16 {
+        0
+    } else {
+        (4 / elem).max(1)
+    };
+    let mut v = View::permuted(shape, perm).unwrap();
+    let rows = v.shape.len() - 1;
+    v.offset += lead as isize - pad as isize * v.strides[rows];
+    v.shape[rows] += pad;
+    v.bounds = vec![Bound {
+        dims: vec![rows],
+        valid: pad..v.shape[rows],
+    }];
+    if rows >= 2 {
+        v.shape[rows - 1] += 1;
+        v.bounds.push(Bound {
+            dims: vec![rows - 1],
+            valid: 0..v.shape[rows - 1] - 1,
+        });
+    }
+    let n = shape.iter().product::<usize>() + lead;
+    let data = test_bytes(n * elem, variant.rank as u64);
+    let fill = vec![0x5A; elem];
+    let options = Options {
+        kernel: Some(Kernel::Micro),
+        access64: Some(variant.access64),
+        ..Options::default()
+    };
+    check_view(p, &v, (&data, n), elem, &fill, options, variant)
+}
+
+/// The reversed variant: `x[..., ::-1]` of a tensor whose outer dims (extent 2) are
+/// reversed in order, so that none merge, and whose innermost row is 3 units of `unit`
+/// bytes, or 8 (a run) for runs; the view starts one unit into the source where the unit is
+/// narrower than 16 bytes, so that no wider unit fits.
+fn check_reversed(p: &Permuter, unit_elem: usize, variant: Variant) -> Result<(), String> {
+    let (unit, elem) = (unit_elem, variant.reverse as usize);
+    let row = if variant.runs { 8 } else { 3 } * unit / elem;
+    let rank = variant.rank;
+    let mut shape = vec![2; rank];
+    shape[rank - 1] = row;
+    let perm: Vec<usize> = (0..rank - 1).rev().chain([rank - 1]).collect();
+    let mut v = View::permuted(&shape, &perm).unwrap();
+    let lead = if unit < 16 { unit / elem } else { 0 };
+    v.offset += lead as isize + (row as isize - 1);
+    v.strides[rank - 1] = -1;
+    let n = shape.iter().product::<usize>() + lead;
+    let data = test_bytes(n * elem, rank as u64 + 77);
+    let options = Options {
+        index: Some(variant.index),
+        access64: Some(variant.access64),
+        wide_stores: Some(variant.wide_stores),
+        ..Options::default()
+    };
+    check_view(p, &v, (&data, n), elem, &[], options, variant)
+}
+
+/// Plans `v` of `data` (`src_len` elements) with `options`, checks that it runs `variant`,
+/// and materialises it against the reference (fill `fill` outside its bounds).
+fn check_view(
+    p: &Permuter,
+    v: &View,
+    (data, src_len): (&[u8], usize),
+    elem: usize,
+    fill: &[u8],
+    options: Options,
+    variant: Variant,
+) -> Result<(), String> {
+    let req = ViewRequest {
+        view: v,
+        elem_size: elem,
+        src_offset: 0,
+        dst_offset: 0,
+        src_len,
+        dst_len: v.dst_span().unwrap(),
+        fill,
+        options,
+    };
+    let plan = p.plan_view(&req).map_err(|e| format!("{variant}: {e}"))?;
+    assert_eq!(plan.variant(), Some(variant), "{plan}");
+    let want = reference::materialize_bytes(data, v, elem, fill, v.dst_span().unwrap()).unwrap();
+    match p.materialize_bytes(data, v, elem, fill, options) {
+        Ok(got) if got == want => Ok(()),
+        Ok(_) => Err(format!("{plan}: differs from the reference")),
+        Err(e) => Err(format!("{plan}: {e}")),
+    }
+}
+
+/// A shape whose simplified form has exactly `rank` dims: reversing dims of extent 2 or 3
+/// leaves nothing to merge, and an odd innermost extent keeps the movement size at one element.
+fn unmergeable(rank: usize) -> (Vec<usize>, Vec<usize>) {
+    let shape = (0..rank)
+        .map(|d| if d + 1 == rank { 3 } else { 2 })
+        .collect();
+    let perm = (0..rank).rev().collect();
+    (shape, perm)
+}
+
+/// The permute that runs a strip variant: `(B.., R, C) -> (B.. reversed, C, R)` (batch dims
+/// of 2 that cannot merge), the short side whole and the other in whole blocks (a multiple
+/// of the run's blocks, or not, as the variant's run asks). `None` where the variant is not
+/// run here, each a compile: every short extent at rank 3 (one batch dim), extent 3 with
+/// 64-bit accesses and at ranks 2 and `MAX_RANK`; shaders.rs validates them all. The batch
+/// decode is the square blocks', the accesses' types those of any extent.
+fn strip_case(variant: Variant) -> Option<(Vec<usize>, Vec<usize>)> {
+    let block = variant.block?;
+    let (strip, rank) = (block.strip?, variant.rank);
+    let (Strip::Cols(n) | Strip::Rows(n)) = strip;
+    let every = rank == 3 && !variant.access64;
+    let sampled = n == 3 && [2, 3, MAX_RANK].contains(&rank) && (rank == 3 || !variant.access64);
+    if !every && !sampled {
+        return None;
+    }
+    let long = block.side as usize * if block.run > 1 { 8 } else { 6 };
+    let (rows, cols) = match strip {
+        Strip::Cols(n) => (long, n as usize),
+        Strip::Rows(n) => (n as usize, long),
+    };
+    let mut shape = vec![2; rank - 2];
+    shape.extend([rows, cols]);
+    let mut perm: Vec<usize> = (0..rank - 2).rev().collect();
+    perm.extend([rank - 1, rank - 2]);
+    Some((shape, perm))
+}
+
+#[test]
+fn unmergeable_helper_really_keeps_the_rank() {
+    for rank in 1..=MAX_RANK {
+        let (shape, perm) = unmergeable(rank);
+        let plan = wgpu_permute::plan(&Request::new(&shape, &perm, 4), &Default::default());
+        // Pure planning: runs without a GPU.
+        let plan = plan.unwrap();
+        assert_eq!(plan.dims.len(), rank, "{plan}");
+        match plan.variant() {
+            // Rank 1 is the identity: a buffer copy, no shader.
+            None => assert_eq!((rank, plan.kernel), (1, Kernel::Copy), "{plan}"),
+            Some(v) => assert_eq!((v.rank, v.unit), (rank, 4), "{plan}"),
+        }
+    }
+}
