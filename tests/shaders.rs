@@ -147,3 +147,66 @@ fn the_benchmark_copy_shader_validates() {
         assert_eq!(module.entry_points[0].name, "vec4_copy");
     }
 }
+
+/// Representative variants' WGSL, pinned as insta snapshots (tests/snapshots): a change to
+/// the generated code shows in review. `INSTA_UPDATE=always cargo test --test shaders`
+/// rewrites them after a deliberate change.
+#[test]
+fn representative_variants_generate_the_pinned_wgsl() {
+    for name in [
+        "generic rank 3 unit 4 u32",
+        "generic rank 2 unit 1 u32 padded strided",
+        "tiled rank 2 unit 2 u32",
+        "micro rank 2 unit 4 u32 block 4x4 by 16 B, 4 per run",
+    ] {
+        let source = shaders::source(&variant(name)).unwrap();
+        let snapshot: String = name
+            .chars()
+            .filter_map(|c| match c {
+                ' ' => Some('_'),
+                ',' => None,
+                c => Some(c),
+            })
+            .collect();
+        insta::assert_snapshot!(snapshot, source);
+    }
+}
+
+/// The variant of this name (its `Display`).
+fn variant(name: &str) -> wgpu_permute::plan::Variant {
+    shaders::all_variants()
+        .into_iter()
+        .find(|v| v.to_string() == name)
+        .unwrap_or_else(|| panic!("no variant is named {name}"))
+}
+
+/// `wgpu-permute shader` prints the plan, the variant and that variant's WGSL, which
+/// validates; a plan without a kernel says so.
+#[cfg(feature = "cli")]
+#[test]
+fn the_shader_command_prints_the_variant_a_request_runs() {
+    let shader = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_wgpu-permute"))
+            .arg("shader")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = shader(&["--shape", "64,48", "--perm", "1,0", "--no-device"]);
+    let mut lines = text.lines();
+    assert!(
+        lines.next().unwrap().starts_with("// wgpu-permute plan: "),
+        "{text}"
+    );
+    let name = lines.next().unwrap().strip_prefix("// variant: ").unwrap();
+    let wgsl: String = lines.flat_map(|l| [l, "\n"]).collect();
+    assert_eq!(wgsl, shaders::source(&variant(name)).unwrap());
+    validate(&wgsl, naga::valid::Capabilities::all()).unwrap();
+    let copy = shader(&["--shape", "64,48", "--perm", "0,1", "--no-device"]);
+    assert!(
+        copy.ends_with("// no shader: this plan runs no kernel\n"),
+        "{copy}"
+    );
+}

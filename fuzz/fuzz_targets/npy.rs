@@ -86,13 +86,20 @@ fuzz_target!(|input: Input| {
     match cli.command {
         // The memory model traces on a device: nothing to run here.
         args::Command::Info | args::Command::Model { .. } => {}
-        args::Command::Plan {
+        args::Command::Plan(args::Planned {
             shape,
             perm,
             dtype,
             force,
             ..
-        } => {
+        })
+        | args::Command::Shader(args::Planned {
+            shape,
+            perm,
+            dtype,
+            force,
+            ..
+        }) => {
             let elem_size = args::elem_size(&dtype).expect("validated");
             let req = Request::new(&shape, &perm, elem_size).with_options(force.options());
             if let Ok(p) = plan::plan(&req, &caps) {

@@ -24,24 +24,9 @@ pub enum Command {
     /// List adapters with the features and limits that matter for permutes.
     Info,
     /// Print the plan for a permute, and why each choice was made.
-    Plan {
-        /// Input shape, e.g. 8,512,16,64.
-        #[arg(long, value_delimiter = ',', required = true)]
-        shape: Vec<usize>,
-        /// Output dim i is input dim perm[i], e.g. 0,2,1,3.
-        #[arg(long, value_delimiter = ',', required = true)]
-        perm: Vec<usize>,
-        /// Element type (u8, i8, u16, i16, f16, bf16, u32, i32, f32, u64, i64, f64, c64, c128)
-        /// or its size in bytes.
-        #[arg(long, default_value = "f32")]
-        dtype: String,
-        #[command(flatten)]
-        force: Force,
-        /// Plan for a GPU with the WebGPU default limits instead of the default adapter
-        /// (the memory model still traces on the default adapter when there is one).
-        #[arg(long)]
-        no_device: bool,
-    },
+    Plan(Planned),
+    /// Print the WGSL of the shader variant a permute would run (as `plan` plans it).
+    Shader(Planned),
     /// Model each kernel's memory traffic on GPUs from a trace of its own accesses (runs on
     /// any adapter, lavapipe included): sector efficiency, bank conflicts, predicted times.
     Model {
@@ -144,6 +129,27 @@ pub enum Command {
     },
 }
 
+/// A permute to plan, as `plan` and `shader` take it.
+#[derive(clap::Args, Debug)]
+pub struct Planned {
+    /// Input shape, e.g. 8,512,16,64.
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub shape: Vec<usize>,
+    /// Output dim i is input dim perm[i], e.g. 0,2,1,3.
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub perm: Vec<usize>,
+    /// Element type (u8, i8, u16, i16, f16, bf16, u32, i32, f32, u64, i64, f64, c64, c128)
+    /// or its size in bytes.
+    #[arg(long, default_value = "f32")]
+    pub dtype: String,
+    #[command(flatten)]
+    pub force: Force,
+    /// Plan for a GPU with the WebGPU default limits instead of the default adapter
+    /// (the memory model still traces on the default adapter when there is one).
+    #[arg(long)]
+    pub no_device: bool,
+}
+
 /// Choices to force instead of the planner's heuristics.
 #[derive(clap::Args, Debug)]
 pub struct Force {
@@ -214,7 +220,9 @@ pub fn validate(cli: &Cli) -> Result<(), String> {
     match &cli.command {
         Command::Info | Command::Permute { .. } => Ok(()),
         Command::Rearrange { axes, .. } => axes.iter().try_for_each(|a| parse_axis(a).map(drop)),
-        Command::Plan { dtype, .. } | Command::Model { dtype, .. } => elem_size(dtype).map(drop),
+        Command::Plan(Planned { dtype, .. })
+        | Command::Shader(Planned { dtype, .. })
+        | Command::Model { dtype, .. } => elem_size(dtype).map(drop),
         Command::Bench { scale, runs, .. } => check_bench(*scale, *runs),
     }
 }

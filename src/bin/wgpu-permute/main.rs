@@ -34,10 +34,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use args::{Cli, Command, elem_size};
+use args::{Cli, Command, Planned, elem_size};
 use clap::Parser;
 use wgpu_permute::bench::{self, Bench, BenchError};
-use wgpu_permute::{DeviceCaps, Options, Permuter, Request, View, ViewRequest, reference};
+use wgpu_permute::{DeviceCaps, Options, Permuter, Request, View, ViewRequest, reference, shaders};
 
 type Result<T> = std::result::Result<T, String>;
 
@@ -55,13 +55,8 @@ fn run(cli: Cli) -> Result<()> {
     args::validate(&cli)?;
     match cli.command {
         Command::Info => info(),
-        Command::Plan {
-            shape,
-            perm,
-            dtype,
-            force,
-            no_device,
-        } => plan(&shape, &perm, &dtype, force.options(), no_device),
+        Command::Plan(args) => plan(&args),
+        Command::Shader(args) => shader(&args),
         Command::Model {
             suite: true,
             no_padding,
@@ -201,21 +196,18 @@ fn info() -> Result<()> {
     Ok(())
 }
 
-fn plan(
-    shape: &[usize],
-    perm: &[usize],
-    dtype: &str,
-    options: Options,
-    no_device: bool,
-) -> Result<()> {
-    let req = Request::new(shape, perm, elem_size(dtype)?).with_options(options);
-    // A bad request is refused before any GPU work.
+/// Plans the request as `plan` and `shader` do: on the default adapter (or, with
+/// `--no-device`, for a GPU with the WebGPU default limits), refusing a bad request before
+/// any GPU work. Returns the permuter it planned on, if any.
+fn planned(args: &Planned) -> Result<(Option<Permuter>, wgpu_permute::Plan)> {
+    let req = Request::new(&args.shape, &args.perm, elem_size(&args.dtype)?)
+        .with_options(args.force.options());
     wgpu_permute::plan(&req, &DeviceCaps::default()).map_err(|e| e.to_string())?;
     // The memory model traces on an adapter; without one, --no-device still plans.
     let p = match permuter() {
-        Ok(p) if no_device => Some(p.with_caps(DeviceCaps::default())),
+        Ok(p) if args.no_device => Some(p.with_caps(DeviceCaps::default())),
         Ok(p) => Some(p),
-        Err(e) if no_device => {
+        Err(e) if args.no_device => {
             println!("(no adapter to trace the memory model on: {e})");
             None
         }
@@ -226,6 +218,28 @@ fn plan(
         None => wgpu_permute::plan(&req, &DeviceCaps::default()),
     }
     .map_err(|e| e.to_string())?;
+    Ok((p, plan))
+}
+
+/// `wgpu-permute shader`: the WGSL the plan's variant compiles, after a comment naming the
+/// plan (the pipeline's constants, for a specialised variant, are the plan's dims and
+/// strides). A plan without a shader (a copy, or nothing to move) says so in a comment.
+fn shader(args: &Planned) -> Result<()> {
+    let (_, plan) = planned(args)?;
+    println!("// wgpu-permute plan: {plan}");
+    match plan.variant() {
+        Some(v) => {
+            println!("// variant: {v}");
+            print!("{}", shaders::source(&v).map_err(|e| e.to_string())?);
+        }
+        None => println!("// no shader: this plan runs no kernel"),
+    }
+    Ok(())
+}
+
+fn plan(args: &Planned) -> Result<()> {
+    let no_device = args.no_device;
+    let (p, plan) = planned(args)?;
     match &p {
         _ if no_device => println!("device: a GPU with the WebGPU default limits"),
         Some(p) => println!("device: {}", device_name(p)),
