@@ -4,7 +4,7 @@
 // unit, or, for 8/16-bit data, one whole 32-bit output word (PACK elements), so no two
 // threads ever write parts of the same word.
 //
-// Filled in by src/shaders.rs: ITEMS (items per thread); INDEX_MATH, the index type `Idx`
+// Filled in by src/shaders/generic.rs: ITEMS (items per thread); INDEX_MATH, the index type `Idx`
 // and its helpers for one index width (shaders/index_*.wgsl); DECODE_FN, the unrolled decode
 // of an output position into coordinates and offsets; MOVE_FN, the move of one item for the
 // kernel's mode (shaders/fragments/generic_*.wgsl); ITEMS_FN, the thread's items, spaced

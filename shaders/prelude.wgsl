@@ -1,6 +1,6 @@
 // prelude: shared by every kernel. The bindings, the parameter block and its named words,
 // the packing of 8/16-bit data into 32-bit words, and the functions through which kernels
-// touch global memory and find their workgroup. src/shaders.rs fills the placeholders (names in double braces) from the Rust
+// touch global memory and find their workgroup. src/shaders/ fills the placeholders (names in double braces) from the Rust
 // constants, and puts this text before each kernel's own.
 
 struct Params {
@@ -17,7 +17,7 @@ fn param(i: u32) -> u32 {
 }
 
 // The parameter block's words (or, for the generic kernel, index values), named as in
-// src/shaders.rs. Word 0 is always the dispatch's workgroup count.
+// src/shaders/mod.rs. Word 0 is always the dispatch's workgroup count.
 {{PARAM_WORDS}}
 
 // Invocations per workgroup of the one-dimensional kernels.

@@ -12,7 +12,7 @@
 // conflict-free. Needs R and C divisible by PACK (the planner checks); then every other
 // stride is too, and no word is split between tiles.
 //
-// Filled in by src/shaders.rs: the tile geometry (TILE_WORDS x TILE_ROWS threads, rows of
+// Filled in by src/shaders/tiled.rs: the tile geometry (TILE_WORDS x TILE_ROWS threads, rows of
 // PITCH units, TILE_LEN units of workgroup memory), BATCH_FN (the unrolled batch decode),
 // OUT_WORD_FN (shaders/fragments/tiled_out_word*.wgsl) and TILE_ACCESS, the functions that
 // read and write the tile (shaders/fragments/tile_access*.wgsl).

@@ -1,7 +1,7 @@
 // vec4_copy: the shader ceiling for benchmarks. Copies 16-byte units with the thread layout
 // of the generic kernel (WORKGROUP threads, ITEMS units each, a workgroup apart), so a
 // permute can be compared with the fastest a plain shader moves the same bytes on the same
-// device. Filled in by src/shaders.rs: ITEMS.
+// device. Filled in by src/shaders/mod.rs: ITEMS.
 
 const ITEMS: u32 = {{ITEMS}};
 

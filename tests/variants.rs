@@ -445,7 +445,7 @@ fn unmergeable(rank: usize) -> (Vec<usize>, Vec<usize>) {
 /// of 2 that cannot merge), the short side whole and the other in whole blocks (a multiple
 /// of the run's blocks, or not, as the variant's run asks). `None` where the variant is not
 /// run here, each a compile: every short extent at rank 3 (one batch dim), extent 3 with
-/// 64-bit accesses and at ranks 2 and `MAX_RANK`; shaders.rs validates them all. The batch
+/// 64-bit accesses and at ranks 2 and `MAX_RANK`; tests/shaders.rs validates them all. The batch
 /// decode is the square blocks', the accesses' types those of any extent.
 fn strip_case(variant: Variant) -> Option<(Vec<usize>, Vec<usize>)> {
     let block = variant.block?;

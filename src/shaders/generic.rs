@@ -1,0 +1,441 @@
+//! The generic kernel (a gather, one output unit or run per item): its fragments, the
+//! straight-line index decode generated per rank, and its parameter block (index values).
+
+use super::*;
+
+pub(super) const GENERIC_WHOLE_WGSL: &str =
+    include_str!("../../shaders/fragments/generic_whole.wgsl");
+
+pub(super) const GENERIC_SPACED_WGSL: &str =
+    include_str!("../../shaders/fragments/generic_spaced.wgsl");
+
+pub(super) const GENERIC_RUNS_WGSL: &str =
+    include_str!("../../shaders/fragments/generic_runs.wgsl");
+
+pub(super) const GENERIC_RUNS_WIDE_WGSL: &str =
+    include_str!("../../shaders/fragments/generic_runs_wide.wgsl");
+
+pub(super) const GENERIC_PACKED_WGSL: &str =
+    include_str!("../../shaders/fragments/generic_packed.wgsl");
+
+pub(super) const GENERIC_BOX_WGSL: &str = include_str!("../../shaders/fragments/generic_box.wgsl");
+
+pub(super) const GENERIC_WINDOW_WGSL: &str =
+    include_str!("../../shaders/fragments/generic_window.wgsl");
+
+pub(super) const GENERIC_PADDED_WGSL: &str =
+    include_str!("../../shaders/fragments/generic_padded.wgsl");
+
+pub(super) const GENERIC_PADDED_PACKED_WGSL: &str =
+    include_str!("../../shaders/fragments/generic_padded_packed.wgsl");
+
+/// The word where the generic kernel's index values start (word 0 is the workgroup count,
+/// words [`GENERIC_FILL`].. the fill unit of padded views; values start on a whole `vec4`).
+pub const GENERIC_VALUES: usize = 8;
+
+/// The four words of the generic kernel's fill unit (padded views).
+pub const GENERIC_FILL: usize = 4;
+
+/// Words per index value in the generic kernel's parameter block.
+pub(super) fn value_words(index: IndexMath) -> usize {
+    if index == IndexMath::U32 { 1 } else { 2 }
+}
+
+/// The three shapes of the generic kernel's work.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mode {
+    /// One dispatch over the whole tensor: items are output units (or packed words) in order.
+    Whole,
+    /// A box of 4/8/16-byte units: items enumerate the box; one decode gives both offsets.
+    Box,
+    /// A box of packed 8/16-bit data: items are words of the destination window, and only
+    /// the lanes inside the box are gathered.
+    Window,
+    /// A view: items as in `Whole`; positions outside the view's bounds are filled, and
+    /// with `strided` the output goes through destination strides (for packed data, in
+    /// rows of whole words, so each word still has one owner).
+    Padded,
+}
+
+pub(super) fn mode(v: &Variant) -> Mode {
+    match (v.padded, v.boxed, pack_of(v.unit)) {
+        (true, _, _) => Mode::Padded,
+        (false, false, _) => Mode::Whole,
+        (false, true, 1) => Mode::Box,
+        (false, true, _) => Mode::Window,
+    }
+}
+
+/// Per-dim arrays of the generic kernel's index values (each `rank` long, outermost output
+/// dim first), after the [`GenericValue`]s: dims and source strides, then by mode
+/// destination strides (Box), box bounds lo and hi (Window), or a view's bounds and, when
+/// strided, destination strides (Padded).
+pub(super) fn generic_arrays(v: &Variant) -> &'static [&'static str] {
+    // A view's arrays; the destination strides only where its output is strided.
+    const VIEW: [&str; 7] = [
+        "DIMS",
+        "SRC_STRIDES",
+        "GROUPS",
+        "MULTS",
+        "VALID_LO",
+        "VALID_HI",
+        "DST_STRIDES",
+    ];
+    match mode(v) {
+        Mode::Whole => &["DIMS", "SRC_STRIDES"],
+        Mode::Box => &["DIMS", "SRC_STRIDES", "DST_STRIDES"],
+        Mode::Window => &["DIMS", "SRC_STRIDES", "BOX_LO", "BOX_HI"],
+        Mode::Padded if v.strided => &VIEW,
+        Mode::Padded => &VIEW[..6],
+    }
+}
+
+/// The unrolled decode of an output position into input (and for boxes, output) offsets.
+pub(super) fn generic_decode(v: &Variant, mode: Mode) -> String {
+    let rank = v.rank;
+    let (name, ret) = match mode {
+        Mode::Whole => ("src_offset", "Idx"),
+        Mode::Box => ("box_offsets", "At"),
+        Mode::Window => ("window_source", "At"),
+        Mode::Padded => ("padded_source", "At"),
+    };
+    // Specialised: dims and strides are pipeline constants D{i} and S{i}.
+    let dim = |i: usize| match v.specialized {
+        true => format!("ix(D{i})"),
+        false => format!("ip(DIMS + {i}u)"),
+    };
+    let stride = |i: usize| match v.specialized {
+        true => format!("ix(S{i})"),
+        false => format!("ip(SRC_STRIDES + {i}u)"),
+    };
+    let mut f = String::new();
+    if v.specialized {
+        for i in 0..rank {
+            let _ = writeln!(f, "override D{i}: u32;\noverride S{i}: u32;");
+        }
+    }
+    if mode != Mode::Whole {
+        f += "struct At {\n    s: Idx,\n    d: Idx,\n    inside: bool,\n}\n\n";
+    }
+    let _ = writeln!(
+        f,
+        "// Offsets of output position `o`, unrolled over the rank.\nfn {name}(o: Idx) -> {ret} {{\n    var rem = o;\n    var s = ix(0u);\n    var d = ix(0u);\n    var inside = true;"
+    );
+    let bounds = rank.min(MAX_BOUNDS);
+    if mode == Mode::Padded {
+        // Combined index of each bound (its dims' coordinates as one mixed-radix number).
+        for k in 0..bounds {
+            let _ = writeln!(f, "    var v{k} = ix(0u);");
+        }
+    }
+    for i in (0..rank).rev() {
+        if i > 0 {
+            let _ = writeln!(
+                f,
+                "    let c{i} = imod(rem, {d});\n    rem = idiv(rem, {d});",
+                d = dim(i)
+            );
+        } else {
+            f += "    let c0 = rem;\n";
+        }
+        let _ = writeln!(f, "    s = iadd(s, imul(c{i}, {}));", stride(i));
+        match mode {
+            Mode::Whole => {}
+            Mode::Box => {
+                let _ = writeln!(f, "    d = iadd(d, imul(c{i}, ip(DST_STRIDES + {i}u)));");
+            }
+            Mode::Window => {
+                let _ = writeln!(
+                    f,
+                    "    inside = inside && !ilt(c{i}, ip(BOX_LO + {i}u)) && ilt(c{i}, ip(BOX_HI + {i}u));"
+                );
+            }
+            Mode::Padded => {
+                if v.strided {
+                    let _ = writeln!(f, "    d = iadd(d, imul(c{i}, ip(DST_STRIDES + {i}u)));");
+                }
+                let _ = writeln!(
+                    f,
+                    "    let g{i} = iu32(ip(GROUPS + {i}u));\n    let t{i} = imul(c{i}, ip(MULTS + {i}u));"
+                );
+                for k in 0..bounds {
+                    let _ = writeln!(
+                        f,
+                        "    v{k} = iadd(v{k}, select(ix(0u), t{i}, g{i} == {k}u));"
+                    );
+                }
+            }
+        }
+    }
+    if mode == Mode::Padded {
+        if !v.strided {
+            f += "    d = o;\n";
+        }
+        for k in 0..bounds {
+            let _ = writeln!(
+                f,
+                "    inside = inside && !ilt(v{k}, ip(VALID_LO + {k}u)) && ilt(v{k}, ip(VALID_HI + {k}u));"
+            );
+        }
+    }
+    f += match mode {
+        Mode::Whole => "    return s;\n}",
+        _ => "    return At(s, d, inside);\n}",
+    };
+    f
+}
+
+pub(super) fn generic_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
+    let mode = mode(v);
+    let arrays = generic_arrays(v);
+    let values = GenericValue::ALL.len() + arrays.len() * v.rank;
+    let mut decls = vec![
+        ("TOTAL_WORKGROUPS", 0),
+        ("FILL", GENERIC_FILL),
+        ("VALUES", GENERIC_VALUES),
+    ];
+    decls.extend(GenericValue::decls());
+    for (i, name) in arrays.iter().enumerate() {
+        decls.push((name, GenericValue::ALL.len() + i * v.rank));
+    }
+    let move_fn = match (mode, pack_of(v.unit)) {
+        // Wide stores move whole runs (generic_runs_wide.wgsl), never one item.
+        _ if v.wide_stores => "",
+        (Mode::Whole, 1) => GENERIC_WHOLE_WGSL,
+        (Mode::Whole, _) => GENERIC_PACKED_WGSL,
+        (Mode::Box, _) => GENERIC_BOX_WGSL,
+        (Mode::Window, _) => GENERIC_WINDOW_WGSL,
+        (Mode::Padded, 1) => &fill(
+            "fragments/generic_padded.wgsl",
+            GENERIC_PADDED_WGSL,
+            &[
+                ("STORE", store_type(v.unit, v.access64)),
+                ("FILL_UNIT", fill_unit(v.unit, v.access64)),
+            ],
+        )?,
+        (Mode::Padded, _) => GENERIC_PADDED_PACKED_WGSL,
+    };
+    let store = store_type(v.unit, v.access64);
+    let access = Access {
+        src: store,
+        // Wide stores write 16 bytes at a time.
+        dst: match v.wide_stores {
+            true => store_type(16, v.access64),
+            false => store,
+        },
+        reversing: v.reverse > 0,
+    };
+    let prelude = prelude_with(
+        access,
+        GENERIC_VALUES + values * value_words(v.index),
+        &decls,
+        pack_of(v.unit),
+        build,
+        GENERIC_WORKGROUP,
+    )?;
+    let items_fn = if v.runs {
+        // The source stride of the innermost output dim.
+        let last = v.rank - 1;
+        let step = match v.specialized {
+            true => format!("ix(S{last})"),
+            false => format!("ip(SRC_STRIDES + {last}u)"),
+        };
+        let mut values = vec![("STEP", step), ("RUN", format!("{GENERIC_RUN}u"))];
+        if v.wide_stores {
+            let gather: String = (0..16 / v.unit)
+                .map(|j| format!("        let u{j} = load_src(at + {j}u * step);\n"))
+                .collect();
+            values.push(("UNIT_BYTES", v.unit.to_string()));
+            values.push(("GATHER", gather));
+            values.push(("WIDE", wide_store(v.unit, v.access64)));
+        }
+        let (name, template) = match v.wide_stores {
+            true => ("fragments/generic_runs_wide.wgsl", GENERIC_RUNS_WIDE_WGSL),
+            false => ("fragments/generic_runs.wgsl", GENERIC_RUNS_WGSL),
+        };
+        let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        fill(name, template, &values)?
+    } else {
+        GENERIC_SPACED_WGSL.to_string()
+    };
+    let kernel = fill(
+        "generic.wgsl",
+        GENERIC_WGSL,
+        &[
+            ("ITEMS", &format!("{GENERIC_ITEMS}u")),
+            ("INDEX_MATH", index_math(v.index)),
+            ("DECODE_FN", &generic_decode(v, mode)),
+            ("MOVE_FN", move_fn),
+            ("ITEMS_FN", &items_fn),
+            ("REVERSE_FN", &reverse_fn(v.unit, v.reverse, v.access64)),
+        ],
+    )?;
+    Ok(prelude + &kernel)
+}
+
+/// A wide store's value from the loaded units `u0`.. of a run: 16 bytes of 4 or 8-byte
+/// units, as the destination's storage type (`vec4<u32>`, or `vec2<u64>` with `access64`).
+pub(super) fn wide_store(unit: u32, access64: bool) -> String {
+    match (unit, access64) {
+        (4, false) => "vec4<u32>(u0, u1, u2, u3)".into(),
+        (4, true) => "vec2<u64>(u64(u0) | (u64(u1) << 32u), u64(u2) | (u64(u3) << 32u))".into(),
+        (_, false) => "vec4<u32>(u0, u1)".into(),
+        (_, true) => "vec2<u64>(u0, u1)".into(),
+    }
+}
+
+/// `reversed(x)`: a source unit with its `elem`-byte elements put back in order (see
+/// `ViewLayout::reversed`), for the unit's storage type; empty for `elem` 0. Elements of
+/// whole components reverse the components' order in groups; smaller ones reverse the
+/// components and, within each, swap halves, then quarters, down to the element.
+pub(super) fn reverse_fn(unit: u32, elem: u32, access64: bool) -> String {
+    if elem == 0 {
+        return String::new();
+    }
+    let store = store_type(unit, access64);
+    // Bytes per component: 4-byte units stay `u32` with 64-bit accesses (wide stores).
+    let access64 = access64 && unit >= 8;
+    let comp = if access64 { 8 } else { 4 };
+    let comps = unit / comp;
+    let names = ["x", "y", "z", "w"];
+    let mut f = String::from("// The unit's elements back in order (a reversed innermost dim).\n");
+    let parts: Vec<String> = if elem >= comp {
+        // Groups of `elem / comp` components, in reverse group order.
+        let g = elem / comp;
+        (0..comps)
+            .map(|k| {
+                format!(
+                    "x.{}",
+                    names[((comps / g - 1 - k / g) * g + k % g) as usize]
+                )
+            })
+            .collect()
+    } else {
+        let ty = if access64 { "u64" } else { "u32" };
+        let _ = writeln!(f, "fn reverse_lanes(v: {ty}) -> {ty} {{\n    var r = v;");
+        let mut s = comp / 2; // bytes swapped
+        while s >= elem {
+            let bits = 8 * s;
+            if s == comp / 2 {
+                let _ = writeln!(f, "    r = (r >> {bits}u) | (r << {bits}u);");
+            } else {
+                // The low `s` bytes of every `2s`.
+                let m32: u32 = (0..4 / (2 * s).min(4))
+                    .map(|i| ((1u32 << bits) - 1) << (i * 2 * bits))
+                    .sum();
+                let mask = if access64 {
+                    format!("(u64(0x{m32:08x}u) | (u64(0x{m32:08x}u) << 32u))")
+                } else {
+                    format!("0x{m32:08x}u")
+                };
+                let _ = writeln!(
+                    f,
+                    "    r = ((r >> {bits}u) & {mask}) | ((r & {mask}) << {bits}u);"
+                );
+            }
+            s /= 2;
+        }
+        f += "    return r;\n}\n\n";
+        match comps {
+            1 => vec!["reverse_lanes(x)".into()],
+            _ => (0..comps)
+                .map(|k| format!("reverse_lanes(x.{})", names[(comps - 1 - k) as usize]))
+                .collect(),
+        }
+    };
+    let value = match comps {
+        1 => parts[0].clone(),
+        _ => format!("{store}({})", parts.join(", ")),
+    };
+    let _ = writeln!(
+        f,
+        "fn reversed(x: {store}) -> {store} {{\n    return {value};\n}}"
+    );
+    f
+}
+
+pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &Variant) -> Vec<u32> {
+    let unit = plan.unit as u64;
+    let rank = plan.dims.len();
+    let in_strides = plan.in_strides();
+    let out_strides = plan.out_strides_by_input_dim();
+    let in_out_order =
+        |per_dim: &[u64]| -> Vec<u64> { plan.dims_perm.iter().map(|&d| per_dim[d]).collect() };
+    let base = plan.view.as_ref().map_or(0, |v| v.src_base as u64);
+    let src_bias = (plan.src_offset / unit)
+        .wrapping_sub(chunk.src_window.0 / unit)
+        .wrapping_add(base);
+    let dst_bias = (plan.dst_offset / unit).wrapping_sub(chunk.dst_window.0 / unit);
+    let corner = |strides: &[u64]| -> u64 {
+        (0..rank).fold(0u64, |a, d| {
+            a.wrapping_add(chunk.lo[d].wrapping_mul(strides[d]))
+        })
+    };
+    let extents: Vec<u64> = (0..rank).map(|d| chunk.hi[d] - chunk.lo[d]).collect();
+    let mut head = [0u64; GenericValue::ALL.len()];
+    head[GenericValue::NUnits as usize] = plan.units();
+    let (n_items, src_off, dst_off) = match mode(v) {
+        Mode::Whole | Mode::Padded => (plan.items(), src_bias, dst_bias),
+        Mode::Box => (
+            extents.iter().product(),
+            src_bias.wrapping_add(corner(&in_strides)),
+            dst_bias.wrapping_add(corner(&out_strides)),
+        ),
+        Mode::Window => (
+            chunk.dst_window.1 / 4,
+            src_bias,
+            0u64.wrapping_sub(dst_bias),
+        ),
+    };
+    head[GenericValue::NItems as usize] = n_items;
+    head[GenericValue::SrcOff as usize] = src_off;
+    head[GenericValue::DstOff as usize] = dst_off;
+    let mut values = head.to_vec();
+    let (groups, mults, valid_lo, valid_hi) = bound_arrays(plan);
+    for array in generic_arrays(v) {
+        values.extend(match *array {
+            "DIMS" if mode(v) == Mode::Box => in_out_order(&extents),
+            "DIMS" => plan.out_dims(),
+            "SRC_STRIDES" => in_out_order(&in_strides),
+            "DST_STRIDES" => in_out_order(&out_strides),
+            "BOX_LO" => in_out_order(&chunk.lo),
+            "BOX_HI" => in_out_order(&chunk.hi),
+            "GROUPS" => in_out_order(&groups),
+            "MULTS" => in_out_order(&mults),
+            "VALID_LO" => valid_lo.clone(),
+            _ => valid_hi.clone(),
+        });
+    }
+    let mut words = vec![0u32; GENERIC_VALUES];
+    words[0] = chunk.total_workgroups as u32;
+    if let Some(view) = &plan.view {
+        words[GENERIC_FILL..GENERIC_FILL + 4].copy_from_slice(&view.fill);
+    }
+    for value in values {
+        words.push(value as u32);
+        if value_words(plan.index) == 2 {
+            words.push((value >> 32) as u32);
+        }
+    }
+    words
+}
+
+/// A padded view's bounds as per-dim arrays (in `dims` order): each dim's bound (0 for an
+/// unbounded dim, whose multiplier 0 leaves any bound alone) and its multiplier in the
+/// bound's combined index; and per bound (rank long, unused ones all-valid) its range.
+pub(super) fn bound_arrays(plan: &Plan) -> (Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>) {
+    let rank = plan.dims.len();
+    let (mut groups, mut mults) = (vec![0u64; rank], vec![0u64; rank]);
+    let (mut lo, mut hi) = (vec![0u64; rank], vec![u64::MAX; rank]);
+    let bounds = plan.view.as_ref().map_or(&[][..], |v| &v.bounds[..]);
+    for (g, (dims, valid)) in bounds.iter().enumerate() {
+        let mut radix = 1;
+        for &d in dims.iter().rev() {
+            groups[d] = g as u64;
+            mults[d] = radix;
+            radix *= plan.dims[d];
+        }
+        (lo[g], hi[g]) = (valid.start, valid.end);
+    }
+    (groups, mults, lo, hi)
+}

@@ -1,0 +1,266 @@
+//! The micro kernel (register blocks moved whole, for CPU adapters): its block moves,
+//! bounds of padded views, and their parameter words.
+
+use super::*;
+
+/// The micro kernel's words for a padded view, from the first whole `vec4` after the batch
+/// dims' words: four each (one per bound, unused ones all-valid) for the fill unit, the
+/// row dim's multiplier in each bound's combined index and each bound's valid range; then
+/// four multipliers per batch dim. Returns their names and positions, and the block's end.
+pub(super) fn micro_bound_words(batch: usize) -> (Vec<(&'static str, usize)>, usize) {
+    let start = (TILE_BATCH + 3 * batch).next_multiple_of(4);
+    let names = ["FILL", "ROW_MULTS", "VALID_LO", "VALID_HI", "BATCH_MULTS"];
+    let decls = names
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| (n, start + 4 * i))
+        .collect();
+    (decls, start + 4 * (names.len() - 1 + batch))
+}
+
+/// For a padded view, the micro kernel's `batch_bounds(b)` (each bound's combined index
+/// over the batch dims of batch index `b`) and `row_inside(bv, row)`: whether a source row
+/// of that batch is inside every bound. `MAX_BOUNDS` is 4: one bound per vector lane.
+pub(super) fn micro_bounds_fn(batch: usize) -> String {
+    const _: () = assert!(MAX_BOUNDS == 4);
+    let mut f = String::from(
+        "// Words `i` to `i + 3` (`i` a multiple of 4): one per bound.\nfn param4(i: u32) -> vec4<u32> {\n    return params.v[i / 4u];\n}\n\n",
+    );
+    f += "// Each bound's combined index over the batch dims of batch index `b`.\nfn batch_bounds(b: u32) -> vec4<u32> {\n    var rem = b;\n    var v = vec4<u32>(0u);\n";
+    for j in (0..batch).rev() {
+        if j > 0 {
+            let _ = writeln!(
+                f,
+                "    let c{j} = rem % param(BATCH + {j}u);\n    rem = rem / param(BATCH + {j}u);"
+            );
+        } else {
+            f += "    let c0 = rem;\n";
+        }
+        let _ = writeln!(f, "    v += c{j} * param4(BATCH_MULTS + {}u);", 4 * j);
+    }
+    f += "    return v;\n}\n\n";
+    f += "// Whether source row `row` of the batch whose bound indices are `bv` exists.\nfn row_inside(bv: vec4<u32>, row: u32) -> bool {\n    let v = bv + row * param4(ROW_MULTS);\n    return all(v >= param4(VALID_LO)) && all(v < param4(VALID_HI));\n}\n";
+    f
+}
+
+pub(super) fn micro_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
+    let block = v.block.ok_or(TemplateError::Missing {
+        template: "micro.wgsl",
+        name: "the variant's block".into(),
+    })?;
+    let store = match block.access_bytes {
+        16 => store_type(16, v.access64),
+        _ => "u32",
+    };
+    let (bounds_fn, batch_bounds) = match v.padded {
+        true => (
+            micro_bounds_fn(v.rank.saturating_sub(2)),
+            format!(
+                "    let bv = batch_bounds(b);\n    let fill = {};\n",
+                fill_unit(block.access_bytes, v.access64)
+            ),
+        ),
+        false => (String::new(), String::new()),
+    };
+    let kernel = fill(
+        "micro.wgsl",
+        MICRO_WGSL,
+        &[
+            ("SIDE", &format!("{}u", block.side)),
+            (
+                "ACCESSES",
+                &format!("{}u", block.side / block.per_access(v.unit)),
+            ),
+            ("RUN", &format!("{}u", block.run)),
+            ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2))),
+            ("BOUNDS_FN", &bounds_fn),
+            ("BATCH_BOUNDS", &batch_bounds),
+            (
+                "BLOCK_MOVE",
+                &block_move(&block, v.unit, v.access64, v.padded),
+            ),
+        ],
+    )?;
+    Ok(tile_prelude(v, store, build, MICRO_WORKGROUP)? + &kernel)
+}
+
+/// The micro kernel's move of the `j`th block of an invocation's run, unrolled: where the
+/// block starts (`first_in`, `first_out`, in accesses), its loads, and its stores, whose
+/// words are gathered from the loads at compile-time positions (whole words for 4 and
+/// 8-byte elements, packed lanes for 8/16-bit ones). A square block loads each input row
+/// and stores each output row as accesses; a strip loads or stores its span side as one run
+/// of accesses ([`Strip`]). With `padded`, an input row outside the view's bounds is not
+/// read and takes the fill value.
+pub(super) fn block_move(block: &Block, unit: u32, access64: bool, padded: bool) -> String {
+    let (side, per) = (block.side, block.per_access(unit));
+    let accesses = side / per; // accesses per row of a square block
+    debug_assert!(block.strip.is_none() || !padded, "strips are never padded");
+    // Where the `j`th block starts (its index along the run, then its first input and
+    // output access), and its loads: the name and the address of each access.
+    let ((index, first_in, first_out), loads): (_, Vec<(String, String)>) = match block.strip {
+        None => (
+            (
+                "br = br0 + j".to_string(),
+                "ACCESSES * bc0 + SIDE * br * in_row".to_string(),
+                "ACCESSES * br + SIDE * bc0 * out_row".to_string(),
+            ),
+            (0..side)
+                .flat_map(|r| {
+                    (0..accesses)
+                        .map(move |a| (format!("x{r}_{a}"), format!("{r}u * in_row + {a}u")))
+                })
+                .collect(),
+        ),
+        // `side` input rows back to back: one span of `n` accesses.
+        Some(Strip::Cols(n)) => (
+            ("br = br0 + j".into(), format!("{n}u * br"), "br".into()),
+            (0..n).map(|k| (format!("x{k}"), format!("{k}u"))).collect(),
+        ),
+        // `n` input rows of one access each; the output's `side` rows back to back.
+        Some(Strip::Rows(n)) => (
+            ("bc = bc0 + j".into(), "bc".into(), format!("{n}u * bc")),
+            (0..n)
+                .map(|r| (format!("x{r}"), format!("{r}u * in_row")))
+                .collect(),
+        ),
+    };
+    let mut f = format!(
+        "        let {index};\n        let first_in = param(SRC_OFF) + bases.x + {first_in};\n        let first_out = param(DST_OFF) + bases.y + {first_out};\n"
+    );
+    // The load and the unit within it of the block's element at input row `r`, column `c`.
+    let at = |r: u32, c: u32| -> (usize, u32) {
+        match block.strip {
+            None => ((r * accesses + c / per) as usize, c % per),
+            Some(Strip::Cols(n)) => (((r * n + c) / per) as usize, (r * n + c) % per),
+            Some(Strip::Rows(_)) => (r as usize, c),
+        }
+    };
+    // The stores: the address of each access and the elements (row, column) it holds.
+    let stores: Vec<(String, Vec<(u32, u32)>)> = match block.strip {
+        None => (0..side)
+            .flat_map(|c| {
+                (0..accesses).map(move |a| {
+                    let rows = (a * per..(a + 1) * per).map(|r| (r, c)).collect();
+                    (format!("{c}u * out_row + {a}u"), rows)
+                })
+            })
+            .collect(),
+        Some(Strip::Cols(n)) => (0..n)
+            .map(|c| {
+                (
+                    format!("{c}u * out_row"),
+                    (0..side).map(|r| (r, c)).collect(),
+                )
+            })
+            .collect(),
+        // Output unit `k` of the span is column `k / n`'s row `k % n`.
+        Some(Strip::Rows(n)) => (0..n)
+            .map(|a| {
+                let units = (a * per..(a + 1) * per).map(|k| (k % n, k / n)).collect();
+                (format!("{a}u"), units)
+            })
+            .collect(),
+    };
+    let load = |(name, addr): &(String, String)| format!("{name} = load_src(first_in + {addr});");
+    if !padded {
+        for l in &loads {
+            let _ = writeln!(f, "        let {}", load(l));
+        }
+    }
+    // Padded views (square blocks only): one check per input row of accesses.
+    if padded {
+        for (r, chunk) in loads.chunks(accesses as usize).enumerate() {
+            for (name, _) in chunk {
+                let _ = writeln!(f, "        var {name} = fill;");
+            }
+            let _ = writeln!(f, "        if row_inside(bv, SIDE * br + {r}u) {{");
+            for l in chunk {
+                let _ = writeln!(f, "            {}", load(l));
+            }
+            f += "        }\n";
+        }
+    }
+    // Word `k` of load `name` (of a 64-bit component: its low or high half).
+    let vec = block.access_bytes / 4; // words per access
+    let word = |name: &str, k: u32| match (vec, access64) {
+        _ if k >= vec => unreachable!("word {k} of a {vec}-word access"),
+        (4, true) => {
+            let c = ["x", "y"][(k / 2) as usize];
+            match k % 2 {
+                0 => format!("u32({name}.{c})"),
+                _ => format!("u32({name}.{c} >> 32u)"),
+            }
+        }
+        (4, false) => format!("{name}.{}", ["x", "y", "z", "w"][k as usize]),
+        _ => name.to_string(),
+    };
+    // Word `k` of a store holding `units`.
+    let out_word = |units: &[(u32, u32)], k: u32| match pack_of(unit) {
+        1 => {
+            let e = unit / 4; // words per element
+            let (l, u) = at(units[(k / e) as usize].0, units[(k / e) as usize].1);
+            word(&loads[l].0, u * e + k % e)
+        }
+        pack => {
+            let bits = 32 / pack;
+            (0..pack)
+                .map(|i| {
+                    let (r, c) = units[(k * pack + i) as usize];
+                    let (l, u) = at(r, c);
+                    format!(
+                        "(lane({}, {}u) << {}u)",
+                        word(&loads[l].0, u / pack),
+                        u % pack,
+                        bits * i
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(" | ")
+        }
+    };
+    for (addr, units) in &stores {
+        let words: Vec<String> = (0..vec).map(|k| out_word(units, k)).collect();
+        let value = match (vec, access64) {
+            (4, true) => format!(
+                "vec2<u64>(u64({}) | (u64({}) << 32u), u64({}) | (u64({}) << 32u))",
+                words[0], words[1], words[2], words[3]
+            ),
+            (4, false) => format!("vec4<u32>({})", words.join(", ")),
+            _ => words.join(""),
+        };
+        let _ = writeln!(f, "        store_dst(first_out + {addr}, {value});");
+    }
+    f
+}
+
+/// A padded view's words of the micro kernel (laid out as [`micro_bound_words`] says),
+/// from the first whole `vec4` after the batch dims' words.
+pub(super) fn micro_bound_params(plan: &Plan, batch: &[usize]) -> Vec<u32> {
+    let Some(view) = &plan.view else {
+        return Vec::new();
+    };
+    // Each dim's multiplier in each bound's combined index (0 outside the bound).
+    let mut mults = vec![[0u32; MAX_BOUNDS]; plan.dims.len()];
+    let (mut lo, mut hi) = ([0u32; MAX_BOUNDS], [u32::MAX; MAX_BOUNDS]);
+    for (g, (dims, valid)) in view.bounds.iter().enumerate() {
+        let mut radix = 1u64;
+        for &d in dims.iter().rev() {
+            mults[d][g] = radix as u32;
+            radix *= plan.dims[d];
+        }
+        // Combined indices stay below the unit count, which fits in 32 bits.
+        lo[g] = valid.start.min(u32::MAX as u64) as u32;
+        hi[g] = valid.end.min(u32::MAX as u64) as u32;
+    }
+    let start = (TILE_BATCH + 3 * batch.len()).next_multiple_of(4);
+    let row = mults[plan.row_dim().unwrap_or(0)];
+    let mut words = vec![0u32; start - TILE_BATCH - 3 * batch.len()];
+    words.extend(view.fill);
+    words.extend(row);
+    words.extend(lo);
+    words.extend(hi);
+    for &d in batch {
+        words.extend(mults[d]);
+    }
+    words
+}

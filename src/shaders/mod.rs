@@ -1,0 +1,548 @@
+//! The only link to `shaders/`: loads the WGSL templates, fills them strictly, generates the
+//! source of each [`Variant`], and lays out each kernel's parameter block. Every kernel is
+//! the shared prelude (`shaders/prelude.wgsl`) followed by its own file. The rank is baked
+//! into the generated code, so index decodes are straight-line code with no loop over dims.
+//!
+//! Constants that Rust and WGSL share (workgroup size, items per thread, the micro-tile
+//! side, the names and positions of parameter words) are written once, here or in
+//! [`mod@crate::plan`], and filled into the WGSL.
+
+use std::fmt::Write;
+
+use thiserror::Error;
+
+use crate::model;
+use crate::plan::{
+    Block, Chunk, ELEM_SIZES, GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, IndexMath, Kernel,
+    MAX_BOUNDS, MAX_RANK, MICRO_RUN, MICRO_WORKGROUP, Plan, STRIP_MAX, Strip, Tile, Variant,
+    pack_of, select,
+};
+
+mod generic;
+mod micro;
+mod template;
+mod tiled;
+
+use generic::*;
+pub use generic::{GENERIC_FILL, GENERIC_VALUES};
+use micro::*;
+use template::*;
+pub use template::{TemplateError, fill};
+pub use tiled::TILE_BATCH;
+use tiled::*;
+
+/// The prelude every kernel starts with: bindings, parameters, packing helpers.
+pub const PRELUDE_WGSL: &str = include_str!("../../shaders/prelude.wgsl");
+/// Template of the generic kernel (entry point `generic`).
+pub const GENERIC_WGSL: &str = include_str!("../../shaders/generic.wgsl");
+/// Template of the tiled kernel (entry point `tiled`).
+pub const TILED_WGSL: &str = include_str!("../../shaders/tiled.wgsl");
+/// Template of the register micro-tile kernel (entry point `micro`).
+pub const MICRO_WGSL: &str = include_str!("../../shaders/micro.wgsl");
+/// Template of the benchmarks' copy kernel, the shader ceiling (entry point `vec4_copy`).
+pub const VEC4_COPY_WGSL: &str = include_str!("../../shaders/vec4_copy.wgsl");
+const INDEX_U32_WGSL: &str = include_str!("../../shaders/index_u32.wgsl");
+const INDEX_U64_WGSL: &str = include_str!("../../shaders/index_u64.wgsl");
+const INDEX_PAIR_WGSL: &str = include_str!("../../shaders/index_pair.wgsl");
+const ACCESS_WGSL: &str = include_str!("../../shaders/fragments/access.wgsl");
+const ACCESS_TRACE_WGSL: &str = include_str!("../../shaders/fragments/access_trace.wgsl");
+/// How a variant's memory accesses are generated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Build {
+    /// As shipped: the access functions only access.
+    Shipped,
+    /// Trace mode (see [`crate::model`]): every access is also recorded. `padding: false`
+    /// drops the tiled kernel's padding column, to model what it prevents.
+    Trace {
+        /// Keep the tile's padding column (as shipped).
+        padding: bool,
+    },
+}
+
+/// Declares an enum of parameter words (or index values) with their WGSL names: the
+/// variant's position is its index, and the WGSL constants are generated from the list.
+macro_rules! named_words {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $wgsl:literal,)* }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant,)*
+        }
+
+        impl $name {
+            /// Every word, in block order.
+            pub const ALL: &'static [$name] = &[$($name::$variant,)*];
+
+            /// The WGSL constant naming this word's index.
+            pub fn wgsl_name(self) -> &'static str {
+                match self {
+                    $($name::$variant => $wgsl,)*
+                }
+            }
+
+            fn decls() -> Vec<(&'static str, usize)> {
+                Self::ALL.iter().map(|w| (w.wgsl_name(), *w as usize)).collect()
+            }
+        }
+    };
+}
+
+named_words! {
+    /// Index values of the generic kernel, from word [`GENERIC_VALUES`] on (one word each
+    /// with 32-bit index math, two otherwise). The per-dim arrays follow.
+    GenericValue {
+        /// Units in the tensor.
+        NUnits = "N_UNITS",
+        /// Items this dispatch moves.
+        NItems = "N_ITEMS",
+        /// Source offset, in units from the start of the binding window.
+        SrcOff = "SRC_OFF",
+        /// Destination offset, likewise.
+        DstOff = "DST_OFF",
+    }
+}
+
+named_words! {
+    /// Words of the tiled and micro kernels' parameter block (the micro kernel counts its
+    /// blocks as tiles, and its offsets and strides in its accesses); the batch dims follow
+    /// from word [`TILE_BATCH`].
+    TileWord {
+        /// Workgroups in the dispatch.
+        TotalWorkgroups = "TOTAL_WORKGROUPS",
+        /// Tiles along the columns (the input's innermost dim).
+        TilesC = "TILES_C",
+        /// Tiles along the rows (the dim that becomes the output's innermost).
+        TilesR = "TILES_R",
+        /// Tiles in all, batch included.
+        Tiles = "TILES",
+        /// Rows, in units.
+        Rows = "ROWS",
+        /// Columns, in units.
+        Cols = "COLS",
+        /// Source offset, in storage words.
+        SrcOff = "SRC_OFF",
+        /// Destination offset, in storage words.
+        DstOff = "DST_OFF",
+        /// Input stride of the row dim, in units.
+        InRow = "IN_ROW",
+        /// Output stride of the column dim, in units.
+        OutRow = "OUT_ROW",
+    }
+}
+
+named_words! {
+    /// Words of the benchmarks' copy kernel's parameter block.
+    CopyWord {
+        /// Workgroups in the dispatch.
+        TotalWorkgroups = "TOTAL_WORKGROUPS",
+        /// 16-byte units to copy.
+        Units = "UNITS",
+    }
+}
+
+/// WGSL storage type of one movement unit: 8/16-bit data lives packed in `u32` words;
+/// with `access64`, 8 and 16-byte units are 64-bit components (see `Plan::access64`).
+pub fn store_type(unit: u32, access64: bool) -> &'static str {
+    match (unit, access64) {
+        (8, false) => "vec2<u32>",
+        (8, true) => "u64",
+        (16, false) => "vec4<u32>",
+        (16, true) => "vec2<u64>",
+        _ => "u32",
+    }
+}
+
+/// The prelude, filled for one kernel: its storage type, parameter block size (in `vec4`s),
+/// named words, packing and access functions (`invocations`: per workgroup, the kernel's
+/// `WORKGROUP` and trace mode's).
+fn prelude(
+    store: &str,
+    param_words: usize,
+    words: &[(&str, usize)],
+    pack: u32,
+    build: Build,
+    invocations: u32,
+) -> Result<String, TemplateError> {
+    let access = Access {
+        src: store,
+        dst: store,
+        reversing: false,
+    };
+    prelude_with(access, param_words, words, pack, build, invocations)
+}
+
+/// How a kernel accesses global memory, where it differs from one storage type for both
+/// buffers: the generic kernel's wide stores ([`Plan::wide_stores`]) write another type than
+/// they read, and `reversing` source loads return `reversed(src[i])` (the kernel defines
+/// `reversed`, see [`reverse_fn`]).
+struct Access<'a> {
+    src: &'a str,
+    dst: &'a str,
+    reversing: bool,
+}
+
+/// [`prelude`] for a kernel whose accesses are as `access` says.
+fn prelude_with(
+    access: Access,
+    param_words: usize,
+    words: &[(&str, usize)],
+    pack: u32,
+    build: Build,
+    invocations: u32,
+) -> Result<String, TemplateError> {
+    let Access {
+        src: store,
+        dst: dst_store,
+        reversing,
+    } = access;
+    let src_unit = match reversing {
+        true => "reversed(src[i])",
+        false => "src[i]",
+    };
+    let access = match build {
+        Build::Shipped => fill(
+            "fragments/access.wgsl",
+            ACCESS_WGSL,
+            &[
+                ("STORE", store),
+                ("DST_STORE", dst_store),
+                ("SRC_UNIT", src_unit),
+            ],
+        )?,
+        Build::Trace { .. } => {
+            let mut spaces: String = model::Space::ALL
+                .iter()
+                .map(|s| format!("const {}: u32 = {}u;\n", s.wgsl_name(), *s as u32))
+                .collect();
+            spaces += &format!("const SPACES: u32 = {}u;", model::Space::ALL.len());
+            fill(
+                "fragments/access_trace.wgsl",
+                ACCESS_TRACE_WGSL,
+                &[
+                    ("STORE", store),
+                    ("DST_STORE", dst_store),
+                    ("SRC_UNIT", src_unit),
+                    ("HEADER", &format!("{}u", model::HEADER)),
+                    ("SLOTS", &format!("{}u", model::SLOTS)),
+                    ("RECORD_WORDS", &format!("{}u", model::RECORD_WORDS)),
+                    ("INVOCATIONS", &format!("{invocations}u")),
+                    ("UNIT_BYTES", &format!("{}u", store_bytes(store))),
+                    ("DST_UNIT_BYTES", &format!("{}u", store_bytes(dst_store))),
+                    ("SPACE_CODES", &spaces),
+                ],
+            )?
+        }
+    };
+    fill(
+        "prelude.wgsl",
+        PRELUDE_WGSL,
+        &[
+            ("PARAM_VEC4S", &param_words.div_ceil(4).max(1).to_string()),
+            ("STORE", store),
+            ("DST_STORE", dst_store),
+            ("PARAM_WORDS", &consts(words)),
+            ("WORKGROUP", &format!("{invocations}u")),
+            ("PACK", &format!("{pack}u")),
+            ("ACCESS", &access),
+        ],
+    )
+}
+
+/// Bytes of one storage unit of a WGSL storage type.
+fn store_bytes(store: &str) -> u32 {
+    match store {
+        "vec2<u32>" | "u64" => 8,
+        "vec4<u32>" | "vec2<u64>" => 16,
+        _ => 4,
+    }
+}
+
+/// Every variant the planner can ask for; the naga test validates each one.
+pub fn all_variants() -> Vec<Variant> {
+    let mut all = Vec::new();
+    for unit in ELEM_SIZES.map(|u| u as u32) {
+        for rank in 1..=MAX_RANK {
+            let variant = |kernel, index, boxed, padded, specialized| Variant {
+                kernel,
+                rank,
+                unit,
+                index,
+                boxed,
+                padded,
+                strided: false,
+                specialized,
+                block: None,
+                runs: false,
+                access64: false,
+                reverse: 0,
+                wide_stores: false,
+            };
+            if rank >= 2 {
+                all.push(variant(Kernel::Tiled, IndexMath::U32, false, false, false));
+                for block in [Block::wide(unit), Block::narrow(unit)]
+                    .into_iter()
+                    .flatten()
+                {
+                    for (run, padded) in [1, MICRO_RUN]
+                        .into_iter()
+                        .flat_map(|r| [(r, false), (r, true)])
+                    {
+                        all.push(Variant {
+                            block: Some(block.with_run(run)),
+                            ..variant(Kernel::Micro, IndexMath::U32, false, padded, false)
+                        });
+                    }
+                }
+                // Strips: each short extent the square blocks cannot take, either side
+                // whole; never padded.
+                let side = Block::wide(unit).map_or(0, |b| b.side);
+                let extents = (2..=STRIP_MAX).filter(|n| side > 0 && n % side != 0);
+                for strip in extents.flat_map(|n| [Strip::Cols(n), Strip::Rows(n)]) {
+                    for run in [1, MICRO_RUN] {
+                        all.push(Variant {
+                            block: Block::wide_strip(unit, strip).map(|b| b.with_run(run)),
+                            ..variant(Kernel::Micro, IndexMath::U32, false, false, false)
+                        });
+                    }
+                }
+            }
+            for index in [IndexMath::U32, IndexMath::U64, IndexMath::U32Pair] {
+                for (boxed, padded) in [(false, false), (true, false), (false, true)] {
+                    all.push(variant(Kernel::Generic, index, boxed, padded, false));
+                }
+                // A strided packed output of one dim would have to be contiguous.
+                if rank >= 2 || unit >= 4 {
+                    all.push(Variant {
+                        strided: true,
+                        ..variant(Kernel::Generic, index, false, true, false)
+                    });
+                }
+                // A reversed innermost dim (views without bounds or destination strides):
+                // units of whole words of smaller elements, runs where they apply.
+                let smaller = ELEM_SIZES
+                    .map(|e| e as u32)
+                    .into_iter()
+                    .filter(|&e| e < unit);
+                for reverse in smaller.filter(|_| unit >= 4) {
+                    let plain = variant(Kernel::Generic, index, false, false, false);
+                    all.push(Variant { reverse, ..plain });
+                    if index == IndexMath::U32 {
+                        all.push(Variant {
+                            reverse,
+                            runs: true,
+                            ..plain
+                        });
+                    }
+                }
+                if index == IndexMath::U32 {
+                    all.push(variant(Kernel::Generic, index, false, false, true));
+                    // Runs (CPU devices): whole tensors of unpacked units, 32-bit index math.
+                    if unit >= 4 {
+                        for specialized in [false, true] {
+                            all.push(Variant {
+                                runs: true,
+                                ..variant(Kernel::Generic, index, false, false, specialized)
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Wide stores (CPU devices): runs of 4 and 8-byte units.
+    let wide: Vec<Variant> = all
+        .iter()
+        .filter(|v| v.runs && matches!(v.unit, 4 | 8))
+        .map(|v| Variant {
+            wide_stores: true,
+            ..*v
+        })
+        .collect();
+    all.extend(wide);
+    // 64-bit accesses (CPU devices, 32-bit index math): 8/16-byte units of the generic
+    // kernel and its wide stores, wide micro blocks.
+    let access64: Vec<Variant> = all
+        .iter()
+        .filter(|v| {
+            v.index == IndexMath::U32
+                && match v.kernel {
+                    Kernel::Generic => v.unit >= 8 || v.wide_stores,
+                    Kernel::Micro => v.block.is_some_and(|b| b.access_bytes == 16),
+                    _ => false,
+                }
+        })
+        .map(|v| Variant {
+            access64: true,
+            ..*v
+        })
+        .collect();
+    all.extend(access64);
+    all
+}
+
+/// The WGSL source of a variant, as shipped.
+pub fn source(v: &Variant) -> Result<String, TemplateError> {
+    build(v, Build::Shipped)
+}
+
+/// The WGSL source of a variant in trace mode: the shipped kernel, with every memory access
+/// also recorded (see [`crate::model`]), for the bindings of `Permuter::trace`.
+pub fn traced_source(v: &Variant, padding: bool) -> Result<String, TemplateError> {
+    build(v, Build::Trace { padding })
+}
+
+/// The WGSL source of a variant, shipped or traced.
+pub fn build(v: &Variant, build: Build) -> Result<String, TemplateError> {
+    match v.kernel {
+        Kernel::Generic => generic_source(v, build),
+        Kernel::Tiled => tiled_source(v, build),
+        Kernel::Micro => micro_source(v, build),
+        Kernel::Empty | Kernel::Copy => Err(TemplateError::NoShader(v.kernel.name())),
+    }
+}
+
+/// The benchmarks' vec4 copy kernel.
+pub fn vec4_copy_source(access64: bool) -> Result<String, TemplateError> {
+    let kernel = fill(
+        "vec4_copy.wgsl",
+        VEC4_COPY_WGSL,
+        &[("ITEMS", &format!("{GENERIC_ITEMS}u"))],
+    )?;
+    let prelude = prelude(
+        store_type(16, access64),
+        CopyWord::ALL.len(),
+        &CopyWord::decls(),
+        1,
+        Build::Shipped,
+        GENERIC_WORKGROUP,
+    )?;
+    Ok(prelude + &kernel)
+}
+
+/// The index-math helpers (`Idx`, `ix`, `ip`, `iadd`, `imul`, `idiv`, `imod`, `ilt`, `iu32`)
+/// for one index width; they expect `param(i: u32) -> u32` and `VALUES` in scope.
+pub fn index_math(index: IndexMath) -> &'static str {
+    match index {
+        IndexMath::U32 => INDEX_U32_WGSL,
+        IndexMath::U64 => INDEX_U64_WGSL,
+        IndexMath::U32Pair => INDEX_PAIR_WGSL,
+    }
+}
+
+/// The fill unit read from words `FILL`.., as a WGSL expression of the unit's storage type.
+fn fill_unit(unit: u32, access64: bool) -> &'static str {
+    match (unit, access64) {
+        (8, false) => "vec2<u32>(param(FILL), param(FILL + 1u))",
+        (8, true) => "(u64(param(FILL)) | (u64(param(FILL + 1u)) << 32u))",
+        (16, false) => {
+            "vec4<u32>(param(FILL), param(FILL + 1u), param(FILL + 2u), param(FILL + 3u))"
+        }
+        (16, true) => {
+            "vec2<u64>(u64(param(FILL)) | (u64(param(FILL + 1u)) << 32u), u64(param(FILL + 2u)) | (u64(param(FILL + 3u)) << 32u))"
+        }
+        _ => "param(FILL)",
+    }
+}
+
+/// Values of the pipeline constants of a specialised generic plan: `D{i}` (output dims)
+/// and `S{i}` (source strides, in output order). Empty for other plans.
+pub fn constants(plan: &Plan) -> Vec<(String, f64)> {
+    if !plan.specialized {
+        return Vec::new();
+    }
+    let in_strides = plan.in_strides();
+    let dims = plan
+        .out_dims()
+        .into_iter()
+        .enumerate()
+        .map(|(i, d)| (format!("D{i}"), d as f64));
+    let strides = plan
+        .dims_perm
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| (format!("S{i}"), in_strides[d] as f64));
+    dims.chain(strides).collect()
+}
+
+/// The parameter block of one dispatch (a uniform buffer of `u32` words, padded to whole
+/// `vec4`s) for a plan that runs a shader; empty otherwise. The layout is the one the
+/// kernel's generated constants name. Offsets are wrapping: relative to a binding window
+/// they may be "negative" until added to a position, and 32-bit kernels only ever see the
+/// low word, which is exact.
+pub fn params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
+    let mut words = match (plan.kernel, plan.variant()) {
+        (Kernel::Generic, Some(v)) => generic_params(plan, chunk, &v),
+        (Kernel::Tiled | Kernel::Micro, _) => tile_params(plan, chunk),
+        _ => Vec::new(),
+    };
+    words.resize(words.len().next_multiple_of(4), 0);
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_misspelt_placeholder_fails_with_its_name() {
+        let err = fill("t.wgsl", "let a = {{WORKGROPU}};", &[("WORKGROUP", "256u")]);
+        assert_eq!(
+            err,
+            Err(TemplateError::Missing {
+                template: "t.wgsl",
+                name: "WORKGROPU".into()
+            })
+        );
+    }
+
+    #[test]
+    fn filling_is_strict_and_single_pass() {
+        let t = "{{A}} {{B}} {{A}}";
+        assert_eq!(
+            fill("t", t, &[("A", "1"), ("B", "{{A}}")]).unwrap(),
+            "1 {{A}} 1"
+        );
+        assert!(matches!(
+            fill("t", t, &[("A", "1"), ("B", "2"), ("C", "3")]),
+            Err(TemplateError::Unused { name, .. }) if name == "C"
+        ));
+        assert!(matches!(
+            fill("t", t, &[("A", "1"), ("A", "2"), ("B", "2")]),
+            Err(TemplateError::Duplicate { name, .. }) if name == "A"
+        ));
+        assert!(matches!(
+            fill("t", "x {{a}}", &[]),
+            Err(TemplateError::Malformed { at: 2, .. })
+        ));
+        assert!(matches!(
+            fill("t", "x {{A", &[]),
+            Err(TemplateError::Malformed { at: 2, .. })
+        ));
+    }
+
+    #[test]
+    fn every_word_name_is_used_by_its_kernels() {
+        let first = |kernel| {
+            let v = all_variants()
+                .into_iter()
+                .find(|v| v.kernel == kernel)
+                .unwrap();
+            source(&v).unwrap()
+        };
+        let (tiled, micro) = (first(Kernel::Tiled), first(Kernel::Micro));
+        for word in TileWord::ALL {
+            let used = format!("param({})", word.wgsl_name());
+            assert!(
+                tiled.contains(&used) || micro.contains(&used),
+                "{word:?} is used by no kernel"
+            );
+        }
+        let generic = first(Kernel::Generic);
+        for value in GenericValue::ALL {
+            assert!(
+                generic.contains(&format!("ip({})", value.wgsl_name())),
+                "{value:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! The tiled kernel (a batch transpose through workgroup memory): its fragments, the batch
+//! decode shared with the micro kernel, and its parameter block.
+
+use super::*;
+
+pub(super) const TILED_OUT_WORD_WGSL: &str =
+    include_str!("../../shaders/fragments/tiled_out_word.wgsl");
+
+pub(super) const TILED_OUT_WORD_PACKED_WGSL: &str =
+    include_str!("../../shaders/fragments/tiled_out_word_packed.wgsl");
+
+pub(super) const TILE_ACCESS_WGSL: &str = include_str!("../../shaders/fragments/tile_access.wgsl");
+
+pub(super) const TILE_ACCESS_TRACE_WGSL: &str =
+    include_str!("../../shaders/fragments/tile_access_trace.wgsl");
+
+/// The word where the tiled and micro kernels' batch dims start.
+pub const TILE_BATCH: usize = TileWord::ALL.len();
+
+/// `batch_bases(b)`: input and output offsets of batch index `b` over `batch` batch dims
+/// (parameter words from `BATCH`: dims, input strides, output strides).
+pub(super) fn batch_fn(batch: usize) -> String {
+    let mut f = String::from("fn batch_bases(b: u32) -> vec2<u32> {\n");
+    if batch == 0 {
+        f += "    return vec2<u32>(0u, 0u);\n}";
+        return f;
+    }
+    f += "    var rem = b;\n    var bases = vec2<u32>(0u, 0u);\n";
+    for j in (0..batch).rev() {
+        let (d, is, os) = (j, batch + j, 2 * batch + j);
+        if j > 0 {
+            let _ = writeln!(
+                f,
+                "    let c{j} = rem % param(BATCH + {d}u);\n    rem = rem / param(BATCH + {d}u);"
+            );
+        } else {
+            f += "    let c0 = rem;\n";
+        }
+        let _ = writeln!(
+            f,
+            "    bases += vec2<u32>(c{j} * param(BATCH + {is}u), c{j} * param(BATCH + {os}u));"
+        );
+    }
+    f += "    return bases;\n}";
+    f
+}
+
+/// The tiled and micro kernels' prelude: words, then three per batch dim, then for a padded
+/// view (micro kernel) its bound words (see [`micro_bound_words`]).
+pub(super) fn tile_prelude(
+    v: &Variant,
+    store: &str,
+    build: Build,
+    invocations: u32,
+) -> Result<String, TemplateError> {
+    let mut decls = TileWord::decls();
+    decls.push(("BATCH", TILE_BATCH));
+    let batch = v.rank.saturating_sub(2);
+    let mut words = TILE_BATCH + 3 * batch;
+    if v.padded {
+        let (bound_decls, end) = micro_bound_words(batch);
+        decls.extend(bound_decls);
+        words = end;
+    }
+    prelude(store, words, &decls, pack_of(v.unit), build, invocations)
+}
+
+pub(super) fn tiled_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
+    let tile = Tile::for_unit(v.unit);
+    let store = store_type(v.unit, false);
+    let (pitch, tile_access) = match build {
+        Build::Shipped => (tile.words + 1, TILE_ACCESS_WGSL),
+        Build::Trace { padding } => (tile.words + padding as u32, TILE_ACCESS_TRACE_WGSL),
+    };
+    let tile_access = fill(
+        "fragments/tile_access.wgsl",
+        tile_access,
+        &[("STORE", store)],
+    )?;
+    let out_word = if tile.pack == 1 {
+        fill(
+            "fragments/tiled_out_word.wgsl",
+            TILED_OUT_WORD_WGSL,
+            &[("STORE", store)],
+        )?
+    } else {
+        TILED_OUT_WORD_PACKED_WGSL.to_string()
+    };
+    let kernel = fill(
+        "tiled.wgsl",
+        TILED_WGSL,
+        &[
+            ("TILE_WORDS", &format!("{}u", tile.words)),
+            ("TILE_ROWS", &format!("{}u", tile.rows)),
+            ("STORE", store),
+            ("PITCH", &format!("{pitch}u")),
+            ("TILE_LEN", &(tile.pack * tile.words * pitch).to_string()),
+            ("TILE_ACCESS", &tile_access),
+            ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2))),
+            ("OUT_WORD_FN", &out_word),
+        ],
+    )?;
+    Ok(tile_prelude(v, store, build, tile.words * tile.rows)? + &kernel)
+}
+
+pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
+    let unit = plan.unit as u64;
+    let (b, r, c) = plan.batch_rows_cols().unwrap_or((0, 0, 0));
+    // Tiles (or micro blocks) along each side; the tiled kernel takes offsets in storage
+    // units and strides in elements, the micro kernel both in its accesses.
+    let ((rows, cols), off_bytes, per) = match plan.kernel {
+        Kernel::Tiled => {
+            let tile = plan.tile.unwrap_or(Tile::for_unit(plan.unit));
+            ((tile.extent(), tile.extent()), unit.max(4), 1)
+        }
+        _ => {
+            let block = select::micro_block(plan).unwrap_or(Block {
+                side: 1,
+                access_bytes: 4,
+                run: 1,
+                strip: None,
+            });
+            let per = block.per_access(plan.unit) as i64;
+            let sides = (block.rows() as u64, block.cols() as u64);
+            (sides, block.access_bytes as u64, per)
+        }
+    };
+    // Exact for the micro kernel's strides (`micro_block` checks), negative ones included;
+    // but for a strip's span side, which the kernel does not read (whole rows back to back).
+    let stride = |s: u64| ((s as i64) / per) as u64;
+    let (tiles_c, tiles_r) = (c.div_ceil(cols), r.div_ceil(rows));
+    let a = plan.row_dim().unwrap_or(0);
+    let in_strides = plan.in_strides();
+    let out_strides = plan.out_strides_by_input_dim();
+    let last = plan.dims.len() - 1;
+    let batch = plan.batch_dims();
+    let mut head = [0u64; TILE_BATCH];
+    for word in TileWord::ALL {
+        head[*word as usize] = match word {
+            TileWord::TotalWorkgroups => chunk.total_workgroups,
+            TileWord::TilesC => tiles_c,
+            TileWord::TilesR => tiles_r,
+            TileWord::Tiles => b * tiles_c * tiles_r,
+            TileWord::Rows => r,
+            TileWord::Cols => c,
+            TileWord::SrcOff => plan.src_start() / off_bytes,
+            TileWord::DstOff => plan.dst_offset / off_bytes,
+            TileWord::InRow => stride(in_strides[a]),
+            TileWord::OutRow => stride(out_strides[last]),
+        };
+    }
+    let mut words: Vec<u32> = head
+        .into_iter()
+        .chain(batch.iter().map(|&d| plan.dims[d]))
+        .chain(batch.iter().map(|&d| stride(in_strides[d])))
+        .chain(batch.iter().map(|&d| stride(out_strides[d])))
+        .map(|v| v as u32)
+        .collect();
+    if plan.kernel == Kernel::Micro && plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty()) {
+        words.extend(micro_bound_params(plan, &batch));
+    }
+    words
+}
