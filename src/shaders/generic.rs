@@ -66,25 +66,52 @@ pub(super) fn mode(v: &Variant) -> Mode {
     }
 }
 
+/// One per-dim array of the generic kernel's index values: the generator names it in WGSL,
+/// the host fills it (an exhaustive match, so an array cannot be left to a default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum GenericArray {
+    Dims,
+    SrcStrides,
+    DstStrides,
+    BoxLo,
+    BoxHi,
+    Groups,
+    Mults,
+    ValidLo,
+    ValidHi,
+}
+
+impl GenericArray {
+    /// The WGSL constant naming the array's first value.
+    fn wgsl_name(self) -> &'static str {
+        match self {
+            GenericArray::Dims => "DIMS",
+            GenericArray::SrcStrides => "SRC_STRIDES",
+            GenericArray::DstStrides => "DST_STRIDES",
+            GenericArray::BoxLo => "BOX_LO",
+            GenericArray::BoxHi => "BOX_HI",
+            GenericArray::Groups => "GROUPS",
+            GenericArray::Mults => "MULTS",
+            GenericArray::ValidLo => "VALID_LO",
+            GenericArray::ValidHi => "VALID_HI",
+        }
+    }
+}
+
 /// Per-dim arrays of the generic kernel's index values (each `rank` long, outermost output
 /// dim first), after the [`GenericValue`]s: dims and source strides, then by mode
 /// destination strides (Box), box bounds lo and hi (Window), or a view's bounds and, when
 /// strided, destination strides (Padded).
-pub(super) fn generic_arrays(v: &Variant) -> &'static [&'static str] {
+pub(super) fn generic_arrays(v: &Variant) -> &'static [GenericArray] {
+    use GenericArray::*;
     // A view's arrays; the destination strides only where its output is strided.
-    const VIEW: [&str; 7] = [
-        "DIMS",
-        "SRC_STRIDES",
-        "GROUPS",
-        "MULTS",
-        "VALID_LO",
-        "VALID_HI",
-        "DST_STRIDES",
+    const VIEW: [GenericArray; 7] = [
+        Dims, SrcStrides, Groups, Mults, ValidLo, ValidHi, DstStrides,
     ];
     match mode(v) {
-        Mode::Whole => &["DIMS", "SRC_STRIDES"],
-        Mode::Box => &["DIMS", "SRC_STRIDES", "DST_STRIDES"],
-        Mode::Window => &["DIMS", "SRC_STRIDES", "BOX_LO", "BOX_HI"],
+        Mode::Whole => &[Dims, SrcStrides],
+        Mode::Box => &[Dims, SrcStrides, DstStrides],
+        Mode::Window => &[Dims, SrcStrides, BoxLo, BoxHi],
         Mode::Padded if v.strided => &VIEW,
         Mode::Padded => &VIEW[..6],
     }
@@ -195,8 +222,8 @@ pub(super) fn generic_source(v: &Variant, build: Build) -> Result<String, Templa
         ("VALUES", GENERIC_VALUES),
     ];
     decls.extend(GenericValue::decls());
-    for (i, name) in arrays.iter().enumerate() {
-        decls.push((name, GenericValue::ALL.len() + i * v.rank));
+    for (i, array) in arrays.iter().enumerate() {
+        decls.push((array.wgsl_name(), GenericValue::ALL.len() + i * v.rank));
     }
     let move_fn = match (mode, pack_of(v.unit)) {
         // Wide stores move whole runs (generic_runs_wide.wgsl), never one item.
@@ -392,18 +419,18 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &Variant) -> Vec<u32
     head[GenericValue::DstOff as usize] = dst_off;
     let mut values = head.to_vec();
     let (groups, mults, valid_lo, valid_hi) = bound_arrays(plan);
-    for array in generic_arrays(v) {
-        values.extend(match *array {
-            "DIMS" if mode(v) == Mode::Box => in_out_order(&extents),
-            "DIMS" => plan.out_dims(),
-            "SRC_STRIDES" => in_out_order(&in_strides),
-            "DST_STRIDES" => in_out_order(&out_strides),
-            "BOX_LO" => in_out_order(&chunk.lo),
-            "BOX_HI" => in_out_order(&chunk.hi),
-            "GROUPS" => in_out_order(&groups),
-            "MULTS" => in_out_order(&mults),
-            "VALID_LO" => valid_lo.clone(),
-            _ => valid_hi.clone(),
+    for &array in generic_arrays(v) {
+        values.extend(match array {
+            GenericArray::Dims if mode(v) == Mode::Box => in_out_order(&extents),
+            GenericArray::Dims => plan.out_dims(),
+            GenericArray::SrcStrides => in_out_order(&in_strides),
+            GenericArray::DstStrides => in_out_order(&out_strides),
+            GenericArray::BoxLo => in_out_order(&chunk.lo),
+            GenericArray::BoxHi => in_out_order(&chunk.hi),
+            GenericArray::Groups => in_out_order(&groups),
+            GenericArray::Mults => in_out_order(&mults),
+            GenericArray::ValidLo => valid_lo.clone(),
+            GenericArray::ValidHi => valid_hi.clone(),
         });
     }
     let mut words = vec![0u32; GENERIC_VALUES];
