@@ -1,0 +1,160 @@
+//! The shapes the shader kernels work in: the tiled kernel's tile, the micro kernel's
+//! block (square, or a strip for a short dim), and the block's strip.
+
+use super::*;
+
+/// Geometry of the tiled kernel for one movement size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Tile {
+    /// Tile width in 32-bit words (or vector units): threads along x.
+    pub words: u32,
+    /// Threads along y; each walks the tile's rows with this stride.
+    pub rows: u32,
+    /// Elements per storage word: 4 for 8-bit, 2 for 16-bit ("half2"), else 1.
+    pub pack: u32,
+}
+
+impl Tile {
+    /// Tile geometry per movement size. A tile covers `words * pack` rows and columns of
+    /// elements: 32x32 for 4/8-byte units, 64x64 for 16-bit pairs (as in OneFlow's half2
+    /// kernel), 64x64 for 8-bit quads and 16x16 for 16-byte units (whose padded tile would
+    /// otherwise exceed the 16 KiB default workgroup memory).
+    pub fn for_unit(unit: u32) -> Tile {
+        match unit {
+            1 => Tile {
+                words: 16,
+                rows: 16,
+                pack: 4,
+            },
+            2 => Tile {
+                words: 32,
+                rows: 8,
+                pack: 2,
+            },
+            16 => Tile {
+                words: 16,
+                rows: 16,
+                pack: 1,
+            },
+            _ => Tile {
+                words: 32,
+                rows: 8,
+                pack: 1,
+            },
+        }
+    }
+
+    /// Elements along each side of the tile.
+    pub fn extent(&self) -> u64 {
+        (self.words * self.pack) as u64
+    }
+
+    /// Storage units of workgroup memory the tile needs: `pack` planes of `words` rows,
+    /// each padded by one unit so that reading a column hits different banks.
+    pub fn storage_units(&self) -> u64 {
+        (self.pack * self.words * (self.words + 1)) as u64
+    }
+
+    /// Workgroup memory the tile needs, in bytes (see [`Tile::storage_units`]).
+    pub fn storage_bytes(&self, unit: u32) -> u64 {
+        self.storage_units() * unit.max(4) as u64
+    }
+}
+
+/// Geometry of the micro kernel's register block for one plan: `side x side` elements (a
+/// strip: `side` by a whole short dim),
+/// each block row moved as accesses of `access_bytes`. Wide blocks are as many elements as
+/// fill 16 bytes (16 of 8 bits, 8 of 16, 4 of 32, 2 of 64), every row one `vec4<u32>`: on a
+/// CPU adapter each access costs a loop over the SIMD lanes whatever its width, so wide
+/// accesses move four times the bytes per loop. Narrow blocks (4x4, 32-bit accesses) take
+/// the 1, 2 and 4-byte layouts that wide ones cannot: sides not divisible by the wide side,
+/// or offsets and strides not in whole 16 bytes. Strips are wide blocks one of whose sides
+/// is a whole short dim ([`Strip`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Block {
+    /// Elements along each side (the side that is not a strip's whole dim).
+    pub side: u32,
+    /// Bytes of one global-memory access: 16 (wide) or 4 (narrow).
+    pub access_bytes: u32,
+    /// Blocks each invocation moves, neighbours along the output's rows (a [`Strip::Rows`]
+    /// block: along its columns): 1 or [`MICRO_RUN`].
+    pub run: u32,
+    /// One side is a whole dim too short, or of an extent not divisible by the side, for
+    /// square blocks (`[H*W, 3] -> [3, H*W]`, an RGB image to planes).
+    pub strip: Option<Strip>,
+}
+
+/// A wide block whose one side is a whole dim of `n` elements (`2..=`[`STRIP_MAX`], not a
+/// multiple of the block's side), contiguous on one side of the move: `side x n` elements,
+/// `n` 16-byte accesses each way. One of its sides is then a single contiguous span of `n`
+/// accesses, whose elements the kernel picks apart at compile-time positions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Strip {
+    /// `side` input rows of all `n` columns, which lie back to back in the source: read as
+    /// one span, written as `n` output rows of one access each.
+    Cols(u32),
+    /// All `n` rows by `side` columns, whose output rows lie back to back in the
+    /// destination: read as `n` input rows of one access each, written as one span.
+    Rows(u32),
+}
+
+impl Block {
+    /// The wide block of a movement size, if it has one (units up to 8 bytes).
+    pub fn wide(unit: u32) -> Option<Block> {
+        (unit <= 8).then_some(Block {
+            side: WIDE_ACCESS_BYTES / unit,
+            access_bytes: WIDE_ACCESS_BYTES,
+            run: 1,
+            strip: None,
+        })
+    }
+
+    /// The wide block of a movement size as a strip.
+    pub fn wide_strip(unit: u32, strip: Strip) -> Option<Block> {
+        Block::wide(unit).map(|b| Block {
+            strip: Some(strip),
+            ..b
+        })
+    }
+
+    /// The narrow block of a movement size, if it has one (units up to 4 bytes).
+    pub fn narrow(unit: u32) -> Option<Block> {
+        (unit <= 4).then_some(Block {
+            side: MICRO_SIDE,
+            access_bytes: 4,
+            run: 1,
+            strip: None,
+        })
+    }
+
+    /// Elements per access.
+    pub fn per_access(&self, unit: u32) -> u32 {
+        (self.access_bytes / unit).max(1)
+    }
+
+    /// Elements along the rows (the dim that becomes the output's innermost).
+    pub fn rows(&self) -> u32 {
+        match self.strip {
+            Some(Strip::Rows(n)) => n,
+            _ => self.side,
+        }
+    }
+
+    /// Elements along the columns (the input's innermost dim).
+    pub fn cols(&self) -> u32 {
+        match self.strip {
+            Some(Strip::Cols(n)) => n,
+            _ => self.side,
+        }
+    }
+
+    /// Elements per block.
+    pub fn elements(&self) -> u64 {
+        (self.rows() * self.cols()) as u64
+    }
+
+    /// The same block, `run` of them per invocation.
+    pub fn with_run(self, run: u32) -> Block {
+        Block { run, ..self }
+    }
+}

@@ -1,0 +1,335 @@
+//! [`Plan`]: what the planner decided and why, and what the host and the generators read
+//! off it (strides, dispatch sizes, windows).
+
+use super::*;
+
+/// One dispatch: a box of the simplified index space, and the windows of the two buffers
+/// that its reads and writes fall in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chunk {
+    /// Box corner per simplified input dim, inclusive.
+    pub lo: Vec<u64>,
+    /// Box corner per simplified input dim, exclusive.
+    pub hi: Vec<u64>,
+    /// Byte offset and size of the source binding (the offset aligned for storage bindings).
+    pub src_window: (u64, u64),
+    /// Byte offset and size of the destination binding.
+    pub dst_window: (u64, u64),
+    /// Workgroups the dispatch covers, before folding into `workgroups`.
+    pub total_workgroups: u64,
+    /// Dispatch grid after folding to respect `max_compute_workgroups_per_dimension`.
+    pub workgroups: [u32; 3],
+}
+
+/// At most this many dispatches per permute; a request that would need more (a binding
+/// limit far below the tensor's rows) is refused rather than crawled through.
+pub const MAX_CHUNKS: usize = 1 << 16;
+
+/// A complete, printable decision for one request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    /// The request's shape, as given.
+    pub shape: Vec<usize>,
+    /// The request's permutation, as given.
+    pub perm: Vec<usize>,
+    /// The request's element size in bytes.
+    pub elem_size: usize,
+    /// The request's source offset in bytes.
+    pub src_offset: u64,
+    /// The request's destination offset in bytes.
+    pub dst_offset: u64,
+    /// Simplified input dims, in movement units.
+    pub dims: Vec<u64>,
+    /// Simplified permutation over `dims`.
+    pub dims_perm: Vec<usize>,
+    /// Movement size in bytes: 1, 2, 4, 8 or 16.
+    pub unit: u32,
+    /// The kernel that runs (see `reasons.kernel` for why).
+    pub kernel: Kernel,
+    /// Index width (see `reasons.index` for why).
+    pub index: IndexMath,
+    /// Bytes of the tensor (read once, written once).
+    pub bytes: u64,
+    /// The dispatches, each over its own binding windows: one unless the tensor is larger
+    /// than a storage binding. Empty for the copy and empty kernels.
+    pub chunks: Vec<Chunk>,
+    /// Tile geometry when `kernel` is [`Kernel::Tiled`].
+    pub tile: Option<Tile>,
+    /// The generic kernel is compiled for this shape (dims and strides are pipeline
+    /// constants).
+    pub specialized: bool,
+    /// The generic kernel's invocations each move a run of [`GENERIC_RUN`] consecutive
+    /// output units, decoding the first only, instead of items a workgroup apart (see
+    /// [`select::choose_runs`]).
+    pub runs: bool,
+    /// 8 and 16-byte units, and the micro kernel's wide block rows, are accessed as
+    /// `u64` / `vec2<u64>` rather than `vec2<u32>` / `vec4<u32>`: on a CPU adapter an access
+    /// costs per component, so halving the components speeds every access (see
+    /// [`select::choose_access64`]).
+    pub access64: bool,
+    /// The generic kernel's runs of 4 or 8-byte units are written 16 bytes at a time, their
+    /// units gathered into one wide store: a CPU adapter pays per access (see
+    /// [`select::choose_wide_stores`]).
+    pub wide_stores: bool,
+    /// Why each choice was made, as recorded when it was made.
+    pub reasons: Reasons,
+    /// Where the dims sit in the buffers, for a view that is not a plain permute (`None`:
+    /// the input is contiguous and the output its permutation).
+    pub view: Option<ViewLayout>,
+}
+
+/// A lowered view's layout in the buffers, in movement units (see [`view::lower`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ViewLayout {
+    /// Source stride of each dim (in `dims` order), possibly negative or zero.
+    pub src_strides: Vec<i64>,
+    /// Destination stride of each dim.
+    pub dst_strides: Vec<u64>,
+    /// Source unit of index 0, from the source offset (virtual when it is padding).
+    pub src_base: i64,
+    /// The output is contiguous in output order.
+    pub dst_contiguous: bool,
+    /// Bounds over `dims`: the dims of each (outermost first) and the combined indices that
+    /// exist.
+    pub bounds: Vec<(Vec<usize>, std::ops::Range<u64>)>,
+    /// The fill unit as four words (the element repeated across the unit).
+    pub fill: [u32; 4],
+    /// The innermost dim is reversed in the source (`x[..., ::-1]`) and moves in units of
+    /// several elements: each source unit holds its output unit's elements in reverse order
+    /// and the kernel puts them back in order, so a flipped row moves in units as wide as a
+    /// copied row's.
+    pub reversed: bool,
+    /// End of the source bytes read, from the buffer's start (rounded up to 4).
+    pub src_end: u64,
+    /// End of the destination bytes written, likewise.
+    pub dst_end: u64,
+}
+
+impl Plan {
+    /// Number of movement units in the tensor.
+    pub fn units(&self) -> u64 {
+        self.dims.iter().product()
+    }
+
+    /// Elements per storage word (see [`pack_of`]).
+    pub fn pack(&self) -> u32 {
+        pack_of(self.unit)
+    }
+
+    /// Simplified output dims, in units.
+    pub fn out_dims(&self) -> Vec<u64> {
+        self.dims_perm.iter().map(|&p| self.dims[p]).collect()
+    }
+
+    /// Strides (in units) of the simplified input dims (two's complement for a view's
+    /// negative strides: the kernels' wrapping arithmetic is exact).
+    pub fn in_strides(&self) -> Vec<u64> {
+        if let Some(v) = &self.view {
+            return v.src_strides.iter().map(|&s| s as u64).collect();
+        }
+        let mut strides = vec![1u64; self.dims.len()];
+        for d in (0..self.dims.len().saturating_sub(1)).rev() {
+            strides[d] = strides[d + 1] * self.dims[d + 1];
+        }
+        strides
+    }
+
+    /// Output items the generic kernel writes: units, or whole words for packed data.
+    pub fn items(&self) -> u64 {
+        self.units().div_ceil(self.pack() as u64)
+    }
+
+    /// Bytes of the source buffer the kernels touch: 1- and 2-byte data is read as whole
+    /// 32-bit words, so the region is rounded up to 4.
+    pub fn src_extent(&self) -> u64 {
+        match &self.view {
+            Some(v) => v.src_end,
+            None => (self.src_offset + self.bytes).next_multiple_of(4),
+        }
+    }
+
+    /// Bytes of the destination buffer the kernels touch (see [`Plan::src_extent`]).
+    pub fn dst_extent(&self) -> u64 {
+        match &self.view {
+            Some(v) => v.dst_end,
+            None => (self.dst_offset + self.bytes).next_multiple_of(4),
+        }
+    }
+
+    /// Byte offset in the source of the tensor's first unit: the source offset, moved by a
+    /// view's offset (what a buffer copy starts from).
+    pub fn src_start(&self) -> u64 {
+        let base = self.view.as_ref().map_or(0, |v| v.src_base);
+        self.src_offset
+            .wrapping_add((base as u64).wrapping_mul(self.unit as u64))
+    }
+
+    /// The shader this plan runs, if any.
+    pub fn variant(&self) -> Option<Variant> {
+        match self.kernel {
+            Kernel::Generic | Kernel::Tiled | Kernel::Micro => {
+                let generic = self.kernel == Kernel::Generic;
+                // A view's strided output: unpacked units go through the box mode; packed
+                // words, and padded views, through the view mode.
+                let strided = generic && self.view.as_ref().is_some_and(|v| !v.dst_contiguous);
+                let bounded = self.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
+                let padded = match self.kernel {
+                    Kernel::Generic => bounded || (strided && self.pack() > 1),
+                    Kernel::Micro => bounded,
+                    _ => false,
+                };
+                Some(Variant {
+                    kernel: self.kernel,
+                    rank: self.dims.len(),
+                    unit: self.unit,
+                    index: self.index,
+                    boxed: self.boxed() || (strided && !padded),
+                    padded,
+                    strided: strided && padded,
+                    specialized: self.specialized,
+                    block: (self.kernel == Kernel::Micro)
+                        .then(|| select::micro_block(self).ok())
+                        .flatten(),
+                    runs: self.runs,
+                    access64: self.access64,
+                    reverse: match &self.view {
+                        Some(v) if v.reversed => self.elem_size as u32,
+                        _ => 0,
+                    },
+                    wide_stores: self.wide_stores,
+                })
+            }
+            Kernel::Empty | Kernel::Copy => None,
+        }
+    }
+
+    /// Workgroups of the plan's kernel over the whole tensor in one dispatch (setting the
+    /// tile geometry of a tiled plan).
+    pub(super) fn workgroups(&mut self) -> u64 {
+        match self.kernel {
+            Kernel::Tiled => {
+                let tile = Tile::for_unit(self.unit);
+                self.tile = Some(tile);
+                let (b, r, c) = self.batch_rows_cols().unwrap_or((0, 0, 0));
+                b * r.div_ceil(tile.extent()) * c.div_ceil(tile.extent())
+            }
+            Kernel::Micro => {
+                let per = select::micro_block(self).map_or(1, |b| b.elements() * b.run as u64);
+                (self.units() / per).div_ceil(MICRO_WORKGROUP as u64)
+            }
+            _ if self.runs => self
+                .items()
+                .div_ceil((GENERIC_WORKGROUP * GENERIC_RUN) as u64),
+            _ => self
+                .items()
+                .div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64),
+        }
+    }
+
+    /// This plan as a GPU runs it: without the CPU-device choices (runs, 64-bit accesses),
+    /// its dispatch sized again for items a workgroup apart. What the GPU memory model
+    /// traces.
+    pub fn on_gpu(&self) -> Result<Plan, PermuteError> {
+        let mut plan = Plan {
+            runs: false,
+            access64: false,
+            wide_stores: false,
+            ..self.clone()
+        };
+        if self.runs {
+            // Runs are planned in one binding only: one chunk, the whole tensor.
+            let total = plan.workgroups();
+            for chunk in &mut plan.chunks {
+                chunk.total_workgroups = total;
+                chunk.workgroups = fold_grid(total, DeviceCaps::default().max_workgroups_per_dim)?;
+            }
+        }
+        Ok(plan)
+    }
+
+    /// The work is split into windows (more than one dispatch).
+    pub fn boxed(&self) -> bool {
+        self.chunks.len() > 1
+    }
+
+    /// Workgroups over all dispatches.
+    pub fn total_workgroups(&self) -> u64 {
+        self.chunks.iter().map(|c| c.total_workgroups).sum()
+    }
+
+    /// Output strides (in units) of each simplified input dim.
+    pub fn out_strides_by_input_dim(&self) -> Vec<u64> {
+        if let Some(v) = &self.view {
+            return v.dst_strides.clone();
+        }
+        let out_dims = self.out_dims();
+        let mut strides = vec![1u64; self.dims.len()];
+        let mut stride = 1;
+        for i in (0..out_dims.len()).rev() {
+            strides[self.dims_perm[i]] = stride;
+            stride *= out_dims[i];
+        }
+        strides
+    }
+
+    /// For tiling, when the innermost dim moves: `(batch, rows, cols)` in units. The columns
+    /// are the input's innermost dim, the rows the input dim that becomes the output's
+    /// innermost ([`Plan::row_dim`]), and the batch everything else.
+    pub fn batch_rows_cols(&self) -> Option<(u64, u64, u64)> {
+        let a = self.row_dim()?;
+        let (r, c) = (self.dims[a], self.dims[self.dims.len() - 1]);
+        Some((self.units() / (r * c), r, c))
+    }
+
+    /// The input dim that becomes the output's innermost, unless that is the input's
+    /// innermost too (then nothing needs tiling).
+    pub fn row_dim(&self) -> Option<usize> {
+        let a = *self.dims_perm.last()?;
+        (a + 1 != self.dims.len()).then_some(a)
+    }
+
+    /// Batch dims of a tiled plan: all but the row and column dims, in input order.
+    pub fn batch_dims(&self) -> Vec<usize> {
+        let a = self.row_dim();
+        (0..self.dims.len().saturating_sub(1))
+            .filter(|&d| Some(d) != a)
+            .collect()
+    }
+}
+
+impl Plan {
+    /// This plan's simplified problem (the key of its shape-specialised pipeline).
+    pub fn shape_key(&self) -> ShapeKey {
+        ShapeKey {
+            dims: self.dims.clone(),
+            dims_perm: self.dims_perm.clone(),
+            unit: self.unit,
+        }
+    }
+
+    /// This plan's class for autotuning: its shape key with dims rounded up to powers of
+    /// two, so that similar shapes share one measurement.
+    pub fn shape_class(&self) -> ShapeKey {
+        ShapeKey {
+            dims: self.dims.iter().map(|d| d.next_power_of_two()).collect(),
+            ..self.shape_key()
+        }
+    }
+
+    /// Kernels autotuning must time before this plan is final (empty when nothing is pending).
+    pub fn pending_race(&self) -> &[Kernel] {
+        match &self.reasons.tuning {
+            Tuning::Pending(kernels) => kernels,
+            _ => &[],
+        }
+    }
+
+    /// Kernels the memory model must trace before this plan is final (empty when nothing is
+    /// pending).
+    pub fn pending_model(&self) -> &[Kernel] {
+        match &self.reasons.model {
+            Modelling::Pending(kernels) => kernels,
+            _ => &[],
+        }
+    }
+}

@@ -1,0 +1,271 @@
+//! Planning a view ([`ViewRequest`], [`plan_view`]): checked, then planned as the permute it
+//! is where it is one, or lowered for the generic kernel.
+
+use super::*;
+
+/// A view to materialise (see [`View`]): its element size, where its regions start in the
+/// two buffers, how many elements they hold, and the fill value of a padded view.
+#[derive(Clone, Copy, Debug)]
+pub struct ViewRequest<'a> {
+    /// The view.
+    pub view: &'a View,
+    /// Bytes per element: 1, 2, 4, 8 or 16.
+    pub elem_size: usize,
+    /// Byte offset of the source region (multiple of 4); the view's offset counts from it.
+    pub src_offset: u64,
+    /// Byte offset of the destination region (multiple of 4).
+    pub dst_offset: u64,
+    /// Elements the source region holds (reads beyond are refused).
+    pub src_len: usize,
+    /// Elements the destination region holds.
+    pub dst_len: usize,
+    /// One element's bytes, read where a padded view has no source (ignored without bounds).
+    pub fill: &'a [u8],
+    /// Choices forced instead of the heuristics.
+    pub options: Options,
+}
+
+impl<'a> ViewRequest<'a> {
+    /// `view` of a source region of `src_len` elements of `elem_size` bytes into a
+    /// destination region of `dst_len`, both at the start of their buffers, no fill, default
+    /// options.
+    pub fn new(view: &'a View, elem_size: usize, src_len: usize, dst_len: usize) -> Self {
+        ViewRequest {
+            view,
+            elem_size,
+            src_offset: 0,
+            dst_offset: 0,
+            src_len,
+            dst_len,
+            fill: &[],
+            options: Options::default(),
+        }
+    }
+
+    /// The regions at these byte offsets of their buffers (multiples of 4).
+    pub fn with_offsets(self, src_offset: u64, dst_offset: u64) -> Self {
+        ViewRequest {
+            src_offset,
+            dst_offset,
+            ..self
+        }
+    }
+
+    /// One element's bytes for the positions outside the view's bounds.
+    pub fn with_fill(self, fill: &'a [u8]) -> Self {
+        ViewRequest { fill, ..self }
+    }
+
+    /// Choices forced instead of the heuristics.
+    pub fn with_options(self, options: Options) -> Self {
+        ViewRequest { options, ..self }
+    }
+}
+
+/// Plans the materialisation of a view. A view that is a permute of a contiguous tensor
+/// plans exactly as that permute ([`plan_with`]); any other is lowered ([`view::lower`])
+/// and gathered by the generic kernel, which fills positions outside the view's bounds.
+pub fn plan_view(
+    req: &ViewRequest,
+    caps: &DeviceCaps,
+    learned: &Learned,
+) -> Result<Plan, PermuteError> {
+    let (view, elem) = (req.view, req.elem_size);
+    if !ELEM_SIZES.contains(&elem) {
+        return Err(PermuteError::ElemSize(elem));
+    }
+    for (which, offset) in [("source", req.src_offset), ("destination", req.dst_offset)] {
+        if offset % 4 != 0 {
+            return Err(PermuteError::UnalignedOffset { which, offset });
+        }
+    }
+    if !view.bounds.is_empty() && req.fill.len() != elem {
+        return Err(PermuteError::FillSize {
+            fill: req.fill.len(),
+            elem,
+        });
+    }
+    // The regions the caller claims, in bytes: a claim that does not fit is refused even
+    // where the view reads or writes only part of it.
+    for len in [req.src_len, req.dst_len] {
+        len.checked_mul(elem).ok_or(PermuteError::SizeOverflow)?;
+    }
+    let read = view.check(req.src_len, req.dst_len)?;
+    if let Some((shape, perm)) = as_permute(view) {
+        let permute = Request::new(&shape, &perm, elem)
+            .with_offsets(req.src_offset, req.dst_offset)
+            .with_options(req.options);
+        return plan_with(&permute, caps, learned);
+    }
+    let n = view.len() as u64;
+    let bytes = n
+        .checked_mul(elem as u64)
+        .ok_or(PermuteError::SizeOverflow)?;
+    let low = view::lower(view, elem, req.src_offset, req.dst_offset);
+    if !low.bounds.is_empty() && (low.unit as usize) < elem {
+        return Err(PermuteError::InvalidView(
+            "a padded view of 8/16-byte elements needs offsets aligned to the element size".into(),
+        ));
+    }
+    let contiguous = {
+        let out: Vec<u64> = low.perm.iter().map(|&d| low.dims[d]).collect();
+        let want = view::row_major(&out.iter().map(|&d| d as usize).collect::<Vec<_>>());
+        low.perm
+            .iter()
+            .zip(want)
+            .all(|(&d, w)| low.dims[d] == 1 || low.dst_strides[d] == w as u64)
+    };
+    // Packed words of a strided output are whole output rows' words: the innermost output
+    // dim runs on in the destination for whole words, and every other dim starts on one.
+    let pack = pack_of(low.unit) as u64;
+    let inner = *low.perm.last().expect("a lowered view has a dim");
+    let whole_words = low.dst_strides[inner] == 1
+        && low.dims[inner].is_multiple_of(pack)
+        && (0..low.dims.len()).all(|d| d == inner || low.dst_strides[d].is_multiple_of(pack));
+    if !contiguous && pack > 1 && !whole_words {
+        return Err(PermuteError::InvalidView(
+            "a strided output of 8/16-bit data needs rows of whole 32-bit words".into(),
+        ));
+    }
+    // The fill unit: the element repeated across 16 bytes.
+    let mut fill = [0u8; 16];
+    if !view.bounds.is_empty() {
+        for (i, b) in fill.iter_mut().enumerate() {
+            *b = req.fill[i % elem];
+        }
+    }
+    let fill = bytemuck::cast(fill);
+    // Where the regions' bytes end; `check` bounded both spans in elements, the bytes
+    // are checked too (a region near the top of the address space).
+    let overflow = || PermuteError::SizeOverflow;
+    let dst_reach = (view.dst_span()? as u64)
+        .checked_mul(elem as u64)
+        .ok_or_else(overflow)?;
+    let dst_end = req
+        .dst_offset
+        .checked_add(dst_reach)
+        .and_then(|e| e.checked_next_multiple_of(4))
+        .ok_or_else(overflow)?;
+    let src_end = (read.end as u64)
+        .checked_mul(elem as u64)
+        .and_then(|e| e.checked_add(req.src_offset))
+        .and_then(|e| e.checked_next_multiple_of(4))
+        .ok_or_else(overflow)?;
+    let mut plan = Plan {
+        shape: view.shape.clone(),
+        perm: (0..view.shape.len()).collect(),
+        elem_size: elem,
+        src_offset: req.src_offset,
+        dst_offset: req.dst_offset,
+        dims: low.dims,
+        dims_perm: low.perm,
+        unit: low.unit,
+        kernel: Kernel::Empty,
+        index: IndexMath::U32,
+        bytes,
+        chunks: Vec::new(),
+        tile: None,
+        specialized: false,
+        runs: false,
+        access64: false,
+        wide_stores: false,
+        view: Some(ViewLayout {
+            src_strides: low.src_strides,
+            dst_strides: low.dst_strides,
+            src_base: low.src_base,
+            dst_contiguous: contiguous,
+            bounds: low.bounds,
+            fill,
+            reversed: low.reversed,
+            // A binding holds at least one unit, even where nothing is read.
+            src_end: src_end.max(req.src_offset.saturating_add(low.unit.max(4) as u64)),
+            dst_end,
+        }),
+        reasons: Reasons::empty(),
+    };
+    if n == 0 {
+        return Ok(plan);
+    }
+    (plan.index, plan.reasons.index) = select::choose_index(&plan, caps, &req.options)?;
+    let layout = plan.view.as_ref().expect("set above");
+    let copy = plan.dims.len() == 1
+        && layout.src_strides[0] == 1
+        && layout.dst_strides[0] == 1
+        && layout.bounds.is_empty()
+        && plan.bytes.is_multiple_of(4)
+        && plan.src_start().is_multiple_of(4);
+    (plan.kernel, plan.reasons.kernel) = match req.options.kernel {
+        None if copy => (Kernel::Copy, KernelReason::Identity),
+        Some(Kernel::Copy) if copy => (Kernel::Copy, KernelReason::Forced),
+        _ => select::choose_view_kernel(&plan, caps, &req.options)?,
+    };
+    if plan.kernel == Kernel::Copy {
+        return Ok(plan);
+    }
+    let limit = caps
+        .max_storage_binding
+        .min(req.options.binding_limit.unwrap_or(u64::MAX))
+        .min(MAX_WINDOW_BYTES);
+    if plan.src_extent() > limit || plan.dst_extent() > limit {
+        return Err(PermuteError::DeviceLimit {
+            what: "a strided view (views are not split into binding windows yet)",
+            limit: "max_storage_buffer_binding_size",
+            need: plan.src_extent().max(plan.dst_extent()),
+            have: limit,
+        });
+    }
+    plan.runs = select::choose_runs(&plan, caps, true);
+    let total = plan.workgroups();
+    plan.chunks = vec![Chunk {
+        lo: vec![0; plan.dims.len()],
+        hi: plan.dims.clone(),
+        src_window: (0, plan.src_extent()),
+        dst_window: (0, plan.dst_extent()),
+        total_workgroups: total,
+        workgroups: fold_grid(total, caps.max_workgroups_per_dim)?,
+    }];
+    plan.reasons.specialize = select::choose_specialize(&plan, &req.options, learned).map(|s| s.1);
+    plan.wide_stores = select::choose_wide_stores(&plan, &req.options)?;
+    plan.access64 = select::choose_access64(&plan, caps, &req.options)?;
+    Ok(plan)
+}
+
+/// The contiguous tensor and permutation a view is, if it is one: no bounds, contiguous
+/// output, offset 0, and strides that are a permutation of row-major strides (size-1 dims
+/// aside, which are dropped).
+pub(super) fn as_permute(view: &View) -> Option<(Vec<usize>, Vec<usize>)> {
+    let contiguous_out = view.dst_strides.as_ref().is_none_or(|d| {
+        let want = view::row_major(&view.shape);
+        view.shape
+            .iter()
+            .zip(d.iter().zip(want))
+            .all(|(&e, (&s, w))| e == 1 || s == w)
+    });
+    if !view.bounds.is_empty() || !contiguous_out || view.offset != 0 {
+        return None;
+    }
+    let kept: Vec<usize> = (0..view.shape.len())
+        .filter(|&d| view.shape[d] != 1)
+        .collect();
+    let mut order = kept.clone();
+    order.sort_by_key(|&d| std::cmp::Reverse(view.strides[d]));
+    let shape: Vec<usize> = order.iter().map(|&d| view.shape[d]).collect();
+    let strides = view::row_major(&shape);
+    if order
+        .iter()
+        .zip(&strides)
+        .any(|(&d, &s)| view.strides[d] != s as isize)
+    {
+        return None;
+    }
+    let perm = kept
+        .iter()
+        .map(|d| {
+            order
+                .iter()
+                .position(|o| o == d)
+                .expect("kept dims are ordered")
+        })
+        .collect();
+    Some((shape, perm))
+}
