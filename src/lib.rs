@@ -20,6 +20,27 @@
 //! [`Permuter::rearrange`] runs an einops `rearrange` pattern (`b s (h d) -> b h s d`) as
 //! one permute: see [`rearrange`] for the patterns.
 //!
+//! Every kind of movement is also one value, a [`Relayout`] (a permute, a strided view, an
+//! einops pattern, padded or cropped, parts of one output), checked when it is built, and
+//! recorded into your encoder with [`Permuter::record`] (nothing submits behind your back)
+//! or run on host data with [`Permuter::run`]:
+//!
+//! ```
+//! use wgpu_permute::{Permuter, Relayout};
+//!
+//! # if std::env::var("WGPU_PERMUTE_SKIP_GPU").is_ok_and(|v| v == "1") { return Ok(()); }
+//! let permuter = Permuter::new_default()?;
+//! // NCHW with 3 channels -> NCHW4c, the fourth channel filled with zeros, one pass.
+//! let x: Vec<f32> = (0..2 * 3 * 4 * 4).map(|i| i as f32).collect();
+//! let op = Relayout::rearrange_padded("n (cb c) h w -> n cb h w c", &[2, 3, 4, 4], &[("c", 4)], 4, &[0; 4])?;
+//! assert_eq!(op.out_shape(), [2, 1, 4, 4, 4]);
+//! let blocked = permuter.run(&op, &x)?;
+//! // And back, cropped to the 3 channels.
+//! let back = Relayout::rearrange_cropped("n cb h w c -> n (cb c) h w", op.out_shape(), &[], 4, &[2, 3, 4, 4])?;
+//! assert_eq!(permuter.run(&back, &blocked)?, x);
+//! # Ok::<(), wgpu_permute::PermuteError>(())
+//! ```
+//!
 //! # How a kernel is chosen
 //!
 //! A request (shape, permutation, element size) is first simplified: size-1 dims are
@@ -72,6 +93,7 @@ pub mod model;
 pub mod plan;
 pub mod rearrange;
 pub mod reference;
+pub mod relayout;
 #[doc(hidden)]
 pub mod shaders;
 #[doc(hidden)]
@@ -88,4 +110,5 @@ pub use plan::{
     Bound, DeviceCaps, IndexMath, Kernel, Options, Plan, Request, View, ViewRequest, plan,
     plan_view,
 };
+pub use relayout::Relayout;
 pub use wgpu;

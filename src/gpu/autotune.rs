@@ -66,7 +66,7 @@ impl Permuter {
             let failed = std::cell::Cell::new(None);
             let stats = timer.time(
                 &|e| {
-                    if let Err(err) = self.record(e, &src, &dst, &candidate) {
+                    if let Err(err) = self.record_plan(e, &src, &dst, &candidate) {
                         failed.set(Some(err));
                     }
                 },

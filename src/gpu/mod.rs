@@ -17,6 +17,7 @@ mod device;
 mod permuter;
 mod pipelines;
 mod rearrange;
+mod relayout;
 mod trace;
 mod views;
 

@@ -194,7 +194,7 @@ impl Permuter {
 
     /// Checks the buffers against a plan: with the usages and sizes it needs, usable and of
     /// this permuter's device ([`Permuter::check_owned`]), and distinct.
-    fn check_buffers(
+    pub(super) fn check_buffers(
         &self,
         plan: &Plan,
         src: &wgpu::Buffer,
@@ -282,13 +282,13 @@ impl Permuter {
     ) -> Result<Plan, PermuteError> {
         self.check_device()?;
         let plan = self.plan_tuned(req)?;
-        self.record(encoder, src, dst, &plan)?;
+        self.record_plan(encoder, src, dst, &plan)?;
         Ok(plan)
     }
 
     /// Records a plan made by this permuter: checks the buffers, then the copy or the
     /// dispatches, one per chunk.
-    pub(super) fn record(
+    pub(super) fn record_plan(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         src: &wgpu::Buffer,

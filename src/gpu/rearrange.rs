@@ -94,10 +94,10 @@ impl Permuter {
         lens: (usize, usize),
     ) -> Result<Vec<Plan>, PermuteError> {
         let _serial = serial(&self.device);
-        let plans = self.plan_parts(parts, elem_size, fill, lens, Options::default())?;
+        let plans = self.plan_parts(parts, elem_size, fill, lens, (0, 0), Options::default())?;
         let mut encoder = self.device.create_command_encoder(&Default::default());
         for plan in &plans {
-            self.record(&mut encoder, src, dst, plan)?;
+            self.record_plan(&mut encoder, src, dst, plan)?;
         }
         captured(&self.device, || self.queue.submit([encoder.finish()]))?;
         Ok(plans)

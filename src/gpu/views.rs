@@ -30,7 +30,7 @@ impl Permuter {
         req: &ViewRequest,
     ) -> Result<Plan, PermuteError> {
         let plan = self.plan_view(req)?;
-        self.record(encoder, src, dst, &plan)?;
+        self.record_plan(encoder, src, dst, &plan)?;
         Ok(plan)
     }
 
@@ -114,6 +114,7 @@ impl Permuter {
         elem_size: usize,
         fill: &[u8],
         (src_len, dst_len): (usize, usize),
+        (src_offset, dst_base): (u64, u64),
         options: Options,
     ) -> Result<Vec<Plan>, PermuteError> {
         if !plan::ELEM_SIZES.contains(&elem_size) {
@@ -123,19 +124,22 @@ impl Permuter {
         parts
             .iter()
             .map(|(view, first)| {
-                let dst_offset = first
+                let part = first
                     .checked_mul(elem_size)
                     .ok_or(PermuteError::SizeOverflow)? as u64;
-                if !dst_offset.is_multiple_of(4) {
+                if !part.is_multiple_of(4) {
                     return Err(PermuteError::InvalidView(format!(
                         "a part of the output starts at element {first}, inside a 32-bit word: \
                          8/16-bit parts must start on whole words"
                     )));
                 }
+                let dst_offset = dst_base
+                    .checked_add(part)
+                    .ok_or(PermuteError::SizeOverflow)?;
                 self.plan_view(&ViewRequest {
                     view,
                     elem_size,
-                    src_offset: 0,
+                    src_offset,
                     dst_offset,
                     src_len,
                     dst_len: dst_len.saturating_sub(*first),
@@ -169,7 +173,8 @@ impl Permuter {
             .and_then(|b| (b as u64).checked_next_multiple_of(4))
             .ok_or(PermuteError::SizeOverflow)?;
         self.check_buffer_size("a buffer holding the output", size)?;
-        let plans = self.plan_parts(parts, elem_size, fill, (src_len, dst_len), options)?;
+        let lens = (src_len, dst_len);
+        let plans = self.plan_parts(parts, elem_size, fill, lens, (0, 0), options)?;
         let out_bytes = (dst_len * elem_size) as u64;
         if plans.iter().all(|p| p.kernel == Kernel::Empty) {
             return Ok(vec![0; out_bytes as usize]);
@@ -203,7 +208,7 @@ impl Permuter {
         })?;
         let mut encoder = self.device.create_command_encoder(&Default::default());
         for plan in &plans {
-            self.record(&mut encoder, &src, &dst, plan)?;
+            self.record_plan(&mut encoder, &src, &dst, plan)?;
         }
         encoder.copy_buffer_to_buffer(&dst, 0, &readback, 0, size);
         captured(&self.device, || self.queue.submit([encoder.finish()]))?;
