@@ -3,22 +3,24 @@
 //! the device has them (wall clock otherwise), through the same `Bench` runner as
 //! `wgpu-permute bench`.
 //!
-//! `cargo bench --bench permute` (set WGPU_BACKEND=vulkan on a machine without a GPU).
+//! `cargo bench --features bench --bench permute` (set WGPU_BACKEND=vulkan on a machine
+//! without a GPU).
 
 use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
+use wgpu_permute::Permuter;
 use wgpu_permute::bench::{Bench, Case, default_suite, view_suite};
-use wgpu_permute::{Options, Permuter};
 
 fn permute(c: &mut Criterion) {
     let permuter = Permuter::new_default().expect("benchmarks need a GPU adapter");
     let bench = Bench::new(&permuter, 1).expect("bench set-up");
     let device = permuter.device();
     let kernel_of = |case: &Case| {
-        case.plan(&permuter, Options::default())
-            .map(|p| p.kernel.name())
+        permuter
+            .prepare(&case.op)
+            .map(|p| p.plans()[0].kernel.name())
             .unwrap_or("refused")
     };
     // Throughput counts the output's bytes twice, as `CaseResult::traffic` does.
@@ -39,6 +41,7 @@ fn permute(c: &mut Criterion) {
             case.bytes(),
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
         );
+        let op = permuter.prepare(&case.op).expect("planned above");
         group.throughput(Throughput::Bytes(2 * case.bytes()));
         group.bench_function(case.label(), |b| {
             b.iter_custom(|iters| {
@@ -46,8 +49,7 @@ fn permute(c: &mut Criterion) {
                     .map(|_| {
                         bench
                             .time_once(&|e| {
-                                case.encode(&permuter, e, &src, &dst, Options::default())
-                                    .expect("planned above");
+                                permuter.record(e, &src, &dst, &op).expect("planned above");
                             })
                             .expect("GPU timing")
                     })

@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use wgpu::util::DeviceExt;
-use wgpu_permute::{Permuter, Request, read_buffer, reference};
+use wgpu_permute::{Permuter, Relayout, read_buffer, reference};
 
 /// Median wall-clock time of `runs` submissions of `record`, each waited for, after a warm-up.
 fn time_it(p: &Permuter, runs: usize, record: impl Fn(&mut wgpu::CommandEncoder)) -> Duration {
@@ -29,7 +29,7 @@ fn time_it(p: &Permuter, runs: usize, record: impl Fn(&mut wgpu::CommandEncoder)
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let permuter = Permuter::new_default()?;
-    let info = permuter.adapter_info();
+    let info = permuter.device().adapter_info();
     println!(
         "adapter: {} ({:?}, {:?})",
         info.name, info.backend, info.device_type
@@ -42,8 +42,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|i| i as f32)
         .collect();
     let bytes = (data.len() * 4) as u64;
-    let req = Request::new(&shape, &perm, 4);
-    println!("plan: {}", permuter.plan(&req)?);
+    // Planned, tuned and compiled once; recorded as often as wanted.
+    let op = permuter.prepare(&Relayout::permute(&shape, &perm, 4)?)?;
+    println!("plan: {}", op.plans()[0]);
 
     let device = permuter.device();
     let src = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -66,7 +67,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Correctness first.
     let mut encoder = device.create_command_encoder(&Default::default());
-    permuter.encode(&mut encoder, &src, &dst, &req)?;
+    permuter.record(&mut encoder, &src, &dst, &op)?;
     encoder.copy_buffer_to_buffer(&dst, 0, &readback, 0, bytes);
     permuter.queue().submit([encoder.finish()]);
     let got: Vec<f32> = bytemuck::pod_collect_to_vec(&read_buffer(device, &readback, bytes)?);
@@ -83,7 +84,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let gbps = |t: Duration| 2.0 * bytes as f64 / t.as_secs_f64() / 1e9;
     let permute = time_it(&permuter, 9, |e| {
         permuter
-            .encode(e, &src, &dst, &req)
+            .record(e, &src, &dst, &op)
             .expect("recorded once already");
     });
     let copy = time_it(&permuter, 9, |e| {

@@ -8,155 +8,89 @@
 use std::time::{Duration, Instant};
 
 use crate::gpu::wait_for;
-use crate::plan::{
-    Bound, GENERIC_ITEMS, GENERIC_WORKGROUP, Options, Plan, Request, SpecializeReason, View,
-    ViewRequest, fold_grid,
-};
-use crate::shaders::{self, CopyWord};
+use crate::plan::{Bound, Options, Plan, SpecializeReason, View};
 use crate::timing::Timer;
 pub use crate::timing::{Clock, Stats};
-use crate::{PermuteError, Permuter, captured, read_buffer, reference, upload};
+use crate::{PermuteError, Permuter, Prepared, Relayout, captured, reference, upload};
 use thiserror::Error;
 
-/// One benchmark case: a permute of a contiguous tensor, or (with `view`) the
-/// materialisation of a view of one.
+/// One benchmark case: an operation on a contiguous source tensor, with what the reports
+/// say of it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Case {
+    /// `[64,512,512] (0,2,1) 4B`, or `view: slice [8192,4096]->[4096,4096] 4B`.
+    pub label: String,
     /// The source tensor's shape (contiguous, row-major).
     pub shape: Vec<usize>,
-    /// Output dim `i` is source dim `perm[i]`; empty for a view case.
+    /// A permute case's permutation (output dim `i` is source dim `perm[i]`); empty for views.
     pub perm: Vec<usize>,
-    pub elem_size: usize,
-    /// Materialise this view of the source instead of permuting it.
-    pub view: Option<ViewCase>,
-}
-
-/// What a view case materialises: a view of its case's source, named for the labels.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ViewCase {
-    /// What the view is: `slice`, `flip`, `broadcast`, ...
-    pub name: &'static str,
-    pub view: View,
-    /// One element's bytes, read where the view is padding (empty without bounds).
-    pub fill: Vec<u8>,
+    /// A view case's name (`slice`, `flip`, ...): listed in the views section, even one
+    /// that plans as a permute.
+    pub view: Option<&'static str>,
+    pub op: Relayout,
 }
 
 impl Case {
-    /// A permute case.
+    /// A permute case. Panics on a bad permutation: the suites are fixed.
     pub fn new(shape: &[usize], perm: &[usize], elem_size: usize) -> Self {
         Case {
+            label: format!("[{}] ({}) {elem_size}B", list(shape), list(perm)),
             shape: shape.to_vec(),
             perm: perm.to_vec(),
-            elem_size,
             view: None,
+            op: Relayout::permute(shape, perm, elem_size).expect("a valid suite permute"),
         }
     }
 
-    /// A view case: `view` of a contiguous `shape` tensor, padding read as `fill`.
+    /// A view case: `view` of a contiguous `shape` tensor, padding read as zeros.
     pub fn view(name: &'static str, shape: &[usize], view: View, elem_size: usize) -> Self {
-        let fill = if view.bounds.is_empty() {
-            Vec::new()
-        } else {
-            vec![0; elem_size]
-        };
+        let label = format!(
+            "view: {name} [{}]->[{}] {elem_size}B",
+            list(shape),
+            list(&view.shape)
+        );
+        let padded = !view.bounds.is_empty();
+        let op =
+            Relayout::view(view, shape.iter().product(), elem_size).expect("a valid suite view");
         Case {
+            label,
             shape: shape.to_vec(),
             perm: Vec::new(),
-            elem_size,
-            view: Some(ViewCase { name, view, fill }),
+            view: Some(name),
+            op: if padded {
+                op.with_fill(&vec![0; elem_size])
+            } else {
+                op
+            },
         }
     }
 
     /// Bytes of the output (of the source too, for a permute).
     pub fn bytes(&self) -> u64 {
-        let elems = match &self.view {
-            None => self.shape.iter().product::<usize>(),
-            Some(v) => v.view.len(),
-        };
-        elems as u64 * self.elem_size as u64
+        (self.op.dst_len() * self.op.elem_size()) as u64
     }
 
     /// Bytes of the source tensor.
     pub fn source_bytes(&self) -> u64 {
-        self.shape.iter().product::<usize>() as u64 * self.elem_size as u64
+        (self.op.src_len() * self.op.elem_size()) as u64
     }
 
-    /// The permute request (refused by the planner for a view case: see [`Case::encode`]).
-    pub fn request(&self) -> Request<'_> {
-        Request::new(&self.shape, &self.perm, self.elem_size)
-    }
-
-    fn view_request<'v>(&self, v: &'v ViewCase, options: Options) -> ViewRequest<'v> {
-        ViewRequest {
-            view: &v.view,
-            elem_size: self.elem_size,
-            src_offset: 0,
-            dst_offset: 0,
-            src_len: self.shape.iter().product(),
-            dst_len: v.view.len(),
-            fill: &v.fill,
-            options,
-        }
-    }
-
-    /// The plan `permuter` makes for the case.
-    pub fn plan(&self, permuter: &Permuter, options: Options) -> Result<Plan, PermuteError> {
-        match &self.view {
-            None => permuter.plan(&self.request().with_options(options)),
-            Some(v) => permuter.plan_view(&self.view_request(v, options)),
-        }
-    }
-
-    /// Records the case's work, from the source at byte 0 of `src` to the output at byte 0
-    /// of `dst`. Returns the plan it recorded.
-    pub fn encode(
-        &self,
-        permuter: &Permuter,
-        encoder: &mut wgpu::CommandEncoder,
-        src: &wgpu::Buffer,
-        dst: &wgpu::Buffer,
-        options: Options,
-    ) -> Result<Plan, PermuteError> {
-        match &self.view {
-            None => permuter.encode(encoder, src, dst, &self.request().with_options(options)),
-            Some(v) => permuter.encode_view(encoder, src, dst, &self.view_request(v, options)),
-        }
-    }
-
-    /// The output the CPU reference computes from the source bytes.
-    fn reference(&self, data: &[u8]) -> Result<Vec<u8>, PermuteError> {
-        match &self.view {
-            None => reference_permute(data, self),
-            Some(v) => {
-                reference::materialize_bytes(data, &v.view, self.elem_size, &v.fill, v.view.len())
-            }
-        }
+    /// The case's operation with `options` forcing choices.
+    pub fn with_options(&self, options: Options) -> Relayout {
+        self.op.clone().with_options(options)
     }
 
     /// `[64,512,512] (0,2,1) 4B`, or `view: slice [8192,4096]->[4096,4096] 4B`.
     pub fn label(&self) -> String {
-        let list = |v: &[usize], sep| {
-            v.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join(sep)
-        };
-        match &self.view {
-            None => format!(
-                "[{}] ({}) {}B",
-                list(&self.shape, ","),
-                list(&self.perm, ","),
-                self.elem_size
-            ),
-            Some(v) => format!(
-                "view: {} [{}]->[{}] {}B",
-                v.name,
-                list(&self.shape, ","),
-                list(&v.view.shape, ","),
-                self.elem_size
-            ),
-        }
+        self.label.clone()
     }
+}
+
+fn list(v: &[usize]) -> String {
+    v.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// The default suite: real-model permutes of 16-64 MiB each at `scale` 1 (plus images of 4.6
@@ -330,7 +264,6 @@ pub enum BenchError {
 pub struct Bench<'a> {
     permuter: &'a Permuter,
     timer: Timer,
-    copy_pipeline: wgpu::ComputePipeline,
     pub warmups: usize,
     pub runs: usize,
 }
@@ -339,30 +272,9 @@ impl<'a> Bench<'a> {
     pub fn new(permuter: &'a Permuter, runs: usize) -> Result<Self, PermuteError> {
         let device = permuter.device();
         let timer = Timer::new(device, permuter.queue())?;
-        // The copy moves 16 bytes per access as the kernels do on this device: 64-bit
-        // components where they take them (see `Plan::access64`), so that it stays the
-        // fastest plain shader copy the device has.
-        let access64 = crate::plan::select::prefers_access64(permuter.caps());
-        let source = shaders::vec4_copy_source(access64)
-            .map_err(|e| PermuteError::Validation(format!("shader generation: {e}")))?;
-        let copy_pipeline = captured(device, || {
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("vec4_copy"),
-                source: wgpu::ShaderSource::Wgsl(source.into()),
-            });
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some("vec4_copy"),
-                layout: None,
-                module: &module,
-                entry_point: Some("vec4_copy"),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        })?;
         Ok(Bench {
             permuter,
             timer,
-            copy_pipeline,
             warmups: 2,
             runs: runs.max(1),
         })
@@ -423,10 +335,11 @@ impl<'a> Bench<'a> {
                     specialize,
                     ..Options::default()
                 };
-                let shape = shape(k);
-                let req = Request::new(&shape, &[0, 2, 1, 3], 4).with_options(options);
+                let op = Relayout::permute(&shape(k), &[0, 2, 1, 3], 4)?.with_options(options);
+                let op = fresh.prepare(&op)?;
                 let mut encoder = device.create_command_encoder(&Default::default());
-                own += usize::from(fresh.encode(&mut encoder, &src, &dst, &req)?.specialized);
+                fresh.record(&mut encoder, &src, &dst, &op)?;
+                own += usize::from(op.plans()[0].specialized);
                 captured(device, || queue.submit([encoder.finish()]))?;
             }
             wait_for(device)?;
@@ -447,133 +360,91 @@ impl<'a> Bench<'a> {
     pub fn run_case(&self, case: &Case, options: Options) -> Result<CaseResult, BenchError> {
         let permuter = self.permuter;
         let device = permuter.device();
-        case.plan(permuter, options)?; // refuse a bad case before allocating for it
+        let op = case.with_options(options);
+        // Refuses a bad case before allocating for it.
+        permuter.prepare(&op)?;
         let (bytes, source_bytes) = (case.bytes(), case.source_bytes());
-        // Buffers padded to whole 16-byte units so the vec4 copy moves every byte; the
+        // Buffers padded to whole 16-byte units so the shader copy moves every byte; the
         // copies move the output's bytes, so the source buffer holds at least as many.
         let size = bytes.next_multiple_of(16).max(16);
         let src_size = source_bytes.next_multiple_of(16).max(size);
         let data = bench_bytes(src_size as usize);
+        let source = &data[..source_bytes as usize];
 
         let start = Instant::now();
-        let want = case.reference(&data[..source_bytes as usize])?;
+        let want = reference::run(&case.op, source)?;
         let cpu_reference = start.elapsed();
 
-        let (src, dst, readback, params) = captured(device, || {
-            let src = upload(
-                device,
-                permuter.queue(),
-                "bench src",
-                &data,
-                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            );
-            let buffer = |usage| {
-                device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("bench"),
-                    size,
-                    usage,
-                    mapped_at_creation: false,
-                })
-            };
-            let dst = buffer(
-                wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_SRC
-                    | wgpu::BufferUsages::COPY_DST,
-            );
-            let readback = buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
-            let units = size / 16;
-            let total = units.div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64);
-            let mut words = [0u32; 4];
-            words[CopyWord::TotalWorkgroups as usize] = total as u32;
-            words[CopyWord::Units as usize] = units as u32;
-            let params = upload(
-                device,
-                permuter.queue(),
-                "bench vec4_copy params",
-                bytemuck::cast_slice(&words),
-                wgpu::BufferUsages::UNIFORM,
-            );
-            (src, dst, readback, (params, total))
+        // Correct first: the library's own round trip, compared with the reference.
+        if permuter.run(&op, source)? != want {
+            return Err(BenchError::Mismatch(case.label()));
+        }
+
+        let (src, dst) = captured(device, || {
+            let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+            let src = upload(device, permuter.queue(), "bench src", &data, usage);
+            let dst = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("bench dst"),
+                size,
+                usage: usage | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            (src, dst)
         })?;
 
-        // Cold: the first call of a fresh permuter, compile included.
+        // Cold: the first call of a fresh permuter, planning and compiling included.
         let fresh = Permuter::new(device, permuter.queue())?;
         wait_for(device)?;
         let start = Instant::now();
-        let mut encoder = device.create_command_encoder(&Default::default());
-        case.encode(&fresh, &mut encoder, &src, &dst, options)?;
-        captured(device, || permuter.queue().submit([encoder.finish()]))?;
+        self.submit(&fresh, &fresh.prepare(&op)?, &src, &dst)?;
         wait_for(device)?;
         let cold = start.elapsed();
         drop(fresh);
 
-        // Correct first: one run, read back, compared with the reference. Its plan is the
-        // one that runs (autotuning may choose another kernel than `plan` above).
-        let mut encoder = device.create_command_encoder(&Default::default());
-        let mut plan = case.encode(permuter, &mut encoder, &src, &dst, options)?;
-        encoder.copy_buffer_to_buffer(&dst, 0, &readback, 0, size);
-        captured(device, || permuter.queue().submit([encoder.finish()]))?;
-        if read_buffer(device, &readback, bytes)? != want {
-            return Err(BenchError::Mismatch(case.label()));
-        }
-
         // Steady state: a recurring shape earns its own pipeline once it has moved enough
         // bytes on the uniform kernel; the warm figures are those of the kernel it keeps.
-        while plan.reasons.specialize == Some(SpecializeReason::Unpaid) {
-            let mut encoder = device.create_command_encoder(&Default::default());
-            plan = case.encode(permuter, &mut encoder, &src, &dst, options)?;
-            captured(device, || permuter.queue().submit([encoder.finish()]))?;
+        let mut prepared = permuter.prepare(&op)?;
+        while prepared.plans()[0].reasons.specialize == Some(SpecializeReason::Unpaid) {
+            self.submit(permuter, &prepared, &src, &dst)?;
             wait_for(device)?;
+            prepared = permuter.prepare(&op)?;
         }
 
         let permute = self.time(&|e| {
-            // Planned and recorded successfully above; the same call cannot fail now.
-            let _ = case.encode(permuter, e, &src, &dst, options);
+            // Prepared and recorded successfully above; the same call cannot fail now.
+            let _ = permuter.record(e, &src, &dst, &prepared);
         })?;
         let buffer_copy = self.time(&|e| e.copy_buffer_to_buffer(&src, 0, &dst, 0, size))?;
-
-        let (params, total) = params;
-        let grid = fold_grid(total, permuter.caps().max_workgroups_per_dim)?;
-        let bind_group = captured(device, || {
-            device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("bench vec4_copy"),
-                layout: &self.copy_pipeline.get_bind_group_layout(0),
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer: &src,
-                            offset: 0,
-                            size: wgpu::BufferSize::new(size),
-                        }),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: dst.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: params.as_entire_binding(),
-                    },
-                ],
-            })
-        })?;
+        // Recorded once first, so that its pipeline is compiled before it is timed.
+        let mut encoder = device.create_command_encoder(&Default::default());
+        permuter.record_shader_copy(&mut encoder, &src, &dst, size)?;
         let shader_copy = self.time(&|e| {
-            let mut pass = e.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&self.copy_pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+            let _ = permuter.record_shader_copy(e, &src, &dst, size);
         })?;
 
         Ok(CaseResult {
             case: case.clone(),
-            plan,
+            plan: prepared.plans()[0].clone(),
             permute,
             buffer_copy,
             shader_copy,
             cpu_reference,
             cold,
         })
+    }
+
+    /// Records a prepared operation and submits it.
+    fn submit(
+        &self,
+        permuter: &Permuter,
+        op: &Prepared,
+        src: &wgpu::Buffer,
+        dst: &wgpu::Buffer,
+    ) -> Result<(), PermuteError> {
+        let device = permuter.device();
+        let mut encoder = device.create_command_encoder(&Default::default());
+        permuter.record(&mut encoder, src, dst, op)?;
+        captured(device, || permuter.queue().submit([encoder.finish()])).map(drop)
     }
 }
 
@@ -589,23 +460,6 @@ fn bench_bytes(len: usize) -> Vec<u8> {
     }
     out.truncate(len);
     out
-}
-
-/// The CPU reference on typed elements (much faster than on byte chunks).
-fn reference_permute(data: &[u8], case: &Case) -> Result<Vec<u8>, PermuteError> {
-    fn typed<T: bytemuck::Pod>(data: &[u8], case: &Case) -> Result<Vec<u8>, PermuteError> {
-        let elems: Vec<T> = bytemuck::pod_collect_to_vec(data);
-        let out = reference::permute_slice(&elems, &case.shape, &case.perm)?;
-        Ok(bytemuck::cast_slice(&out).to_vec())
-    }
-    match case.elem_size {
-        1 => typed::<u8>(data, case),
-        2 => typed::<u16>(data, case),
-        4 => typed::<u32>(data, case),
-        8 => typed::<u64>(data, case),
-        16 => typed::<u128>(data, case),
-        other => Err(PermuteError::ElemSize(other)),
-    }
 }
 
 /// A plain-text table of results, with the device and clock in the heading, the permutes
@@ -683,25 +537,21 @@ fn median(mut v: Vec<f64>) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{self, DeviceCaps, Kernel};
+    use crate::plan::{DeviceCaps, Kernel};
 
-    fn plan_of(case: &Case, caps: &DeviceCaps) -> Result<Plan, PermuteError> {
-        let v = case.view.as_ref().expect("a view case");
-        plan::plan_view(
-            &case.view_request(v, Options::default()),
-            caps,
-            &Default::default(),
-        )
+    fn plan_of(case: &Case, caps: &DeviceCaps) -> Plan {
+        case.op.plan(caps).unwrap().remove(0)
     }
 
     #[test]
     fn view_cases_are_valid_views_with_distinct_labels() {
         let mut labels = Vec::new();
         for case in view_suite(1) {
-            let v = case.view.as_ref().unwrap();
-            let source = case.shape.iter().product();
-            v.view.check(source, v.view.len()).unwrap();
-            assert!(case.perm.is_empty());
+            let [(view, 0)] = case.op.views() else {
+                panic!("one view from the start")
+            };
+            view.check(case.op.src_len(), view.len()).unwrap();
+            assert!(case.view.is_some() && case.perm.is_empty());
             assert!(case.label().starts_with("view: "), "{}", case.label());
             labels.push(case.label());
         }
@@ -729,15 +579,17 @@ mod tests {
         let permute = Case::new(&[8, 512, 16, 64], &[0, 2, 1, 3], 4);
         assert!(default_suite(1).contains(&permute));
         for caps in [DeviceCaps::default(), cpu] {
-            let want = plan::plan(&permute.request(), &caps).unwrap();
-            assert_eq!(plan_of(&split, &caps).unwrap(), want);
+            let req = crate::Request::new(&[8, 512, 16, 64], &[0, 2, 1, 3], 4);
+            let want = crate::plan::plan(&req, &caps).unwrap();
+            assert_eq!(plan_of(&split, &caps), want);
+            assert_eq!(plan_of(&permute, &caps), want);
         }
     }
 
     #[test]
     fn the_other_views_plan_as_views() {
         for case in view_suite(1) {
-            let plan = plan_of(&case, &DeviceCaps::default()).unwrap();
+            let plan = plan_of(&case, &DeviceCaps::default());
             if !case.label().contains("head split") {
                 assert!(plan.view.is_some(), "{}", case.label());
                 assert_eq!(plan.kernel, Kernel::Generic, "{}", case.label());

@@ -200,6 +200,11 @@ pub enum PermuteError {
     #[error("wgpu validation error: {0}")]
     Validation(String),
 
+    /// A step of this crate's own failed where it never should (a shader that does not
+    /// generate, a trace that does not decode): a bug of this crate, please report it.
+    #[error("internal error of wgpu-permute (please report it): {0}")]
+    Internal(String),
+
     /// wgpu could not allocate memory for this crate's resources.
     #[error("GPU out of memory: {0}")]
     OutOfMemory(String),

@@ -13,17 +13,14 @@
 //! # Ok::<(), wgpu_permute::PermuteError>(())
 //! ```
 //!
-//! With your own device, [`Permuter::new`] takes `&Device` and `&Queue`, plans exactly as
-//! for a device the crate makes on the same adapter, and [`Permuter::encode`] records into
-//! your own command encoder. This crate re-exports the [`wgpu`] it is built against.
-//!
-//! [`Permuter::rearrange`] runs an einops `rearrange` pattern (`b s (h d) -> b h s d`) as
-//! one permute: see [`rearrange`] for the patterns.
-//!
-//! Every kind of movement is also one value, a [`Relayout`] (a permute, a strided view, an
-//! einops pattern, padded or cropped, parts of one output), checked when it is built, and
-//! recorded into your encoder with [`Permuter::record`] (nothing submits behind your back)
-//! or run on host data with [`Permuter::run`]:
+//! Every kind of movement is one value, a [`Relayout`]: a permute, a strided view (ndarray's
+//! builders on [`View`]), an einops pattern ([`rearrange`]), padded or cropped, parts of one
+//! output. It is checked when it is built and knows its output shape; a [`Permuter`] then
+//! records it into your encoder ([`Permuter::record`]: nothing submits behind your back),
+//! runs it on host data ([`Permuter::run`]), or prepares it ahead of time
+//! ([`Permuter::prepare`]: planned, tuned and compiled once). With your own device,
+//! [`Permuter::new`] takes `&Device` and `&Queue` and plans exactly as for a device the crate
+//! makes on the same adapter. This crate re-exports the [`wgpu`] it is built against.
 //!
 //! ```
 //! use wgpu_permute::{Permuter, Relayout};
@@ -59,6 +56,8 @@
 //! | anything else | `generic` (on CPU devices, runs of neighbouring output units) |
 //!
 //! With [`Permuter::with_autotune`], measured winners replace the heuristic per shape class.
+//! [`diagnostics`] reads what a permuter chose and learnt (plans without first-use work,
+//! the memory model's traces, autotuning outcomes).
 //! 8- and 16-bit data moves packed in 32-bit words, so `SHADER_F16` is never needed, and
 //! 64-bit index math is used only when offsets exceed 32 bits.
 //!
@@ -79,12 +78,14 @@
 //! | `DeviceLimit` | a device limit makes the request impossible (names the limit) |
 //! | `ForcedChoice` | a forced kernel or index width cannot serve the request |
 //! | `Validation`, `OutOfMemory` | wgpu refused a call (captured with error scopes) |
+//! | `Internal` | a step of this crate's own failed (shader generation, a trace): a bug, please report it |
 //! | `DeviceLost`, `Timeout` | the device was lost, or the GPU did not finish in time |
 //! | `NoBackend`, `NoAdapter`, `RequestDevice`, `Readback` | no wgpu backend compiled in; set-up or readback failed |
 //! | `Rearrange` | an einops pattern does not fit the shape or the axis sizes given (names the axis) |
 #![warn(missing_docs)]
 
-// Shared with the command-line tool, the benchmarks and the tests; not part of the API.
+// The benchmark runner of the command-line tool and `benches/`: a feature, not the API.
+#[cfg(feature = "bench")]
 #[doc(hidden)]
 pub mod bench;
 mod error;
@@ -101,8 +102,8 @@ pub mod timing;
 
 pub use error::PermuteError;
 pub use gpu::{
-    Permuter, WAIT_TIMEOUT, WANTED_FEATURES, caps_of, default_device, device_on, gpu_permute,
-    read_buffer, serialized,
+    Operation, Permuter, Prepared, WAIT_TIMEOUT, WANTED_FEATURES, caps_of, default_device,
+    device_on, diagnostics, gpu_permute, read_buffer, serialized,
 };
 #[doc(hidden)]
 pub use gpu::{captured, upload};
@@ -112,3 +113,8 @@ pub use plan::{
 };
 pub use relayout::Relayout;
 pub use wgpu;
+
+/// The README's examples, compiled and run with the doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;

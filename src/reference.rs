@@ -1,7 +1,42 @@
 //! The CPU reference: the obviously correct permute every kernel is checked against.
 
 use crate::PermuteError;
+use crate::Relayout;
 use crate::plan::{View, check_perm, element_count};
+
+/// What [`crate::Permuter::run`] returns for `op` on `src` (the source region's bytes): the
+/// destination region, zero where no part writes. A permute goes through the typed
+/// [`permute_slice`] (far faster on big tensors), anything else walks every position.
+pub fn run(op: &Relayout, src: &[u8]) -> Result<Vec<u8>, PermuteError> {
+    let elem = op.elem_size();
+    if op.src_len().checked_mul(elem) != Some(src.len()) {
+        return Err(PermuteError::DataLength {
+            need: op.src_len(),
+            have: src.len() / elem,
+        });
+    }
+    let permute = match op.views() {
+        [(view, 0)] => view.as_permute(),
+        _ => None,
+    };
+    if let Some((shape, perm)) =
+        permute.filter(|(shape, _)| element_count(shape).ok() == Some(op.src_len()))
+    {
+        fn typed<T: bytemuck::Pod>(src: &[u8], shape: &[usize], perm: &[usize]) -> Vec<u8> {
+            let elems: Vec<T> = bytemuck::pod_collect_to_vec(src);
+            let out = permute_slice(&elems, shape, perm).expect("a checked permute");
+            bytemuck::cast_slice(&out).to_vec()
+        }
+        return Ok(match elem {
+            1 => typed::<u8>(src, &shape, &perm),
+            2 => typed::<u16>(src, &shape, &perm),
+            4 => typed::<u32>(src, &shape, &perm),
+            8 => typed::<u64>(src, &shape, &perm),
+            _ => typed::<u128>(src, &shape, &perm),
+        });
+    }
+    materialize_parts(src, op.views(), elem, op.fill(), op.dst_len())
+}
 
 /// Permutes `src` (contiguous, row-major, `shape`) into a new vector where output dimension
 /// `i` is input dimension `perm[i]` (the numpy / PyTorch convention).

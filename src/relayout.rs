@@ -12,7 +12,9 @@
 //! [`Permuter::run`]: crate::Permuter::run
 
 use crate::PermuteError;
-use crate::plan::{self, ELEM_SIZES, Options, View, element_count};
+use crate::plan::{
+    self, DeviceCaps, ELEM_SIZES, Learned, Options, Plan, View, ViewRequest, element_count,
+};
 use crate::rearrange::rearrange;
 
 /// One movement of a tensor's elements into a new layout; see the [module docs](self).
@@ -40,6 +42,14 @@ impl Relayout {
         let view = View::permuted(shape, perm)?;
         let out_shape = view.shape.clone();
         Self::new(vec![(view, 0)], out_shape, n, n, elem_size)
+    }
+
+    /// A planner's permute request as an operation: its shape, permutation, element size,
+    /// offsets and forced options.
+    pub fn from_request(req: &plan::Request) -> Result<Self, PermuteError> {
+        Ok(Self::permute(req.shape, req.perm, req.elem_size)?
+            .with_offsets(req.src_offset, req.dst_offset)
+            .with_options(req.options))
     }
 
     /// `view` of a source of `src_len` elements, written contiguously (or through the view's
@@ -178,6 +188,49 @@ impl Relayout {
     /// The forced choices.
     pub fn options(&self) -> Options {
         self.options
+    }
+
+    /// Plans every part for a device with `caps`, as a permuter on it would before it has
+    /// learnt anything (no wgpu involved): for tools and tests. [`Permuter::prepare`] plans
+    /// on a device.
+    ///
+    /// [`Permuter::prepare`]: crate::Permuter::prepare
+    pub fn plan(&self, caps: &DeviceCaps) -> Result<Vec<Plan>, PermuteError> {
+        self.requests()?
+            .iter()
+            .map(|req| plan::plan_view(req, caps, &Learned::default()))
+            .collect()
+    }
+
+    /// The request of each part: its destination region starts at its first element.
+    pub(crate) fn requests(&self) -> Result<Vec<ViewRequest<'_>>, PermuteError> {
+        self.parts
+            .iter()
+            .map(|(view, first)| {
+                let part = first
+                    .checked_mul(self.elem_size)
+                    .ok_or(PermuteError::SizeOverflow)? as u64;
+                if !part.is_multiple_of(4) {
+                    return Err(PermuteError::InvalidView(format!(
+                        "a part of the output starts at element {first}, inside a 32-bit word: \
+                         8/16-bit parts must start on whole words"
+                    )));
+                }
+                Ok(ViewRequest {
+                    view,
+                    elem_size: self.elem_size,
+                    src_offset: self.src_offset,
+                    dst_offset: self
+                        .dst_offset
+                        .checked_add(part)
+                        .ok_or(PermuteError::SizeOverflow)?,
+                    src_len: self.src_len,
+                    dst_len: self.dst_len.saturating_sub(*first),
+                    fill: &self.fill,
+                    options: self.options,
+                })
+            })
+            .collect()
     }
 
     /// Checks what can be checked without a device: the element size, the regions' bytes,

@@ -3,12 +3,15 @@
 
 mod common;
 
-use common::{Case, GENERIC, MICRO, TILED, check, check_many, gpu, permutations, test_bytes};
+use common::{
+    GENERIC, MICRO, TILED, case, check, check_many, gpu, permutations, submit, test_bytes,
+};
 use proptest::prelude::*;
 use wgpu::util::DeviceExt;
 use wgpu_permute::plan::{Block, ELEM_SIZES, MICRO_SIDE, Measured, Tile};
 use wgpu_permute::{
-    IndexMath, Kernel, Options, PermuteError, Request, gpu_permute, read_buffer, reference, shaders,
+    IndexMath, Kernel, Options, PermuteError, Relayout, Request, diagnostics, gpu_permute,
+    read_buffer, reference, shaders,
 };
 
 /// Runs every case and fails once with all the messages, so one run shows every bad case.
@@ -22,7 +25,7 @@ fn expect_all_ok(failures: Vec<String>, total: usize) {
 }
 
 /// Runs the cases in batches and fails once with every bad case's message; returns the plans.
-fn expect_all_pass(p: &wgpu_permute::Permuter, cases: &[Case]) -> Vec<wgpu_permute::Plan> {
+fn expect_all_pass(p: &wgpu_permute::Permuter, cases: &[Relayout]) -> Vec<wgpu_permute::Plan> {
     let results = check_many(p, cases);
     let failures: Vec<String> = results.iter().filter_map(|r| r.clone().err()).collect();
     expect_all_ok(failures, cases.len());
@@ -30,15 +33,10 @@ fn expect_all_pass(p: &wgpu_permute::Permuter, cases: &[Case]) -> Vec<wgpu_permu
 }
 
 /// The options among default, generic, tiled and micro that plan for this case.
-fn applicable(p: &wgpu_permute::Permuter, case: &Case) -> Vec<Options> {
+fn applicable(p: &wgpu_permute::Permuter, case: &Relayout) -> Vec<Options> {
     [Options::default(), GENERIC, TILED, MICRO]
         .into_iter()
-        .filter(|&o| {
-            let req = Request::new(&case.shape, &case.perm, case.elem)
-                .with_offsets(case.offsets.0, case.offsets.1)
-                .with_options(o);
-            p.plan(&req).is_ok()
-        })
+        .filter(|&o| case.clone().with_options(o).plan(p.caps()).is_ok())
         .collect()
 }
 
@@ -53,12 +51,9 @@ fn every_permutation_of_ranks_1_to_5_every_elem_size() {
                 for &elem in &ELEM_SIZES {
                     // Vary the offsets so that narrower movement sizes run too.
                     let offsets = (4 * (i as u64 % 3), 4 * ((i as u64 + 1) % 2));
-                    let case = Case::new(&base[..rank], perm, elem, Options::default(), offsets);
+                    let case = case(&base[..rank], perm, elem, Options::default(), offsets);
                     for options in applicable(p, &case) {
-                        cases.push(Case {
-                            options,
-                            ..case.clone()
-                        });
+                        cases.push(case.clone().with_options(options));
                     }
                 }
             }
@@ -98,16 +93,10 @@ fn colour_channels_move_as_strips() {
             ([2, 40, 48, 3], [0, 3, 1, 2]),
             ([2, 3, 40, 48], [0, 2, 3, 1]),
         ] {
-            cases.push(Case::new(&shape, &perm, elem, Options::default(), (0, 0)));
+            cases.push(case(&shape, &perm, elem, Options::default(), (0, 0)));
         }
     }
-    cases.push(Case::new(
-        &[3000, 7],
-        &[1, 0],
-        4,
-        Options::default(),
-        (16, 32),
-    ));
+    cases.push(case(&[3000, 7], &[1, 0], 4, Options::default(), (16, 32)));
     for plan in expect_all_pass(p, &cases) {
         if p.caps().cpu {
             let strip = plan.variant().and_then(|v| v.block).and_then(|b| b.strip);
@@ -131,17 +120,14 @@ fn edges_of_every_kernel_with_offsets_and_two_batch_dims() {
                         [(&[3, r, c], &[0, 2, 1]), (&[2, r, 3, c], &[2, 0, 3, 1])];
                     for (shape, perm) in shapes {
                         for offsets in [(0, 0), (4, 8)] {
-                            let case = Case::new(shape, perm, elem, options, offsets);
+                            let case = case(shape, perm, elem, options, offsets);
                             for o in applicable(p, &case) {
                                 if o == options {
                                     forced += 1;
                                 } else if o != GENERIC && o != Options::default() {
                                     continue;
                                 }
-                                cases.push(Case {
-                                    options: o,
-                                    ..case.clone()
-                                });
+                                cases.push(case.clone().with_options(o));
                             }
                         }
                     }
@@ -153,7 +139,7 @@ fn edges_of_every_kernel_with_offsets_and_two_batch_dims() {
     // The forced kernels really ran (an empty tensor runs nothing).
     let mut ran = 0;
     for (plan, case) in plans.iter().zip(&cases) {
-        if let Some(k @ (Kernel::Tiled | Kernel::Micro)) = case.options.kernel {
+        if let Some(k @ (Kernel::Tiled | Kernel::Micro)) = case.options().kernel {
             assert!(plan.kernel == k || plan.kernel == Kernel::Empty, "{plan}");
             ran += (plan.kernel == k) as usize;
         }
@@ -171,7 +157,10 @@ fn packed_tiled_refuses_sizes_it_cannot_pack_and_generic_handles_them() {
         let shape = [r, c];
         let req = Request::new(&shape, &[1, 0], elem).with_options(TILED);
         assert!(
-            matches!(p.plan(&req), Err(PermuteError::ForcedChoice { .. })),
+            matches!(
+                diagnostics::plan(p, &req),
+                Err(PermuteError::ForcedChoice { .. })
+            ),
             "{elem} {r} {c}"
         );
         let plan = check(p, &[r, c], &[1, 0], elem, Options::default(), (0, 0)).unwrap();
@@ -417,7 +406,7 @@ fn buffer_errors_are_typed_and_nothing_panics() {
     let no_storage = buffer(p, 256, U::COPY_SRC | U::COPY_DST);
     let transpose = Request::new(&[4, 8], &[1, 0], 4);
     let identity = Request::new(&[4, 8], &[0, 1], 4);
-    let run = |src: &wgpu::Buffer, dst: &wgpu::Buffer, req: &Request| p.permute(src, dst, req);
+    let run = |src: &wgpu::Buffer, dst: &wgpu::Buffer, req: &Request| submit(p, src, dst, req);
 
     assert_eq!(
         run(&storage, &storage, &transpose),
@@ -501,13 +490,8 @@ fn gpu_permute_and_recording_into_the_callers_encoder() {
     // The one-call entry, then a second permute recorded with other work in one encoder.
     gpu_permute(device, p.queue(), &a, &b, &shape, &[2, 0, 1], 4).unwrap();
     let mut encoder = device.create_command_encoder(&Default::default());
-    p.encode(
-        &mut encoder,
-        &b,
-        &c,
-        &Request::new(&[14, 6, 10], &[1, 0, 2], 4),
-    )
-    .unwrap();
+    let op = Relayout::permute(&[14, 6, 10], &[1, 0, 2], 4).unwrap();
+    p.record(&mut encoder, &b, &c, &op).unwrap();
     encoder.copy_buffer_to_buffer(&c, 0, &readback, 0, bytes);
     p.queue().submit([encoder.finish()]);
     let got: Vec<u32> =
@@ -541,12 +525,12 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
     #[test]
-    fn random_permutes_up_to_rank_8_match_the_reference(case in random_case()) {
+    fn random_permutes_up_to_rank_8_match_the_reference(drawn in random_case()) {
         let Some(p) = gpu() else { return Ok(()) };
-        let (shape, perm, elem, offsets) = case;
+        let (shape, perm, elem, offsets) = drawn;
         let specialized = Options { specialize: Some(true), ..GENERIC };
         let cases = [Options::default(), GENERIC, specialized]
-            .map(|options| Case::new(&shape, &perm, elem, options, offsets));
+            .map(|options| case(&shape, &perm, elem, options, offsets));
         for result in check_many(p, &cases) {
             if let Err(m) = result {
                 prop_assert!(false, "{}", m);
@@ -580,7 +564,7 @@ fn autotuning_picks_a_kernel_per_shape_class_and_stays_correct() {
     for (shape, perm, elem) in cases {
         check(&p, shape, perm, elem, Options::default(), (0, 0)).unwrap_or_else(|m| panic!("{m}"));
     }
-    let tuned = p.tuned();
+    let tuned = diagnostics::tuned(&p);
     assert_eq!(tuned.len(), 3, "{tuned:?}");
     // A shape of the same class reuses the winner without racing again.
     let winner = tuned
@@ -599,7 +583,7 @@ fn autotuning_picks_a_kernel_per_shape_class_and_stays_correct() {
         (0, 0),
     )
     .unwrap();
-    assert_eq!(p.tuned().len(), 3);
+    assert_eq!(diagnostics::tuned(&p).len(), 3);
     assert_eq!(Some(plan.kernel), winner, "{plan}");
     // One the winner cannot serve (a side not divisible by 4) still permutes correctly.
     check(

@@ -5,25 +5,27 @@
 
 mod common;
 
-use common::{Case, GENERIC, MICRO, SENTINEL, TILED, gpu, test_bytes};
+use common::{GENERIC, MICRO, SENTINEL, TILED, gpu, test_bytes};
 use wgpu_permute::model::{self, Figures, Space, Warp};
 use wgpu_permute::plan::{KernelReason, Modelling};
-use wgpu_permute::{DeviceCaps, Kernel, Options, Permuter, Plan, Request, bench, reference};
+use wgpu_permute::{
+    DeviceCaps, Kernel, Options, Permuter, Plan, Relayout, Request, bench, diagnostics, reference,
+};
 
 fn figures(p: &Permuter, req: &Request, kernel: Kernel, padding: bool) -> Option<Figures> {
     let options = Options {
         kernel: Some(kernel),
         ..req.options
     };
-    let plan = p.plan(&req.with_options(options)).ok()?;
-    Some(p.model(&plan, Warp::Wave32, padding).unwrap())
+    let plan = diagnostics::plan(p, &req.with_options(options)).ok()?;
+    Some(diagnostics::model(p, &plan, Warp::Wave32, padding).unwrap())
 }
 
 #[test]
 fn suite_cases_tile_with_whole_sectors_and_no_bank_conflicts() {
     let Some(p) = gpu() else { return };
     for case in bench::default_suite(1) {
-        let req = Request::new(&case.shape, &case.perm, case.elem_size);
+        let req = Request::new(&case.shape, &case.perm, case.op.elem_size());
         let label = case.label();
         let generic = figures(p, &req, Kernel::Generic, true).unwrap();
         assert_eq!(
@@ -32,7 +34,7 @@ fn suite_cases_tile_with_whole_sectors_and_no_bank_conflicts() {
         );
         // Interleaved colour channels (a side of 3 units): a tile's rows are too short for
         // whole sectors, and the gather, writing whole sectors, is the better kernel.
-        let plan = p.plan(&req).unwrap();
+        let plan = diagnostics::plan(p, &req).unwrap();
         if plan
             .batch_rows_cols()
             .is_some_and(|(_, r, c)| r.min(c) <= 3)
@@ -59,10 +61,10 @@ fn suite_cases_tile_with_whole_sectors_and_no_bank_conflicts() {
         // A transpose gathers: one element per sector on the generic kernel's loads.
         assert!(generic.load_efficiency < 0.6, "{label}: {generic:?}");
         assert!(tiled.ratio_to_copy() > generic.ratio_to_copy(), "{label}");
-        let plan = p.plan(&req.with_options(TILED)).unwrap();
+        let plan = diagnostics::plan(p, &req.with_options(TILED)).unwrap();
         let (_, rows, cols) = plan.batch_rows_cols().unwrap();
         // Rows narrower than a tile use their own odd width as the pitch, padded or not.
-        if case.elem_size == 4 && cols >= plan.tile.unwrap().extent() {
+        if case.op.elem_size() == 4 && cols >= plan.tile.unwrap().extent() {
             // Without the padding column a tile column sits in one bank: as many ways as
             // the tile has rows (a tile over 8 rows, [8,8,8,8,8,32], has 8).
             let unpadded = figures(p, &req, Kernel::Tiled, false).unwrap();
@@ -75,10 +77,12 @@ fn suite_cases_tile_with_whole_sectors_and_no_bank_conflicts() {
 #[test]
 fn wave64_scores_like_wave32_for_the_tiled_kernel() {
     let Some(p) = gpu() else { return };
-    let plan = p
-        .plan(&Request::new(&[256, 256], &[1, 0], 4).with_options(TILED))
-        .unwrap();
-    let f = p.model(&plan, Warp::Wave64, true).unwrap();
+    let plan = diagnostics::plan(
+        p,
+        &Request::new(&[256, 256], &[1, 0], 4).with_options(TILED),
+    )
+    .unwrap();
+    let f = diagnostics::model(p, &plan, Warp::Wave64, true).unwrap();
     assert_eq!((f.load_efficiency, f.store_efficiency), (1.0, 1.0));
 }
 
@@ -123,7 +127,8 @@ fn real_run(p: &Permuter, plan: &Plan, input: &[u8]) -> Vec<u8> {
             index: Some(plan.index),
             ..Options::default()
         });
-    p.encode(&mut encoder, &src, &dst, &req).unwrap();
+    let op = Relayout::from_request(&req).unwrap();
+    p.record(&mut encoder, &src, &dst, &op).unwrap();
     encoder.copy_buffer_to_buffer(&dst, 0, &readback, 0, dst_len);
     p.queue().submit([encoder.finish()]);
     wgpu_permute::read_buffer(p.device(), &readback, dst_len).unwrap()
@@ -133,29 +138,28 @@ fn real_run(p: &Permuter, plan: &Plan, input: &[u8]) -> Vec<u8> {
 fn a_trace_stores_exactly_where_the_real_run_writes() {
     let Some(p) = gpu() else { return };
     // Each kernel, packed and wide units, partial tiles and workgroups, offsets.
-    let cases = [
-        Case::new(&[33, 65], &[1, 0], 4, TILED, (0, 0)),
-        Case::new(&[3, 70, 7], &[2, 0, 1], 4, TILED, (0, 0)),
-        Case::new(&[2, 66, 130], &[0, 2, 1], 2, TILED, (4, 8)),
-        Case::new(&[132, 68], &[1, 0], 1, TILED, (0, 0)),
-        Case::new(&[17, 33], &[1, 0], 16, TILED, (0, 0)),
-        Case::new(&[36, 44], &[1, 0], 1, MICRO, (0, 4)),
-        Case::new(&[5, 7, 9], &[2, 0, 1], 4, GENERIC, (4, 0)),
-        Case::new(&[5, 7, 9], &[2, 0, 1], 1, GENERIC, (0, 0)),
-        Case::new(&[6, 10, 3], &[1, 0, 2], 8, GENERIC, (8, 8)),
+    // Shape, permutation, element size, forced kernel, offsets.
+    type Case<'a> = (&'a [usize], &'a [usize], usize, Options, (u64, u64));
+    let cases: [Case; 9] = [
+        (&[33, 65], &[1, 0], 4, TILED, (0, 0)),
+        (&[3, 70, 7], &[2, 0, 1], 4, TILED, (0, 0)),
+        (&[2, 66, 130], &[0, 2, 1], 2, TILED, (4, 8)),
+        (&[132, 68], &[1, 0], 1, TILED, (0, 0)),
+        (&[17, 33], &[1, 0], 16, TILED, (0, 0)),
+        (&[36, 44], &[1, 0], 1, MICRO, (0, 4)),
+        (&[5, 7, 9], &[2, 0, 1], 4, GENERIC, (4, 0)),
+        (&[5, 7, 9], &[2, 0, 1], 1, GENERIC, (0, 0)),
+        (&[6, 10, 3], &[1, 0, 2], 8, GENERIC, (8, 8)),
     ];
-    for case in cases {
-        let (shape, perm, elem) = (&case.shape[..], &case.perm[..], case.elem);
-        let (options, (so, d_o)) = (case.options, case.offsets);
+    for (shape, perm, elem, options, (so, d_o)) in cases {
         let req = Request::new(shape, perm, elem)
             .with_offsets(so, d_o)
             .with_options(options);
-        let plan = p.plan(&req).unwrap();
+        let plan = diagnostics::plan(p, &req).unwrap();
         let input = test_bytes(plan.src_extent() as usize, shape.len() as u64 + elem as u64);
         let real = real_run(p, &plan, &input);
-        let (trace, out) = p
-            .trace(&plan, &model::sample(&plan, true), true, Some(&input))
-            .unwrap();
+        let (trace, out) =
+            diagnostics::trace(p, &plan, &model::sample(&plan, true), true, Some(&input)).unwrap();
         let out = out.unwrap();
         let label = format!("{shape:?} {perm:?} {elem} B {}", plan.kernel.name());
         // The traced kernel permutes as the shipped one does.
@@ -184,10 +188,14 @@ fn gpu_permuters_choose_by_the_model_and_cpu_ones_do_not() {
         ..shared.caps().clone()
     };
     let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::VULKAN);
-    let p = Permuter::new_on(backends).unwrap().with_caps(gpu_caps);
+    let p = diagnostics::with_caps(Permuter::new_on(backends).unwrap(), gpu_caps);
     // A transpose: the tile reads and writes whole sectors, the gather does not.
     let req = Request::new(&[96, 80], &[1, 0], 4);
-    let plan = p.prepare(&req).unwrap();
+    let plan = p
+        .prepare(&Relayout::from_request(&req).unwrap())
+        .unwrap()
+        .plans()[0]
+        .clone();
     assert_eq!(plan.kernel, Kernel::Tiled, "{plan}");
     assert_eq!(plan.reasons.kernel, KernelReason::Modelled);
     let Modelling::Figures(figures) = &plan.reasons.model else {
@@ -201,9 +209,8 @@ fn gpu_permuters_choose_by_the_model_and_cpu_ones_do_not() {
             .any(|l| l.starts_with("modelled: tiled"))
     );
     // Rows of two elements: the tile's loads waste sectors, the gather's much less.
-    let thin = p
-        .prepare(&Request::new(&[3, 1000, 2], &[2, 0, 1], 4))
-        .unwrap();
+    let op = Relayout::permute(&[3, 1000, 2], &[2, 0, 1], 4).unwrap();
+    let thin = p.prepare(&op).unwrap().plans()[0].clone();
     assert_eq!(thin.kernel, Kernel::Generic, "{thin}");
     assert_eq!(thin.reasons.kernel, KernelReason::Modelled);
     // The modelled choice runs, and runs right.
@@ -215,7 +222,11 @@ fn gpu_permuters_choose_by_the_model_and_cpu_ones_do_not() {
     );
     // On its own CPU adapter the measured choice stands, with no model.
     if shared.caps().cpu {
-        let plan = shared.prepare(&req).unwrap();
+        let plan = shared
+            .prepare(&Relayout::from_request(&req).unwrap())
+            .unwrap()
+            .plans()[0]
+            .clone();
         assert_eq!(plan.reasons.model, Modelling::Off);
         assert_eq!(plan.reasons.kernel, KernelReason::CpuMicro);
     }

@@ -7,7 +7,7 @@ mod common;
 use common::{gpu, test_bytes};
 use wgpu::util::DeviceExt;
 use wgpu_permute::rearrange::{RearrangeError, rearrange};
-use wgpu_permute::{Kernel, PermuteError, read_buffer, reference};
+use wgpu_permute::{Kernel, PermuteError, Permuter, Plan, Relayout, read_buffer, reference};
 
 /// A pattern with its shape and axis sizes, and the input element index of each output
 /// element in output order, computed by hand (not from the planner's split and perm).
@@ -109,8 +109,7 @@ fn host_rearranges_match_hand_computed_results_and_the_reference() {
         let n: usize = case.shape.iter().product();
         for elem in [1, 2, 4, 8] {
             let data = test_bytes(n * elem, n as u64 + elem as u64);
-            let (out, shape) = p
-                .rearrange_bytes(&data, case.shape, case.pattern, case.axes, elem)
+            let (out, shape) = rearrange_bytes(p, &data, case.shape, case.pattern, case.axes, elem)
                 .unwrap_or_else(|e| panic!("{} ({elem} B): {e}", case.pattern));
             assert_eq!(shape, case.out_shape, "{}", case.pattern);
             let want = gathered(&data, &case.gather, elem);
@@ -120,16 +119,12 @@ fn host_rearranges_match_hand_computed_results_and_the_reference() {
         }
         // Typed, with values that are their own input index.
         let data: Vec<u32> = (0..n as u32).collect();
-        let (out, shape) = p
-            .rearrange_slice(&data, case.shape, case.pattern, case.axes)
-            .unwrap();
+        let (out, shape) = rearrange_slice(p, &data, case.shape, case.pattern, case.axes).unwrap();
         assert_eq!(shape, case.out_shape);
         let want: Vec<u32> = case.gather.iter().map(|&i| i as u32).collect();
         assert_eq!(out, want, "{}", case.pattern);
         let halves: Vec<u16> = data.iter().map(|&v| v as u16 ^ 0xA500).collect();
-        let (out, _) = p
-            .rearrange_slice(&halves, case.shape, case.pattern, case.axes)
-            .unwrap();
+        let (out, _) = rearrange_slice(p, &halves, case.shape, case.pattern, case.axes).unwrap();
         let want: Vec<u16> = case.gather.iter().map(|&i| halves[i]).collect();
         assert_eq!(out, want, "{}", case.pattern);
     }
@@ -169,9 +164,9 @@ fn gpu_buffers_are_rearranged_in_one_permute() {
         for elem in [1, 2, 4, 8] {
             let data = test_bytes(n * elem, 7 * n as u64 + elem as u64);
             let [src, dst, readback] = buffers(p, &data);
-            let (plan, shape) = p
-                .rearrange(&src, &dst, case.pattern, case.shape, case.axes, elem)
-                .unwrap_or_else(|e| panic!("{} ({elem} B): {e}", case.pattern));
+            let (plan, shape) =
+                rearrange_submit(p, &src, &dst, case.pattern, case.shape, case.axes, elem)
+                    .unwrap_or_else(|e| panic!("{} ({elem} B): {e}", case.pattern));
             assert_eq!(shape, case.out_shape);
             let r = rearrange(case.pattern, case.shape, case.axes, false).unwrap();
             assert_eq!((&plan.shape, &plan.perm), (&r.split_shape, &r.perm));
@@ -196,22 +191,18 @@ fn gpu_buffers_are_rearranged_in_one_permute() {
 fn identity_returns_the_data_after_the_same_checks() {
     let Some(p) = gpu() else { return };
     let data = [1.0f32, 2., 3., 4., 5., 6.];
-    let (out, shape) = p
-        .rearrange_slice(&data, &[2, 3], "a b -> (a b)", &[])
-        .unwrap();
+    let (out, shape) = rearrange_slice(p, &data, &[2, 3], "a b -> (a b)", &[]).unwrap();
     assert_eq!((out.as_slice(), shape.as_slice()), (&data[..], &[6][..]));
     // What a permute of the data would refuse, the skipped permute refuses too.
     assert_eq!(
-        p.rearrange_slice(&data[..5], &[2, 3], "a b -> a b", &[]),
+        rearrange_slice(p, &data[..5], &[2, 3], "a b -> a b", &[]),
         Err(PermuteError::DataLength { need: 6, have: 5 })
     );
     assert_eq!(
-        p.rearrange_bytes(&[0; 6], &[2], "a -> a", &[], 3),
+        rearrange_bytes(p, &[0; 6], &[2], "a -> a", &[], 3),
         Err(PermuteError::ElemSize(3))
     );
-    let (empty, shape) = p
-        .rearrange_bytes(&[], &[0, 3], "a b -> b a", &[], 4)
-        .unwrap();
+    let (empty, shape) = rearrange_bytes(p, &[], &[0, 3], "a b -> b a", &[], 4).unwrap();
     assert_eq!((empty.len(), shape), (0, vec![3, 0]));
 }
 
@@ -220,7 +211,7 @@ fn pattern_errors_are_typed_and_name_the_axis() {
     let Some(p) = gpu() else { return };
     let data = [0u16; 12];
     let err = |pattern: &str, shape: &[usize], axes: &[(&str, usize)]| {
-        p.rearrange_slice(&data, shape, pattern, axes).unwrap_err()
+        rearrange_slice(p, &data, shape, pattern, axes).unwrap_err()
     };
     let e = err("a b -> a q", &[3, 4], &[]);
     assert_eq!(
@@ -253,9 +244,7 @@ fn pattern_errors_are_typed_and_name_the_axis() {
     );
     // The same from the buffer API, before any GPU work.
     let [src, dst, _] = buffers(p, &[0; 24]);
-    let e = p
-        .rearrange(&src, &dst, "a b -> a", &[3, 4], &[], 2)
-        .unwrap_err();
+    let e = rearrange_submit(p, &src, &dst, "a b -> a", &[3, 4], &[], 2).unwrap_err();
     assert_eq!(
         e,
         PermuteError::Rearrange(RearrangeError::MissingAxis { axis: "b".into() })
@@ -275,9 +264,9 @@ fn padding_to_a_blocked_layout_and_cropping_back_round_trip() {
         let data = test_bytes(len * elem, 40 + elem as u64);
         let fill: Vec<u8> = (0..elem as u8).map(|b| 0xF0 | b).collect();
         let to = "n (cb c) h w -> n cb h w c";
-        let (blocked, out_shape) = p
-            .rearrange_padded_bytes(&data, &shape, to, &[("c", 4)], elem, &fill)
-            .unwrap_or_else(|e| panic!("{elem} B: {e}"));
+        let (blocked, out_shape) =
+            rearrange_padded_bytes(p, &data, &shape, to, &[("c", 4)], elem, &fill)
+                .unwrap_or_else(|e| panic!("{elem} B: {e}"));
         assert_eq!(out_shape, [n, 2, h, w, 4]);
         // By hand: channel cb * 4 + k of the input, or the fill past channel 5.
         let mut want = Vec::new();
@@ -291,65 +280,64 @@ fn padding_to_a_blocked_layout_and_cropping_back_round_trip() {
         }
         assert!(blocked == want, "{elem} B: NCHW4c differs");
         let back = "n cb h w c -> n (cb c) h w";
-        let cropped = p
-            .rearrange_cropped_bytes(&blocked, &out_shape, back, &[], elem, &shape)
+        let cropped = rearrange_cropped_bytes(p, &blocked, &out_shape, back, &[], elem, &shape)
             .unwrap_or_else(|e| panic!("{elem} B: {e}"));
         assert!(cropped == data, "{elem} B: cropping back differs");
     }
     // Rows that do not fill whole words are refused, typed.
     let bytes = vec![0u8; 2 * 8 * 3 * 5];
-    let e = p
-        .rearrange_cropped_bytes(
-            &bytes,
-            &[2, 2, 3, 5, 4],
-            "n cb h w c -> n (cb c) h w",
-            &[],
-            1,
-            &[2, 6, 3, 5],
-        )
-        .unwrap_err();
+    let e = rearrange_cropped_bytes(
+        p,
+        &bytes,
+        &[2, 2, 3, 5, 4],
+        "n cb h w c -> n (cb c) h w",
+        &[],
+        1,
+        &[2, 6, 3, 5],
+    )
+    .unwrap_err();
     assert!(matches!(e, PermuteError::InvalidView(_)), "{e:?}");
     // Typed slices, and the buffer API.
     let (n, c, h, w) = (2, 6, 3, 5);
     let shape = [n, c, h, w];
     let len = n * c * h * w;
     let data: Vec<f32> = (0..len).map(|i| i as f32).collect();
-    let (blocked, out_shape) = p
-        .rearrange_padded_slice(
-            &data,
-            &shape,
-            "n (cb c) h w -> n cb h w c",
-            &[("c", 4)],
-            -1.0,
-        )
-        .unwrap();
+    let (blocked, out_shape) = rearrange_padded_slice(
+        p,
+        &data,
+        &shape,
+        "n (cb c) h w -> n cb h w c",
+        &[("c", 4)],
+        -1.0,
+    )
+    .unwrap();
     assert_eq!(
         blocked.iter().filter(|&&v| v == -1.0).count(),
         n * 2 * h * w
     );
-    let back: Vec<f32> = p
-        .rearrange_cropped_slice(
-            &blocked,
-            &out_shape,
-            "n cb h w c -> n (cb c) h w",
-            &[],
-            &shape,
-        )
-        .unwrap();
+    let back: Vec<f32> = rearrange_cropped_slice(
+        p,
+        &blocked,
+        &out_shape,
+        "n cb h w c -> n (cb c) h w",
+        &[],
+        &shape,
+    )
+    .unwrap();
     assert_eq!(back, data);
     let bytes: &[u8] = bytemuck::cast_slice(&blocked);
     let [src, dst, readback] = buffers(p, bytes);
-    let plans = p
-        .rearrange_cropped(
-            &src,
-            &dst,
-            "n cb h w c -> n (cb c) h w",
-            &out_shape,
-            &[],
-            4,
-            &shape,
-        )
-        .unwrap();
+    let plans = rearrange_cropped(
+        p,
+        &src,
+        &dst,
+        "n cb h w c -> n (cb c) h w",
+        &out_shape,
+        &[],
+        4,
+        &shape,
+    )
+    .unwrap();
     assert_eq!(plans.len(), 2, "cb = 0 whole, then cb = 1 with c < 2");
     let mut encoder = p.device().create_command_encoder(&Default::default());
     encoder.copy_buffer_to_buffer(&dst, 0, &readback, 0, readback.size());
@@ -357,15 +345,15 @@ fn padding_to_a_blocked_layout_and_cropping_back_round_trip() {
     let out = read_buffer(p.device(), &readback, (len * 4) as u64).unwrap();
     assert!(out == bytemuck::cast_slice::<f32, u8>(&data));
     // Errors: a crop larger than the output, a fill of the wrong size, a short input.
-    let e = p
-        .rearrange_cropped_slice(
-            &blocked,
-            &out_shape,
-            "n cb h w c -> n (cb c) h w",
-            &[],
-            &[2, 9, 3, 5],
-        )
-        .unwrap_err();
+    let e = rearrange_cropped_slice(
+        p,
+        &blocked,
+        &out_shape,
+        "n cb h w c -> n (cb c) h w",
+        &[],
+        &[2, 9, 3, 5],
+    )
+    .unwrap_err();
     assert!(
         matches!(
             e,
@@ -377,26 +365,26 @@ fn padding_to_a_blocked_layout_and_cropping_back_round_trip() {
         ),
         "{e:?}"
     );
-    let e = p
-        .rearrange_padded_bytes(
-            &data_bytes(&data),
-            &shape,
-            "n (cb c) h w -> n cb h w c",
-            &[("c", 4)],
-            4,
-            &[0; 2],
-        )
-        .unwrap_err();
+    let e = rearrange_padded_bytes(
+        p,
+        &data_bytes(&data),
+        &shape,
+        "n (cb c) h w -> n cb h w c",
+        &[("c", 4)],
+        4,
+        &[0; 2],
+    )
+    .unwrap_err();
     assert_eq!(e, PermuteError::FillSize { fill: 2, elem: 4 });
-    let e = p
-        .rearrange_padded_slice(
-            &data[1..],
-            &shape,
-            "n (cb c) h w -> n cb h w c",
-            &[("c", 4)],
-            0.0,
-        )
-        .unwrap_err();
+    let e = rearrange_padded_slice(
+        p,
+        &data[1..],
+        &shape,
+        "n (cb c) h w -> n cb h w c",
+        &[("c", 4)],
+        0.0,
+    )
+    .unwrap_err();
     assert_eq!(
         e,
         PermuteError::DataLength {
@@ -791,4 +779,145 @@ print(f"einops agrees on {n} arrays")
         }
         std::fs::remove_dir_all(dir).ok();
     }
+}
+
+// The host round trips and submissions of einops patterns, through [`Relayout`]: what an
+// app writes, in the argument order the cases below were written in.
+
+type Moved<T> = Result<(Vec<T>, Vec<usize>), PermuteError>;
+
+fn run<T: bytemuck::Pod>(p: &Permuter, op: Result<Relayout, PermuteError>, data: &[T]) -> Moved<T> {
+    let op = op?;
+    Ok((p.run(&op, data)?, op.out_shape().to_vec()))
+}
+
+fn rearrange_slice<T: bytemuck::Pod>(
+    p: &Permuter,
+    data: &[T],
+    shape: &[usize],
+    pattern: &str,
+    axes: &[(&str, usize)],
+) -> Moved<T> {
+    run(
+        p,
+        Relayout::rearrange(pattern, shape, axes, size_of::<T>()),
+        data,
+    )
+}
+
+fn rearrange_bytes(
+    p: &Permuter,
+    data: &[u8],
+    shape: &[usize],
+    pattern: &str,
+    axes: &[(&str, usize)],
+    elem: usize,
+) -> Moved<u8> {
+    run(p, Relayout::rearrange(pattern, shape, axes, elem), data)
+}
+
+fn rearrange_padded_bytes(
+    p: &Permuter,
+    data: &[u8],
+    shape: &[usize],
+    pattern: &str,
+    axes: &[(&str, usize)],
+    elem: usize,
+    fill: &[u8],
+) -> Moved<u8> {
+    run(
+        p,
+        Relayout::rearrange_padded(pattern, shape, axes, elem, fill),
+        data,
+    )
+}
+
+fn rearrange_padded_slice<T: bytemuck::Pod>(
+    p: &Permuter,
+    data: &[T],
+    shape: &[usize],
+    pattern: &str,
+    axes: &[(&str, usize)],
+    fill: T,
+) -> Moved<T> {
+    let op = Relayout::rearrange_padded(
+        pattern,
+        shape,
+        axes,
+        size_of::<T>(),
+        bytemuck::bytes_of(&fill),
+    );
+    run(p, op, data)
+}
+
+fn rearrange_cropped_bytes(
+    p: &Permuter,
+    data: &[u8],
+    shape: &[usize],
+    pattern: &str,
+    axes: &[(&str, usize)],
+    elem: usize,
+    crop: &[usize],
+) -> Result<Vec<u8>, PermuteError> {
+    let op = Relayout::rearrange_cropped(pattern, shape, axes, elem, crop);
+    run(p, op, data).map(|(out, _)| out)
+}
+
+fn rearrange_cropped_slice<T: bytemuck::Pod>(
+    p: &Permuter,
+    data: &[T],
+    shape: &[usize],
+    pattern: &str,
+    axes: &[(&str, usize)],
+    crop: &[usize],
+) -> Result<Vec<T>, PermuteError> {
+    let op = Relayout::rearrange_cropped(pattern, shape, axes, size_of::<T>(), crop);
+    run(p, op, data).map(|(out, _)| out)
+}
+
+/// Records `op` on its own and submits it; its plans.
+fn submit(
+    p: &Permuter,
+    src: &wgpu::Buffer,
+    dst: &wgpu::Buffer,
+    op: Relayout,
+) -> Result<Vec<Plan>, PermuteError> {
+    let op = p.prepare(&op)?;
+    let mut encoder = p.device().create_command_encoder(&Default::default());
+    p.record(&mut encoder, src, dst, &op)?;
+    p.queue().submit([encoder.finish()]);
+    Ok(op.plans().to_vec())
+}
+
+fn rearrange_submit(
+    p: &Permuter,
+    src: &wgpu::Buffer,
+    dst: &wgpu::Buffer,
+    pattern: &str,
+    shape: &[usize],
+    axes: &[(&str, usize)],
+    elem: usize,
+) -> Result<(Plan, Vec<usize>), PermuteError> {
+    let op = Relayout::rearrange(pattern, shape, axes, elem)?;
+    let out_shape = op.out_shape().to_vec();
+    Ok((submit(p, src, dst, op)?.remove(0), out_shape))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn rearrange_cropped(
+    p: &Permuter,
+    src: &wgpu::Buffer,
+    dst: &wgpu::Buffer,
+    pattern: &str,
+    shape: &[usize],
+    axes: &[(&str, usize)],
+    elem: usize,
+    crop: &[usize],
+) -> Result<Vec<Plan>, PermuteError> {
+    submit(
+        p,
+        src,
+        dst,
+        Relayout::rearrange_cropped(pattern, shape, axes, elem, crop)?,
+    )
 }

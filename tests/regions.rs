@@ -5,10 +5,10 @@
 
 mod common;
 
-use common::{SENTINEL, buffer, gpu, own_device, test_bytes};
+use common::{SENTINEL, buffer, encode, gpu, own_device, permute_bytes, submit, test_bytes};
 use wgpu::util::DeviceExt;
 use wgpu_permute::plan::ELEM_SIZES;
-use wgpu_permute::{Options, PermuteError, Permuter, View, ViewRequest, read_buffer};
+use wgpu_permute::{Options, PermuteError, Permuter, Relayout, View, ViewRequest, read_buffer};
 
 /// A small deterministic generator (xorshift), so failures replay.
 struct Rng(u64);
@@ -137,20 +137,14 @@ fn run_in_region(
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    let req = ViewRequest {
-        view,
-        elem_size: elem,
-        src_offset: src_offset as u64,
-        dst_offset: dst_offset as u64,
-        src_len,
-        dst_len,
-        fill: &[],
-        options: Options::default(),
+    let op = match Relayout::parts(vec![(view.clone(), 0)], src_len, dst_len, elem) {
+        Ok(op) => op.with_offsets(src_offset as u64, dst_offset as u64),
+        Err(_) => return Ok(false),
     };
     let mut encoder = device.create_command_encoder(&Default::default());
-    let plan = match p.encode_view(&mut encoder, &src, &dst, &req) {
-        Ok(plan) => plan,
-        Err(_) => return Ok(false),
+    let plan = match p.prepare(&op) {
+        Ok(op) if p.record(&mut encoder, &src, &dst, &op).is_ok() => op.plans()[0].clone(),
+        _ => return Ok(false),
     };
     encoder.copy_buffer_to_buffer(&dst, 0, &readback, 0, dst_size as u64);
     p.queue().submit([encoder.finish()]);
@@ -227,14 +221,14 @@ fn a_foreign_buffer_that_aliases_one_of_ours_is_refused() {
         let req = wgpu_permute::Request::new(&[4, 8], &perm, 4);
         let mut encoder = a.create_command_encoder(&Default::default());
         assert_eq!(
-            p.encode(&mut encoder, &src, &foreign, &req),
+            encode(&p, &mut encoder, &src, &foreign, &req),
             Err(PermuteError::ForeignBuffer {
                 which: "destination"
             }),
             "{perm:?}"
         );
         assert_eq!(
-            p.encode(&mut encoder, &foreign, &src, &req),
+            encode(&p, &mut encoder, &foreign, &src, &req),
             Err(PermuteError::ForeignBuffer { which: "source" }),
             "{perm:?}"
         );
@@ -243,8 +237,8 @@ fn a_foreign_buffer_that_aliases_one_of_ours_is_refused() {
     }
     // Our own buffers still work, and one buffer twice is still `SameBuffer`.
     let req = wgpu_permute::Request::new(&[4, 8], &[1, 0], 4);
-    assert!(p.permute(&src, &unrelated, &req).is_ok());
-    assert_eq!(p.permute(&src, &src, &req), Err(PermuteError::SameBuffer));
+    assert!(submit(&p, &src, &unrelated, &req).is_ok());
+    assert_eq!(submit(&p, &src, &src, &req), Err(PermuteError::SameBuffer));
 }
 
 /// Destroyed or mapped buffers are refused at `encode`, on the copy path too, instead of
@@ -263,7 +257,7 @@ fn destroyed_and_mapped_buffers_are_refused_before_recording() {
             dead.destroy();
             let mut encoder = device.create_command_encoder(&Default::default());
             assert_eq!(
-                p.encode(&mut encoder, &src, &dst, &req),
+                encode(p, &mut encoder, &src, &dst, &req),
                 Err(PermuteError::DestroyedBuffer { which }),
                 "{perm:?}"
             );
@@ -278,7 +272,7 @@ fn destroyed_and_mapped_buffers_are_refused_before_recording() {
         });
         let mut encoder = device.create_command_encoder(&Default::default());
         assert_eq!(
-            p.encode(&mut encoder, &src, &mapped, &req),
+            encode(p, &mut encoder, &src, &mapped, &req),
             Err(PermuteError::MappedBuffer {
                 which: "destination"
             })
@@ -286,7 +280,7 @@ fn destroyed_and_mapped_buffers_are_refused_before_recording() {
         // Still mapped: the check did not unmap it.
         assert!(mapped.slice(..).get_mapped_range().is_ok());
         mapped.unmap();
-        assert!(p.encode(&mut encoder, &src, &mapped, &req).is_ok());
+        assert!(encode(p, &mut encoder, &src, &mapped, &req).is_ok());
         p.queue().submit([encoder.finish()]);
     }
 }
@@ -316,26 +310,23 @@ fn parts_and_huge_sizes_get_typed_errors_on_the_gpu() {
             4,
         ),
     ];
-    let got = p
-        .materialize_parts(&data, &fine, 4, &[], 24, Options::default())
-        .unwrap();
+    let src_len = data.len() / 4;
+    let parts = |parts: &[(View, usize)], elem| Relayout::parts(parts.to_vec(), src_len, 24, elem);
+    let got = p.run(&parts(&fine, 4).unwrap(), &data).unwrap();
     assert_eq!(
         got,
         wgpu_permute::reference::materialize_parts(&data, &fine, 4, &[], 24).unwrap()
     );
     for parts in [vec![row(0), row(0)], vec![row(0), row(2)]] {
         assert_eq!(
-            p.materialize_parts(&data, &parts, 4, &[], 24, Options::default()),
+            Relayout::parts(parts, src_len, 24, 4),
             Err(PermuteError::OverlappingOutput)
         );
     }
-    assert_eq!(
-        p.materialize_parts(&data, &[], 3, &[], 0, Options::default()),
-        Err(PermuteError::ElemSize(3))
-    );
+    assert_eq!(parts(&[], 3), Err(PermuteError::ElemSize(3)));
     let big = 1usize << 62;
     assert_eq!(
-        p.materialize_parts(&data, &[], 4, &[], big, Options::default()),
+        Relayout::parts(vec![], src_len, big, 4),
         Err(PermuteError::SizeOverflow)
     );
     let far = View {
@@ -343,22 +334,16 @@ fn parts_and_huge_sizes_get_typed_errors_on_the_gpu() {
         dst_strides: Some(vec![big]),
         ..View::contiguous(&[2])
     };
-    assert_eq!(
-        p.materialize_bytes(&data, &far, 4, &[], Options::default()),
-        Err(PermuteError::SizeOverflow)
-    );
-    assert_eq!(
-        p.materialize_slice(&[1u32, 2], &far, 0),
-        Err(PermuteError::SizeOverflow)
-    );
+    assert_eq!(Relayout::view(far, 16, 4), Err(PermuteError::SizeOverflow));
     // An output bigger than any buffer of the device is refused before it is allocated.
     let wide = View {
         strides: vec![1],
         dst_strides: Some(vec![big / 8]),
         ..View::contiguous(&[2])
     };
+    let op = Relayout::view(wide, src_len, 4).unwrap();
     assert!(matches!(
-        p.materialize_bytes(&data, &wide, 4, &[], Options::default()),
+        p.run(&op, &data),
         Err(PermuteError::DeviceLimit { .. })
     ));
     // Region offsets near the top.
@@ -369,28 +354,21 @@ fn parts_and_huge_sizes_get_typed_errors_on_the_gpu() {
         offset: 3,
         ..View::contiguous(&[4])
     };
-    let req = ViewRequest {
-        view: &v,
-        elem_size: 4,
-        src_offset: u64::MAX - 3,
-        dst_offset: 0,
-        src_len: 4,
-        dst_len: 4,
-        fill: &[],
-        options: Options::default(),
-    };
+    let op = Relayout::view(v, 4, 4)
+        .unwrap()
+        .with_offsets(u64::MAX - 3, 0);
     let mut encoder = p.device().create_command_encoder(&Default::default());
     assert_eq!(
-        p.encode_view(&mut encoder, &src, &dst, &req),
+        p.record(&mut encoder, &src, &dst, &op),
         Err(PermuteError::SizeOverflow)
     );
     // Permutes: element counts and bytes past 64 bits.
     assert_eq!(
-        p.permute_bytes(&data, &[big, 4], &[1, 0], 4),
+        permute_bytes(p, &data, &[big, 4], &[1, 0], 4),
         Err(PermuteError::SizeOverflow)
     );
     assert!(matches!(
-        p.rearrange_cropped_bytes(&data, &[4, 6], "a b -> b a", &[], 4, &[big, 8]),
+        Relayout::rearrange_cropped("a b -> b a", &[4, 6], &[], 4, &[big, 8]),
         Err(PermuteError::Rearrange(_))
     ));
 }
@@ -408,8 +386,11 @@ fn every_entry_point_refuses_shapes_past_64_bits() {
     let dst = buffer(p.device(), 64, usage | wgpu::BufferUsages::COPY_DST);
     let overflow = Err(PermuteError::SizeOverflow);
     let mut encoder = p.device().create_command_encoder(&Default::default());
-    assert_eq!(p.encode(&mut encoder, &src, &dst, &req).map(drop), overflow);
-    assert_eq!(p.permute(&src, &dst, &req).map(drop), overflow);
+    assert_eq!(
+        encode(p, &mut encoder, &src, &dst, &req).map(drop),
+        overflow
+    );
+    assert_eq!(submit(p, &src, &dst, &req).map(drop), overflow);
     let (device, queue) = (p.device(), p.queue());
     let free = wgpu_permute::gpu_permute(device, queue, &src, &dst, &shape, &perm, 4);
     assert_eq!(free.map(drop), overflow);
@@ -417,29 +398,22 @@ fn every_entry_point_refuses_shapes_past_64_bits() {
         p.permute_slice(&[0u32; 4], &shape, &perm).map(drop),
         overflow
     );
-    assert_eq!(p.permute_host(&[0; 16], &req).map(drop), overflow);
-    assert_eq!(p.permute_owned(vec![0; 16], &req).map(drop), overflow);
+    assert_eq!(Relayout::from_request(&req).map(drop), overflow);
+    assert_eq!(Relayout::permute(&shape, &perm, 4).map(drop), overflow);
     // A shape whose elements overflow, and one that fits but whose bytes do not.
     for shape in [[big, 4], [big, 1]] {
-        let moved = [
-            p.rearrange(&src, &dst, "a b -> b a", &shape, &[], 4)
-                .map(drop),
-            p.rearrange_padded(&src, &dst, "a b -> b a", &shape, &[], 4, &[0; 4])
-                .map(drop),
-            p.rearrange_cropped(&src, &dst, "a b -> b a", &shape, &[], 4, &[1, 1])
-                .map(drop),
-            p.rearrange_bytes(&[0; 16], &shape, "a b -> b a", &[], 4)
-                .map(drop),
-            p.rearrange_padded_bytes(&[0; 16], &shape, "a b -> b a", &[], 4, &[0; 4])
-                .map(drop),
+        let built = [
+            Relayout::rearrange("a b -> b a", &shape, &[], 4),
+            Relayout::rearrange_padded("a b -> b a", &shape, &[], 4, &[0; 4]),
+            Relayout::rearrange_cropped("a b -> b a", &shape, &[], 4, &[1, 1]),
         ];
-        for (i, got) in moved.into_iter().enumerate() {
+        for (i, got) in built.into_iter().enumerate() {
             assert!(
                 matches!(
                     got,
                     Err(PermuteError::SizeOverflow | PermuteError::Rearrange(_))
                 ),
-                "call {i}, {shape:?}: {got:?}"
+                "constructor {i}, {shape:?}: {got:?}"
             );
         }
     }

@@ -1,12 +1,13 @@
 //! [`Relayout`], the one operation value: every kind of movement recorded into the caller's
-//! encoder next to the caller's own work, one submit; host round trips equal to the older
-//! entry points; bad operations refused when built or before anything is recorded.
+//! encoder next to the caller's own work, one submit; host round trips, prepared or not,
+//! equal to the CPU reference; bad operations refused when built or before anything is
+//! recorded.
 
 mod common;
 
 use common::{SENTINEL, gpu, test_bytes};
 use wgpu::util::DeviceExt;
-use wgpu_permute::{PermuteError, Relayout, View, read_buffer, reference};
+use wgpu_permute::{PermuteError, Permuter, Relayout, View, diagnostics, read_buffer, reference};
 
 /// NCHW with 6 channels.
 const NCHW: [usize; 4] = [2, 6, 5, 3];
@@ -76,39 +77,64 @@ fn a_padding_a_crop_and_a_permute_record_next_to_the_callers_copy_in_one_submit(
 }
 
 #[test]
-fn host_round_trips_equal_the_older_entry_points() {
+fn host_round_trips_prepared_or_not_equal_the_cpu_reference() {
     let Some(p) = gpu() else { return };
     let x: Vec<f32> = (0..NCHW.iter().product::<usize>())
         .map(|i| i as f32)
         .collect();
-    let op = Relayout::permute(&NCHW, &[0, 2, 3, 1], 4).unwrap();
-    let want = p.permute_slice(&x, &NCHW, &[0, 2, 3, 1]).unwrap();
-    assert_eq!(p.run(&op, &x).unwrap(), want);
-    let pattern = "n (cb c) h w -> n cb h w c";
-    let op = Relayout::rearrange_padded(pattern, &NCHW, &[("c", 4)], 4, &[0; 4]).unwrap();
-    let (want, shape) = p
-        .rearrange_padded_slice(&x, &NCHW, pattern, &[("c", 4)], 0.0)
-        .unwrap();
-    assert_eq!(
-        (p.run(&op, &x).unwrap(), op.out_shape()),
-        (want, &shape[..])
-    );
-    let op =
-        Relayout::rearrange_cropped("n c h w -> n h w c", &NCHW, &[], 4, &[2, 4, 3, 5]).unwrap();
-    let want = p
-        .rearrange_cropped_slice(&x, &NCHW, "n c h w -> n h w c", &[], &[2, 4, 3, 5])
-        .unwrap();
-    assert_eq!(p.run(&op, &x).unwrap(), want);
-    let plain = Relayout::rearrange("n c h w -> n h w c", &NCHW, &[], 4).unwrap();
-    let want = p.permute_slice(&x, &NCHW, &[0, 2, 3, 1]).unwrap();
-    assert_eq!(p.run(&plain, &x).unwrap(), want);
+    let bytes: &[u8] = bytemuck::cast_slice(&x);
     // A flip of the channels, as a view.
     let mut flip = View::contiguous(&NCHW);
     flip.offset += 5 * flip.strides[1];
     flip.strides[1] = -flip.strides[1];
-    let want = p.materialize_slice(&x, &flip, 0.0).unwrap();
-    let op = Relayout::view(flip, x.len(), 4).unwrap();
-    assert_eq!(p.run(&op, &x).unwrap(), want);
+    let pattern = "n (cb c) h w -> n cb h w c";
+    let ops = [
+        Relayout::permute(&NCHW, &[0, 2, 3, 1], 4).unwrap(),
+        Relayout::rearrange_padded(pattern, &NCHW, &[("c", 4)], 4, &[7; 4]).unwrap(),
+        Relayout::rearrange_cropped("n c h w -> n h w c", &NCHW, &[], 4, &[2, 4, 3, 5]).unwrap(),
+        Relayout::rearrange("n c h w -> n h w c", &NCHW, &[], 4).unwrap(),
+        Relayout::view(flip, x.len(), 4).unwrap(),
+        // Offsets are the regions' places in buffers the round trip makes itself.
+        Relayout::permute(&NCHW, &[3, 1, 2, 0], 4)
+            .unwrap()
+            .with_offsets(12, 20),
+    ];
+    for op in &ops {
+        let want: Vec<f32> = bytemuck::pod_collect_to_vec(&reference::run(op, bytes).unwrap());
+        assert_eq!(p.run(op, &x).unwrap(), want, "{op:?}");
+        let prepared = p.prepare(op).unwrap();
+        assert_eq!(prepared.relayout(), op);
+        assert_eq!(p.run(&prepared, &x).unwrap(), want, "{op:?}");
+        // Elements of another size, where they tile the regions.
+        let words: Vec<u16> = bytemuck::pod_collect_to_vec(bytes);
+        let got: Vec<u16> = p.run(&prepared, &words).unwrap();
+        assert_eq!(got, bytemuck::pod_collect_to_vec::<f32, u16>(&want));
+    }
+    // permute_slice is the permute's round trip.
+    let want = p.run(&ops[0], &x).unwrap();
+    assert_eq!(p.permute_slice(&x, &NCHW, &[0, 2, 3, 1]).unwrap(), want);
+}
+
+#[test]
+fn a_prepared_operation_records_without_planning_or_compiling_again() {
+    let Some(shared) = gpu() else { return };
+    // Its own pipeline cache: the shared permuter's grows with the other tests.
+    let p = &Permuter::new(shared.device(), shared.queue()).unwrap();
+    let op = Relayout::permute(&[48, 80], &[1, 0], 2).unwrap();
+    let prepared = p.prepare(&op).unwrap();
+    let compiled = diagnostics::cached_pipelines(p);
+    assert_eq!(prepared.plans().len(), 1);
+    let data = test_bytes(48 * 80 * 2, 5);
+    let src = filled(p.device(), &data);
+    let dst = filled(p.device(), &vec![SENTINEL; 48 * 80 * 2]);
+    for _ in 0..3 {
+        let mut encoder = p.device().create_command_encoder(&Default::default());
+        p.record(&mut encoder, &src, &dst, &prepared).unwrap();
+        p.queue().submit([encoder.finish()]);
+    }
+    assert_eq!(diagnostics::cached_pipelines(p), compiled);
+    let got = p.run(&prepared, &data).unwrap();
+    assert_eq!(got, reference::run(&op, &data).unwrap());
 }
 
 #[test]

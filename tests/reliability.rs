@@ -4,11 +4,11 @@ mod common;
 
 use common::adapter;
 use common::{
-    Case, GENERIC, MICRO, TILED, buffer, check, check_many, device_on, gpu, own_device,
-    permutations,
+    GENERIC, MICRO, TILED, buffer, case, check, check_many, device_on, encode, gpu, own_device,
+    permutations, permute_bytes, submit,
 };
 use wgpu_permute::plan::ELEM_SIZES;
-use wgpu_permute::{Kernel, Options, PermuteError, Permuter, Request, read_buffer};
+use wgpu_permute::{Kernel, Options, PermuteError, Permuter, Request, diagnostics, read_buffer};
 
 /// A device on the same adapter with a tiny storage binding and buffer limit, so that
 /// small tensors take the windowed path.
@@ -38,7 +38,7 @@ fn a_device_with_low_binding_limits_splits_every_permutation_correctly() {
                     base[..rank].to_vec()
                 };
                 let offsets = (4 * (i as u64 % 5), 8 * (i as u64 % 3));
-                cases.push(Case::new(&shape, perm, elem, Options::default(), offsets));
+                cases.push(case(&shape, perm, elem, Options::default(), offsets));
             }
         }
     }
@@ -88,7 +88,7 @@ fn impossible_requests_name_the_limit() {
     assert_eq!(
         p.permute_slice(&data, &[32, 64], &[1, 0]),
         Err(PermuteError::DeviceLimit {
-            what: "a buffer holding the tensor",
+            what: "a buffer holding the input",
             limit: "max_buffer_size",
             need: 8192,
             have: 4096
@@ -158,7 +158,7 @@ fn threads_work_while_another_compiles_new_pipelines() {
                     let perm: Vec<usize> = (0..rank).rev().collect();
                     let n: usize = shape.iter().product();
                     let data: Vec<u8> = (0..n * elem).map(|i| (i * 31 + rank) as u8).collect();
-                    let got = p.permute_bytes(&data, &shape, &perm, elem).unwrap();
+                    let got = permute_bytes(p, &data, &shape, &perm, elem).unwrap();
                     let want = wgpu_permute::reference::permute_bytes(&data, &shape, &perm, elem);
                     assert_eq!(got, want.unwrap(), "{shape:?} {elem} B");
                 }
@@ -189,11 +189,11 @@ fn grids_fold_into_two_and_three_dimensions() {
     let p = Permuter::new(&device, &queue).unwrap();
     let cases = [
         // 1-D would need 40 workgroups: a 2-D grid.
-        Case::new(&[40 * 1024 / 40, 40], &[1, 0], 4, GENERIC, (0, 0)),
+        case(&[40 * 1024 / 40, 40], &[1, 0], 4, GENERIC, (0, 0)),
         // 400 workgroups: a 3-D grid, 8 x 8 x 7.
-        Case::new(&[200, 2048], &[1, 0], 4, GENERIC, (4, 0)),
-        Case::new(&[256, 256], &[1, 0], 4, TILED, (0, 0)),
-        Case::new(&[256, 512], &[1, 0], 2, MICRO, (0, 0)),
+        case(&[200, 2048], &[1, 0], 4, GENERIC, (4, 0)),
+        case(&[256, 256], &[1, 0], 4, TILED, (0, 0)),
+        case(&[256, 512], &[1, 0], 2, MICRO, (0, 0)),
     ];
     let mut dims = Vec::new();
     for (case, result) in cases.iter().zip(check_many(&p, &cases)) {
@@ -205,7 +205,7 @@ fn grids_fold_into_two_and_three_dimensions() {
             "{plan}"
         );
         dims.push(grid.iter().filter(|&&g| g > 1).count());
-        eprintln!("{:?}: {plan}", case.shape);
+        eprintln!("{:?}: {plan}", case.out_shape());
     }
     assert!(dims.contains(&2) && dims.contains(&3), "{dims:?}");
 }
@@ -220,12 +220,12 @@ fn own_device_plans_like_the_crates_device() {
     assert_eq!(mine.caps(), shared.caps());
     // The adapter's type reaches the planner: on lavapipe / llvmpipe (CPU devices) a
     // transpose plans micro-tiles, the CPU choice, through either constructor.
-    let info = shared.adapter_info();
+    let info = shared.device().adapter_info();
     if info.name.contains("llvmpipe") {
         assert_eq!(info.device_type, wgpu::DeviceType::Cpu, "{info:?}");
     }
     let transpose = Request::new(&[64, 512, 512], &[0, 2, 1], 4);
-    let kernel = mine.plan(&transpose).unwrap().kernel;
+    let kernel = diagnostics::plan(&mine, &transpose).unwrap().kernel;
     let cpu = info.device_type == wgpu::DeviceType::Cpu;
     assert_eq!(
         kernel,
@@ -239,7 +239,10 @@ fn own_device_plans_like_the_crates_device() {
         (&[4096, 4096], &[1, 0], 1),
     ] {
         let req = Request::new(shape, perm, elem);
-        assert_eq!(mine.plan(&req).unwrap(), shared.plan(&req).unwrap());
+        assert_eq!(
+            diagnostics::plan(&mine, &req).unwrap(),
+            diagnostics::plan(shared, &req).unwrap()
+        );
     }
 }
 
@@ -262,7 +265,7 @@ fn buffers_of_another_device_are_refused_on_every_path() {
     let mut encoder = p.device().create_command_encoder(&Default::default());
     for perm in [[0usize, 1], [1, 0]] {
         let req = Request::new(&[4, 8], &perm, 4);
-        let result = p.encode(&mut encoder, &src, &foreign, &req);
+        let result = encode(&p, &mut encoder, &src, &foreign, &req);
         assert_eq!(
             result,
             Err(PermuteError::ForeignBuffer {
@@ -294,12 +297,15 @@ fn buffers_of_another_instance_are_not_called_the_same_buffer() {
     );
     let req = Request::new(&[4, 8], &[1, 0], 4);
     assert_eq!(
-        p.permute(&mine, &theirs, &req),
+        submit(&p, &mine, &theirs, &req),
         Err(PermuteError::ForeignBuffer {
             which: "destination"
         })
     );
-    assert_eq!(p.permute(&mine, &mine, &req), Err(PermuteError::SameBuffer));
+    assert_eq!(
+        submit(&p, &mine, &mine, &req),
+        Err(PermuteError::SameBuffer)
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use wgpu_permute::plan::ELEM_SIZES;
-use wgpu_permute::{IndexMath, Options, Permuter, reference, shaders};
+use wgpu_permute::{IndexMath, Options, Permuter, Relayout, diagnostics, reference, shaders};
 
 /// Warm-up ends once no new pipeline has appeared for `SETTLED` (at most `WARM_UP`): each
 /// pipeline costs the driver memory (about a MiB of JIT code on lavapipe), bounded by the
@@ -76,7 +76,8 @@ fn one(p: &Permuter, rng: &mut Rng, i: usize) {
             .unwrap_or_else(|m| panic!("{m}"));
     } else {
         let data = common::test_bytes(shape.iter().product::<usize>() * elem, i as u64);
-        let got = p.permute_bytes(&data, &shape, &perm, elem).unwrap();
+        let op = Relayout::permute(&shape, &perm, elem).unwrap();
+        let got = p.run(&op, &data).unwrap();
         let want = reference::permute_bytes(&data, &shape, &perm, elem).unwrap();
         assert_eq!(got, want, "{shape:?} {perm:?} elem {elem}");
     }
@@ -91,8 +92,8 @@ fn thousands_of_permutes_keep_memory_flat() {
     while warm.elapsed() < WARM_UP && last_new.elapsed() < SETTLED {
         one(p, &mut rng, w);
         w += 1;
-        if p.cached_pipelines() != cached {
-            cached = p.cached_pipelines();
+        if diagnostics::cached_pipelines(p) != cached {
+            cached = diagnostics::cached_pipelines(p);
             last_new = Instant::now();
         }
     }
@@ -115,7 +116,7 @@ fn thousands_of_permutes_keep_memory_flat() {
         after.bind_groups,
         before.pipelines,
         after.pipelines,
-        p.cached_pipelines()
+        diagnostics::cached_pipelines(p)
     );
     assert!(n >= 1000, "only {n} permutes in {DURATION:?}");
     assert!(after.buffers <= before.buffers, "GPU buffers leak");
@@ -128,7 +129,7 @@ fn thousands_of_permutes_keep_memory_flat() {
         .filter(|v| v.rank <= 5 && v.index == IndexMath::U32 && !v.boxed && !v.specialized)
         .count();
     let bound = reachable + wgpu_permute::plan::MAX_SPECIALIZED;
-    assert!(p.cached_pipelines() <= bound);
+    assert!(diagnostics::cached_pipelines(p) <= bound);
     assert!(after.pipelines as usize <= bound);
     let new_pipelines = (after.pipelines - before.pipelines).max(0) as u64;
     assert!(

@@ -9,10 +9,10 @@ mod common;
 
 use std::collections::{BTreeSet, HashMap};
 
-use common::{Case, MICRO, check_many, gpu, test_bytes};
+use common::{MICRO, case, check_many, gpu, test_bytes};
 use wgpu_permute::plan::{ELEM_SIZES, MAX_RANK, MAX_SPECIALIZED, Strip, Variant};
 use wgpu_permute::{
-    Bound, IndexMath, Kernel, Options, Permuter, Request, View, ViewRequest, reference, shaders,
+    Bound, IndexMath, Kernel, Options, Permuter, Relayout, Request, View, reference, shaders,
 };
 
 /// The families, one test each.
@@ -40,7 +40,7 @@ fn family(v: &Variant) -> Family {
 /// How one variant is checked: a permute case (batched with the others of its family; a
 /// specialised one on a permuter with room for its own pipeline), or a view, run alone.
 enum Job {
-    Permute { case: Case, specialized: bool },
+    Permute { case: Relayout, specialized: bool },
     View(ViewCheck),
 }
 
@@ -144,7 +144,7 @@ fn run_family(family_run: Family) {
     if family_run == Family::Generic {
         // The copy path.
         for &elem in &ELEM_SIZES {
-            let case = Case::new(&[4, 6], &[0, 1], elem, Options::default(), (8, 4));
+            let case = case(&[4, 6], &[0, 1], elem, Options::default(), (8, 4));
             total += 1;
             match check_many(p, &[case]).remove(0) {
                 Ok(plan) => assert_eq!(plan.kernel, Kernel::Copy, "{plan}"),
@@ -162,7 +162,7 @@ fn run_family(family_run: Family) {
         batches.push((permuter, chunk.to_vec()));
     }
     for (permuter, jobs) in batches {
-        let cases: Vec<Case> = jobs.iter().map(|(c, _)| c.clone()).collect();
+        let cases: Vec<Relayout> = jobs.iter().map(|(c, _)| c.clone()).collect();
         for (result, (_, variant)) in check_many(permuter, &cases).into_iter().zip(&jobs) {
             match result {
                 Ok(plan) => assert_eq!(plan.variant(), Some(*variant), "{plan}"),
@@ -195,7 +195,7 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
             access64: Some(variant.access64),
             ..MICRO
         };
-        let case = Case::new(&shape, &perm, elem, options, (16, 32));
+        let case = case(&shape, &perm, elem, options, (16, 32));
         return Some(Job::Permute {
             case,
             specialized: false,
@@ -280,7 +280,7 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
         wide_stores: Some(variant.wide_stores),
     };
     Some(Job::Permute {
-        case: Case::new(&shape, &perm, elem, options, offsets),
+        case: case(&shape, &perm, elem, options, offsets),
         specialized: variant.specialized,
     })
 }
@@ -411,20 +411,14 @@ fn check_view(
     options: Options,
     variant: Variant,
 ) -> Result<(), String> {
-    let req = ViewRequest {
-        view: v,
-        elem_size: elem,
-        src_offset: 0,
-        dst_offset: 0,
-        src_len,
-        dst_len: v.dst_span().unwrap(),
-        fill,
-        options,
-    };
-    let plan = p.plan_view(&req).map_err(|e| format!("{variant}: {e}"))?;
+    let op = Relayout::view(v.clone(), src_len, elem)
+        .map(|op| op.with_fill(fill).with_options(options))
+        .and_then(|op| p.prepare(&op))
+        .map_err(|e| format!("{variant}: {e}"))?;
+    let plan = &op.plans()[0];
     assert_eq!(plan.variant(), Some(variant), "{plan}");
     let want = reference::materialize_bytes(data, v, elem, fill, v.dst_span().unwrap()).unwrap();
-    match p.materialize_bytes(data, v, elem, fill, options) {
+    match p.run(&op, data) {
         Ok(got) if got == want => Ok(()),
         Ok(_) => Err(format!("{plan}: differs from the reference")),
         Err(e) => Err(format!("{plan}: {e}")),

@@ -3,11 +3,12 @@
 
 mod common;
 
-use common::{gpu, test_bytes};
+use common::{gpu, materialize, test_bytes};
 use proptest::prelude::*;
 use wgpu_permute::plan::{self, KernelReason, Strip, view};
 use wgpu_permute::{
-    Bound, DeviceCaps, Kernel, Options, PermuteError, Request, View, ViewRequest, reference,
+    Bound, DeviceCaps, Kernel, Options, PermuteError, Relayout, Request, View, ViewRequest,
+    reference,
 };
 
 fn request<'a>(v: &'a View, elem: usize, src_len: usize, fill: &'a [u8]) -> ViewRequest<'a> {
@@ -28,8 +29,7 @@ fn check(v: &View, elem: usize, src_len: usize, fill: &[u8]) {
     let Some(p) = gpu() else { return };
     let data = test_bytes(src_len * elem, (v.shape.len() * 31 + elem) as u64);
     let want = reference::materialize_bytes(&data, v, elem, fill, v.len()).unwrap();
-    let got = p
-        .materialize_bytes(&data, v, elem, fill, Options::default())
+    let got = materialize(p, &data, v, elem, fill, Options::default())
         .unwrap_or_else(|e| panic!("{v:?}: {e}"));
     assert!(
         got == want,
@@ -178,11 +178,10 @@ fn tiled_and_micro_views_match_the_reference() {
                 };
                 // Micro-tiles move up to 8 bytes; packed data reads its rows forwards.
                 if (kernel == Kernel::Micro && elem > 8) || (reversed && elem < 4) {
-                    assert!(p.materialize_bytes(&data, &v, elem, &[], options).is_err());
+                    assert!(materialize(p, &data, &v, elem, &[], options).is_err());
                     continue;
                 }
-                let got = p
-                    .materialize_bytes(&data, &v, elem, &[], options)
+                let got = materialize(p, &data, &v, elem, &[], options)
                     .unwrap_or_else(|e| panic!("{v:?} {elem} B {kernel:?}: {e}"));
                 assert!(got == want, "{v:?} {elem} B on {kernel:?} differs");
             }
@@ -408,7 +407,7 @@ fn views_with_a_short_contiguous_dim_move_as_strips() {
             let data = test_bytes(n * 3 * hw * elem, elem as u64);
             let fill = vec![0xEE; elem];
             let want = reference::materialize_bytes(&data, v, elem, &fill, v.dst_span().unwrap());
-            let got = p.materialize_bytes(&data, v, elem, &fill, Options::default());
+            let got = materialize(p, &data, v, elem, &fill, Options::default());
             assert!(got.unwrap() == want.unwrap(), "{v:?} ({elem} B)");
         }
     }
@@ -499,7 +498,8 @@ fn a_strided_output_writes_a_window_of_a_larger_tensor() {
         ..View::contiguous(&[3, 4])
     };
     let data: Vec<u32> = (1..=12).collect();
-    let out = p.materialize_slice(&data, &v, 0).unwrap();
+    let op = Relayout::view(v.clone(), data.len(), 4).unwrap();
+    let out = p.run(&op, &data).unwrap();
     assert_eq!(out.len(), 2 * 10 + 4);
     let want =
         reference::materialize_bytes(bytemuck::cast_slice(&data), &v, 4, &[], out.len()).unwrap();

@@ -12,7 +12,7 @@ mod common;
 use std::process::Command;
 use std::time::Instant;
 
-use wgpu_permute::{Bound, Options, PermuteError, View, reference};
+use wgpu_permute::{Bound, PermuteError, Relayout, View, reference};
 
 /// Set to `1` to skip the comparison on a machine without python3 or numpy.
 const SKIP_VAR: &str = "WGPU_PERMUTE_SKIP_PYTHON";
@@ -234,23 +234,13 @@ fn views_match_numpy() {
             Err(e) => fail("reference", format!("refused: {e}")),
         }
         let Some(p) = gpu else { continue };
-        match p.materialize_bytes(&case.src, v, case.elem, &case.fill, Options::default()) {
-            Ok(got) => {
+        let ran = Relayout::view(v.clone(), case.src.len() / case.elem, case.elem)
+            .and_then(|op| p.prepare(&op.with_fill(&case.fill)))
+            .and_then(|op| Ok((p.run(&op, &case.src)?, op)));
+        match ran {
+            Ok((got, op)) => {
                 if let Some(why) = difference(case, &got) {
-                    let plan = p.plan_view(&wgpu_permute::ViewRequest {
-                        view: v,
-                        elem_size: case.elem,
-                        src_offset: 0,
-                        dst_offset: 0,
-                        src_len: case.src.len() / case.elem,
-                        dst_len,
-                        fill: &case.fill,
-                        options: Options::default(),
-                    });
-                    let plan = plan
-                        .map(|p| p.to_string())
-                        .unwrap_or_else(|e| e.to_string());
-                    fail("GPU", format!("{why}\n  plan: {plan}"));
+                    fail("GPU", format!("{why}\n  plan: {}", op.plans()[0]));
                 }
             }
             // The one refusal allowed: 8/16-bit data are written in whole 32-bit words, so

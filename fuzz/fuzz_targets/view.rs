@@ -3,7 +3,7 @@
 //! fill) of a region of arbitrary length, into a destination region of arbitrary length:
 //! `check` must agree with an enumeration of every position (accepted: every existing read
 //! inside the source, every write inside the destination and no element written twice), and
-//! an accepted view recorded with `encode_view` into regions of larger buffers (guard bytes
+//! an accepted view recorded with `Permuter::record` into regions of larger buffers (guard bytes
 //! on both sides) must leave exactly what a plain gather leaves. Needs a GPU adapter
 //! (lavapipe does). See docs/FUZZING.md.
 #![no_main]
@@ -15,7 +15,7 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use wgpu_permute::plan::ELEM_SIZES;
 use wgpu_permute::wgpu::{self, util::DeviceExt};
-use wgpu_permute::{Bound, Options, Permuter, View, ViewRequest, read_buffer};
+use wgpu_permute::{Bound, Permuter, Relayout, View, read_buffer};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -105,16 +105,10 @@ fuzz_target!(|input: Input| {
         .collect();
     let dst_size = (dst_at + dst_len * elem + GUARD).next_multiple_of(4);
     let fill = vec![input.fill ^ 0x5A; elem];
-    let req = ViewRequest {
-        view: &view,
-        elem_size: elem,
-        src_offset: src_at as u64,
-        dst_offset: dst_at as u64,
-        src_len,
-        dst_len,
-        fill: if view.bounds.is_empty() { &[] } else { &fill },
-        options: Options::default(),
-    };
+    let op = Relayout::parts(vec![(view.clone(), 0)], src_len, dst_len, elem).map(|op| {
+        let op = op.with_offsets(src_at as u64, dst_at as u64);
+        if view.bounds.is_empty() { op } else { op.with_fill(&fill) }
+    });
     let src = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some("fuzz src"),
         contents: &src_bytes,
@@ -132,9 +126,12 @@ fuzz_target!(|input: Input| {
         mapped_at_creation: false,
     });
     let mut encoder = device.create_command_encoder(&Default::default());
-    let recorded = p.encode_view(&mut encoder, &src, &dst, &req);
+    let recorded = op.and_then(|op| p.prepare(&op)).and_then(|op| {
+        p.record(&mut encoder, &src, &dst, &op)?;
+        Ok(op.plans()[0].clone())
+    });
     if verdict.is_err() {
-        assert!(recorded.is_err(), "{view:?}: check refused it, encode_view did not");
+        assert!(recorded.is_err(), "{view:?}: check refused it, recording did not");
         return;
     }
     let Ok(plan) = recorded else { return }; // e.g. a strided 8-bit output: a typed refusal

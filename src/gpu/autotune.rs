@@ -13,14 +13,14 @@ impl Permuter {
     /// them, records the outcome as a fact about the device, and plans again.
     pub(super) fn plan_tuned(&self, req: &Request) -> Result<Plan, PermuteError> {
         let _serial = serial(&self.device);
-        let mut plan = self.plan(req)?;
+        let mut plan = self.plan_request(req)?;
         if !plan.pending_race().is_empty() {
             let measured = match self.race(req, &plan) {
                 Ok(kernel) => Measured::Fastest(kernel),
                 Err(e) => Measured::Failed(e.to_string()),
             };
             self.learned().winners.insert(plan.shape_class(), measured);
-            plan = self.plan(req)?;
+            plan = self.plan_request(req)?;
         }
         if !plan.pending_model().is_empty() {
             // A failed trace leaves no figures: the heuristic decides for this shape.
@@ -28,7 +28,7 @@ impl Permuter {
                 .model_kernels(req, plan.pending_model(), Warp::Wave32, true)
                 .unwrap_or_default();
             self.learned().modelled.insert(plan.shape_key(), figures);
-            plan = self.plan(req)?;
+            plan = self.plan_request(req)?;
         }
         Ok(plan)
     }
@@ -59,7 +59,7 @@ impl Permuter {
                 ..req.options
             });
             // A choice the request forces (64-bit accesses, say) may rule a kernel out.
-            let candidate = match self.plan(&forced) {
+            let candidate = match self.plan_request(&forced) {
                 Err(PermuteError::ForcedChoice { .. }) => continue,
                 other => other?,
             };
@@ -80,7 +80,9 @@ impl Permuter {
                 best = Some((stats.min, kernel));
             }
         }
-        best.map(|(_, k)| k)
-            .ok_or_else(|| PermuteError::Validation("autotuning had no kernel to time".into()))
+        best.map(|(_, k)| k).ok_or(PermuteError::ForcedChoice {
+            what: "autotuning",
+            why: "the request's forced options rule out every kernel it would time",
+        })
     }
 }

@@ -5,21 +5,23 @@
 //! - `device`: adapter and device set-up, and what the planner needs to know of a device.
 //! - `pipelines`: the layouts and the pipeline cache.
 //! - `autotune`: timing the candidate kernels of a shape class.
-//! - `trace`: running a kernel in trace mode for the memory model.
-//! - `views`: materialising strided views.
-//! - `permuter`: [`Permuter`]: buffer checks, encoding, the host round trip.
-//! - `rearrange`: einops `rearrange` as one permute ([`Permuter::rearrange`]).
+//! - `copy`: the shader copy the benchmark compares kernels against.
+//! - `diagnostics`: plans without first-use work, the memory model's traces, what was
+//!   learnt; for tools and tests.
+//! - `permuter`: [`Permuter`]: buffer checks, recording a plan's dispatches.
+//! - `relayout`: the entry points of a [`crate::Relayout`] (prepare, record, run) and the
+//!   one host round trip.
 //!
 //! This file holds the small helpers they share: error capture, uploads and readback.
 
 mod autotune;
+#[cfg(feature = "bench")]
+mod copy;
 mod device;
+pub mod diagnostics;
 mod permuter;
 mod pipelines;
-mod rearrange;
 mod relayout;
-mod trace;
-mod views;
 
 use std::cell::Cell;
 use std::sync::{Mutex, MutexGuard};
@@ -27,6 +29,7 @@ use std::time::Duration;
 
 pub use device::{WANTED_FEATURES, caps_of, default_device, device_on};
 pub use permuter::{Permuter, gpu_permute};
+pub use relayout::{Operation, Prepared};
 
 use crate::PermuteError;
 

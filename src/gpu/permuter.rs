@@ -1,14 +1,14 @@
 //! [`Permuter`]: plans with what it knows of its device, checks buffers against the plan,
 //! records the plan's dispatches, and the host round trip.
 
-use std::borrow::Cow;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::pipelines::Pipelines;
-use super::{binding, caps_of, captured, device_on, read_mapped, serial, upload};
+use super::{binding, caps_of, captured, device_on, serial, upload};
 use crate::PermuteError;
 use crate::plan::{self, DeviceCaps, Kernel, Learned, Measured, Plan, Request, ShapeKey};
+use crate::relayout::Relayout;
 use crate::shaders;
 use crate::timing::Timer;
 
@@ -18,7 +18,7 @@ pub struct Permuter {
     pub(super) device: wgpu::Device,
     pub(super) queue: wgpu::Queue,
     caps: DeviceCaps,
-    pipelines: Pipelines,
+    pub(super) pipelines: Pipelines,
     /// Facts for the planner: autotuning winners, shapes with their own pipelines.
     learned: Mutex<Learned>,
     /// Set by the device-lost callback, for devices this crate made itself.
@@ -82,13 +82,13 @@ impl Permuter {
     /// from then on. On by default on GPU adapters; off on CPU adapters, whose speed the
     /// model does not describe (there the measured choice stands). Autotuning, when on, wins
     /// over the model.
-    pub fn with_model(self, on: bool) -> Self {
+    pub(crate) fn with_model(self, on: bool) -> Self {
         self.learned().model = on;
         self
     }
 
     /// Timing outcomes so far, per shape class.
-    pub fn tuned(&self) -> Vec<(ShapeKey, Measured)> {
+    pub(crate) fn tuned(&self) -> Vec<(ShapeKey, Measured)> {
         let learned = self.learned();
         learned
             .winners
@@ -111,11 +111,6 @@ impl Permuter {
         &self.queue
     }
 
-    /// The adapter the device is on.
-    pub fn adapter_info(&self) -> wgpu::AdapterInfo {
-        self.device.adapter_info()
-    }
-
     /// What the planner knows of the device.
     pub fn caps(&self) -> &DeviceCaps {
         &self.caps
@@ -123,33 +118,23 @@ impl Permuter {
 
     /// Plans a request for this device and what this permuter has learnt of it, without
     /// touching the GPU. With autotuning on, a plan may still have kernels to time
-    /// ([`Plan::pending_race`]); [`Permuter::encode`] times them first, and returns the plan
-    /// that ran.
-    pub fn plan(&self, req: &Request) -> Result<Plan, PermuteError> {
+    /// ([`Plan::pending_race`]); [`Permuter::prepare`] times them first.
+    pub(crate) fn plan_request(&self, req: &Request) -> Result<Plan, PermuteError> {
         plan::plan_with(req, &self.caps, &self.learned())
-    }
-
-    /// Plans a request and does the first-use work the plan asks for (timing the candidate
-    /// kernels with autotuning on, tracing them for the memory model on GPUs), so the plan
-    /// returned is the one [`Permuter::encode`] runs.
-    pub fn prepare(&self, req: &Request) -> Result<Plan, PermuteError> {
-        self.check_device()?;
-        self.plan_tuned(req).map_err(|e| self.or_lost(e))
     }
 
     /// Plans as for a device with these capabilities instead of this one's (the memory model
     /// is on where `caps` is not a CPU's). For planning and modelling GPUs on any adapter
     /// (`wgpu-permute plan --no-device`, tests of the GPU path on lavapipe): `caps` must not
     /// exceed this device's limits and features, or dispatches fail.
-    #[doc(hidden)]
-    pub fn with_caps(mut self, caps: DeviceCaps) -> Self {
+    pub(crate) fn with_caps(mut self, caps: DeviceCaps) -> Self {
         self.learned().model = !caps.cpu;
         self.caps = caps;
         self
     }
 
     /// Number of compiled pipelines held in the cache.
-    pub fn cached_pipelines(&self) -> usize {
+    pub(crate) fn cached_pipelines(&self) -> usize {
         self.pipelines.len()
     }
 
@@ -271,21 +256,6 @@ impl Permuter {
         }
     }
 
-    /// Records the permute into the caller's encoder, so it batches with other GPU work.
-    /// Nothing runs until the caller submits. Returns the plan it recorded.
-    pub fn encode(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        src: &wgpu::Buffer,
-        dst: &wgpu::Buffer,
-        req: &Request,
-    ) -> Result<Plan, PermuteError> {
-        self.check_device()?;
-        let plan = self.plan_tuned(req)?;
-        self.record_plan(encoder, src, dst, &plan)?;
-        Ok(plan)
-    }
-
     /// Records a plan made by this permuter: checks the buffers, then the copy or the
     /// dispatches, one per chunk.
     pub(super) fn record_plan(
@@ -383,150 +353,23 @@ impl Permuter {
         Ok(())
     }
 
-    /// Records and submits the permute on this permuter's queue. Returns without waiting;
-    /// later work on the queue sees the result.
-    pub fn permute(
-        &self,
-        src: &wgpu::Buffer,
-        dst: &wgpu::Buffer,
-        req: &Request,
-    ) -> Result<Plan, PermuteError> {
-        let _serial = serial(&self.device);
-        let mut encoder = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("wgpu-permute"),
-            });
-        let plan = self.encode(&mut encoder, src, dst, req)?;
-        captured(&self.device, || self.queue.submit([encoder.finish()]))
-            .map_err(|e| self.or_lost(e))?;
-        Ok(plan)
-    }
-
     /// Host convenience: uploads `data`, permutes it on the GPU and reads the result back
-    /// into a new vector. Element type `T` gives the element size.
+    /// into a new vector (output dim `i` is input dim `perm[i]`, as in numpy). Element type
+    /// `T` gives the element size. [`Permuter::run`] does the same for any [`Relayout`].
     pub fn permute_slice<T: bytemuck::Pod>(
         &self,
         data: &[T],
         shape: &[usize],
         perm: &[usize],
     ) -> Result<Vec<T>, PermuteError> {
-        let req = Request::new(shape, perm, std::mem::size_of::<T>());
-        let mut out = Vec::new();
-        self.host(Cow::Borrowed(bytemuck::cast_slice(data)), &req, |bytes| {
-            out = bytemuck::pod_collect_to_vec(bytes);
-        })?;
-        Ok(out)
-    }
-
-    /// [`Permuter::permute_slice`] on raw bytes holding elements of `elem_size` bytes.
-    pub fn permute_bytes(
-        &self,
-        data: &[u8],
-        shape: &[usize],
-        perm: &[usize],
-        elem_size: usize,
-    ) -> Result<Vec<u8>, PermuteError> {
-        self.permute_host(data, &Request::new(shape, perm, elem_size))
-    }
-
-    /// Host round trip for a full request (its forced options apply; its offsets are
-    /// ignored, since the buffers are made here).
-    pub fn permute_host(&self, data: &[u8], req: &Request) -> Result<Vec<u8>, PermuteError> {
-        let mut out = Vec::new();
-        self.host(Cow::Borrowed(data), req, |bytes| out = bytes.to_vec())?;
-        Ok(out)
-    }
-
-    /// [`Permuter::permute_host`] that takes the input by value and frees it as soon as the
-    /// GPU holds it, so the host holds one copy fewer at the peak (large tensors).
-    pub fn permute_owned(&self, data: Vec<u8>, req: &Request) -> Result<Vec<u8>, PermuteError> {
-        let mut out = Vec::new();
-        self.host(Cow::Owned(data), req, |bytes| out = bytes.to_vec())?;
-        Ok(out)
-    }
-
-    /// Uploads, permutes, and hands the mapped result to `take` (so callers copy it once,
-    /// straight into the vector they return).
-    fn host(
-        &self,
-        data: Cow<'_, [u8]>,
-        req: &Request,
-        take: impl FnOnce(&[u8]),
-    ) -> Result<(), PermuteError> {
-        let _serial = serial(&self.device);
-        self.check_device()?;
-        self.host_round_trip(data, req, take)
-            .map_err(|e| self.or_lost(e))
-    }
-
-    fn host_round_trip(
-        &self,
-        data: Cow<'_, [u8]>,
-        req: &Request,
-        take: impl FnOnce(&[u8]),
-    ) -> Result<(), PermuteError> {
-        let req = req.with_offsets(0, 0);
-        let plan = self.plan(&req)?;
-        let n = plan::element_count(req.shape)?;
-        if data.len() as u64 != plan.bytes {
-            return Err(PermuteError::DataLength {
-                need: n,
-                have: data.len() / req.elem_size,
-            });
-        }
-        if n == 0 {
-            take(&[]);
-            return Ok(());
-        }
-        let size = plan.bytes.next_multiple_of(4);
-        self.check_buffer_size("a buffer holding the tensor", size)?;
-        let (src, dst, readback) = captured(&self.device, || {
-            let src = upload(
-                &self.device,
-                &self.queue,
-                "wgpu-permute input",
-                &data,
-                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            );
-            let buffer = |label, usage| {
-                self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(label),
-                    size,
-                    usage,
-                    mapped_at_creation: false,
-                })
-            };
-            let dst = buffer(
-                "wgpu-permute output",
-                wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_SRC
-                    | wgpu::BufferUsages::COPY_DST,
-            );
-            let readback = buffer(
-                "wgpu-permute readback",
-                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            );
-            (src, dst, readback)
-        })?;
-        // The queue holds a staging copy: an owned input can go now.
-        drop(data);
-        let mut encoder = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("wgpu-permute"),
-            });
-        self.encode(&mut encoder, &src, &dst, &req)?;
-        encoder.copy_buffer_to_buffer(&dst, 0, &readback, 0, size);
-        captured(&self.device, || self.queue.submit([encoder.finish()]))?;
-        drop((src, dst));
-        read_mapped(&self.device, &readback, plan.bytes, take)
+        self.run(&Relayout::permute(shape, perm, size_of::<T>())?, data)
     }
 }
 
 /// One-call permute of `src` into `dst` (both contiguous row-major; output dim `i` is input
 /// dim `perm[i]`). Submits on `queue` and returns the plan without waiting. Compiles its
-/// pipeline on every call: hold a [`Permuter`] for repeated use.
+/// pipeline on every call: hold a [`Permuter`] for repeated use, and record into your own
+/// encoder with [`Permuter::record`].
 pub fn gpu_permute(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
@@ -536,5 +379,11 @@ pub fn gpu_permute(
     perm: &[usize],
     elem_size: usize,
 ) -> Result<Plan, PermuteError> {
-    Permuter::new(device, queue)?.permute(src, dst, &Request::new(shape, perm, elem_size))
+    let permuter = Permuter::new(device, queue)?;
+    let _serial = serial(device);
+    let op = permuter.prepare(&Relayout::permute(shape, perm, elem_size)?)?;
+    let mut encoder = device.create_command_encoder(&Default::default());
+    permuter.record(&mut encoder, src, dst, &op)?;
+    captured(device, || queue.submit([encoder.finish()])).map_err(|e| permuter.or_lost(e))?;
+    Ok(op.plans()[0].clone())
 }

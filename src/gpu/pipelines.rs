@@ -17,6 +17,10 @@ pub(super) struct Pipelines {
     layout: wgpu::PipelineLayout,
     bind_group_layout: wgpu::BindGroupLayout,
     cache: Mutex<HashMap<Key, wgpu::ComputePipeline>>,
+    /// Pipelines of shaders that are no kernel variant (the benchmark's shader copy), by
+    /// entry point and a flag.
+    #[cfg(feature = "bench")]
+    others: Mutex<HashMap<(&'static str, bool), wgpu::ComputePipeline>>,
 }
 
 /// The bindings of every kernel: source (read-only storage), destination (storage),
@@ -106,6 +110,8 @@ impl Pipelines {
                 layout,
                 bind_group_layout,
                 cache: Mutex::new(HashMap::new()),
+                #[cfg(feature = "bench")]
+                others: Mutex::new(HashMap::new()),
             }
         })
     }
@@ -138,7 +144,7 @@ impl Pipelines {
             return Ok(pipeline.clone());
         }
         let source = shaders::source(&variant)
-            .map_err(|e| PermuteError::Validation(format!("shader generation: {e}")))?;
+            .map_err(|e| PermuteError::Internal(format!("shader generation: {e}")))?;
         let label = format!("wgpu-permute {variant}");
         let constants: Vec<(&str, f64)> = constants.iter().map(|(k, v)| (k.as_str(), *v)).collect();
         let pipeline = captured(device, || {
@@ -152,6 +158,29 @@ impl Pipelines {
             )
         })?;
         cache.insert(key, pipeline.clone());
+        Ok(pipeline)
+    }
+
+    /// The pipeline of entry point `key.0` of the shader `source` makes, compiled on first
+    /// use and kept by `key`.
+    #[cfg(feature = "bench")]
+    pub(super) fn get_with(
+        &self,
+        device: &wgpu::Device,
+        key: (&'static str, bool),
+        source: impl FnOnce() -> Result<String, shaders::TemplateError>,
+    ) -> Result<wgpu::ComputePipeline, PermuteError> {
+        let _serial = super::serial(device);
+        let mut others = self.others.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(pipeline) = others.get(&key) {
+            return Ok(pipeline.clone());
+        }
+        let source =
+            source().map_err(|e| PermuteError::Internal(format!("shader generation: {e}")))?;
+        let pipeline = captured(device, || {
+            compile(device, &self.layout, key.0, source, key.0, &[])
+        })?;
+        others.insert(key, pipeline.clone());
         Ok(pipeline)
     }
 }

@@ -14,6 +14,7 @@ pub mod select;
 pub mod simplify;
 mod variant;
 pub mod view;
+mod view_build;
 mod view_plan;
 mod windows;
 

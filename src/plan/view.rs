@@ -67,6 +67,32 @@ impl View {
         })
     }
 
+    /// The `(shape, perm)` of the permute of a contiguous tensor this view is, if it is one
+    /// (no offset, bounds or destination strides; strides a permutation of row-major ones):
+    /// dims of size 1 are dropped, since they order nothing.
+    pub fn as_permute(&self) -> Option<(Vec<usize>, Vec<usize>)> {
+        if self.offset != 0 || !self.bounds.is_empty() || self.dst_strides.is_some() {
+            return None;
+        }
+        let kept: Vec<usize> = (0..self.shape.len())
+            .filter(|&d| self.shape[d] != 1)
+            .collect();
+        // Source order: strides falling (distinct for a permute of dims larger than 1).
+        let mut order = kept.clone();
+        order.sort_by_key(|&d| std::cmp::Reverse(self.strides[d]));
+        let shape: Vec<usize> = order.iter().map(|&d| self.shape[d]).collect();
+        let row_major = row_major(&shape);
+        let strided = order
+            .iter()
+            .zip(&row_major)
+            .all(|(&d, &s)| isize::try_from(s).is_ok_and(|s| s == self.strides[d]));
+        let perm = kept
+            .iter()
+            .map(|d| order.iter().position(|o| o == d).expect("a kept dim"))
+            .collect();
+        strided.then_some((shape, perm))
+    }
+
     /// Elements of the view (and of the output).
     pub fn len(&self) -> usize {
         self.shape.iter().product()

@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use wgpu_permute::{Options, Permuter, Plan, Request, read_buffer, reference};
+use wgpu_permute::{Options, Permuter, Plan, Relayout, read_buffer, reference};
 
 /// Options forcing each shader kernel.
 pub const GENERIC: Options = Options {
@@ -41,7 +41,7 @@ pub fn gpu() -> Option<&'static Permuter> {
         let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::VULKAN);
         match Permuter::new_on(backends) {
             Ok(p) => {
-                let info = p.adapter_info();
+                let info = p.device().adapter_info();
                 eprintln!("GPU tests on {} ({:?})", info.name, info.backend);
                 Some(p)
             }
@@ -77,35 +77,17 @@ pub const SENTINEL: u8 = 0xA5;
 
 /// One checked permute: shape, permutation, element size, forced options and byte offsets
 /// (multiples of 4) of the tensor in its source and destination regions.
-#[derive(Clone, Debug)]
-pub struct Case {
-    pub shape: Vec<usize>,
-    pub perm: Vec<usize>,
-    pub elem: usize,
-    pub options: Options,
-    pub offsets: (u64, u64),
-}
-
-impl Case {
-    pub fn new(
-        shape: &[usize],
-        perm: &[usize],
-        elem: usize,
-        options: Options,
-        offsets: (u64, u64),
-    ) -> Self {
-        Case {
-            shape: shape.to_vec(),
-            perm: perm.to_vec(),
-            elem,
-            options,
-            offsets,
-        }
-    }
-
-    fn bytes(&self) -> usize {
-        self.shape.iter().product::<usize>() * self.elem
-    }
+pub fn case(
+    shape: &[usize],
+    perm: &[usize],
+    elem: usize,
+    options: Options,
+    offsets: (u64, u64),
+) -> Relayout {
+    Relayout::permute(shape, perm, elem)
+        .expect("a valid test permute")
+        .with_options(options)
+        .with_offsets(offsets.0, offsets.1)
 }
 
 /// Permutes random data on the GPU at the given byte offsets, into a destination filled
@@ -119,7 +101,7 @@ pub fn check(
     options: Options,
     offsets: (u64, u64),
 ) -> Result<Plan, String> {
-    check_many(p, &[Case::new(shape, perm, elem_size, options, offsets)]).remove(0)
+    check_many(p, &[case(shape, perm, elem_size, options, offsets)]).remove(0)
 }
 
 /// Bytes of source (and of destination) that one submission of [`check_many`] holds: up to
@@ -128,12 +110,13 @@ fn batch_bytes(p: &Permuter) -> usize {
     (16usize << 20).min(p.device().limits().max_buffer_size as usize / 2)
 }
 
-/// [`check`] for many cases at once: each case gets its own region of one shared source and
+/// [`check`] for many operations at once: each gets its own region of one shared source and
 /// one shared destination buffer (regions start on the storage offset alignment, and the
-/// case's offsets apply within them), every permute is recorded into one encoder, and one
-/// readback checks every region and every byte between them (still the sentinel). Far
-/// fewer allocations and round trips than one submission per case.
-pub fn check_many(p: &Permuter, cases: &[Case]) -> Vec<Result<Plan, String>> {
+/// operation's offsets apply within them), every one is recorded into one encoder, and one
+/// readback checks every region against the CPU reference ([`reference::run`]) and every
+/// byte between them (still the sentinel). Far fewer allocations and round trips than one
+/// submission per case. Returns each one's (first) plan.
+pub fn check_many(p: &Permuter, cases: &[Relayout]) -> Vec<Result<Plan, String>> {
     let mut results = Vec::with_capacity(cases.len());
     let mut start = 0;
     let batch = batch_bytes(p);
@@ -154,18 +137,33 @@ pub fn check_many(p: &Permuter, cases: &[Case]) -> Vec<Result<Plan, String>> {
 /// Guard bytes after each tensor, before the next region.
 const GUARD: usize = 12;
 
-fn region(p: &Permuter, case: &Case) -> usize {
-    let align = p.caps().storage_offset_alignment.max(4) as usize;
-    let offset = case.offsets.0.max(case.offsets.1) as usize;
-    (offset + case.bytes()).next_multiple_of(4) + GUARD + align
+fn bytes(op: &Relayout) -> (usize, usize) {
+    (op.src_len() * op.elem_size(), op.dst_len() * op.elem_size())
 }
 
-fn check_batch(p: &Permuter, cases: &[Case]) -> Vec<Result<Plan, String>> {
+fn region(p: &Permuter, op: &Relayout) -> usize {
+    let align = p.caps().storage_offset_alignment.max(4) as usize;
+    let (offsets, bytes) = (op.offsets(), bytes(op));
+    let end = (offsets.0 as usize + bytes.0).max(offsets.1 as usize + bytes.1);
+    end.next_multiple_of(4) + GUARD + align
+}
+
+fn describe(op: &Relayout) -> String {
+    match op.views() {
+        [(view, 0)] => match view.as_permute() {
+            Some((shape, perm)) => format!("shape {shape:?} perm {perm:?} elem {}", op.elem_size()),
+            None => format!("view {view:?} elem {}", op.elem_size()),
+        },
+        parts => format!("{} parts elem {}", parts.len(), op.elem_size()),
+    }
+}
+
+fn check_batch(p: &Permuter, cases: &[Relayout]) -> Vec<Result<Plan, String>> {
     // Its own wgpu calls wait for the crate's on GL, as an app's would (see `serialized`).
     wgpu_permute::serialized(p.device(), || check_batch_now(p, cases))
 }
 
-fn check_batch_now(p: &Permuter, cases: &[Case]) -> Vec<Result<Plan, String>> {
+fn check_batch_now(p: &Permuter, cases: &[Relayout]) -> Vec<Result<Plan, String>> {
     let align = p.caps().storage_offset_alignment.max(4) as u64;
     let mut bases = Vec::with_capacity(cases.len());
     let mut size = 0u64;
@@ -178,18 +176,13 @@ fn check_batch_now(p: &Permuter, cases: &[Case]) -> Vec<Result<Plan, String>> {
     let mut expected = Vec::with_capacity(cases.len());
     for (case, &base) in cases.iter().zip(&bases) {
         let seed = case
-            .shape
+            .out_shape()
             .iter()
-            .fold(case.elem as u64, |s, &d| s * 31 + d as u64);
-        let data = test_bytes(case.bytes(), seed);
-        let at = (base + case.offsets.0) as usize;
+            .fold(case.elem_size() as u64, |s, &d| s * 31 + d as u64);
+        let data = test_bytes(bytes(case).0, seed);
+        let at = (base + case.offsets().0) as usize;
         src_init[at..at + data.len()].copy_from_slice(&data);
-        expected.push(reference::permute_bytes(
-            &data,
-            &case.shape,
-            &case.perm,
-            case.elem,
-        ));
+        expected.push(reference::run(case, &data));
     }
     let device = p.device();
     use wgpu::util::DeviceExt;
@@ -216,16 +209,17 @@ fn check_batch_now(p: &Permuter, cases: &[Case]) -> Vec<Result<Plan, String>> {
         .iter()
         .zip(&bases)
         .map(|(case, &base)| {
-            let req = Request::new(&case.shape, &case.perm, case.elem)
-                .with_offsets(base + case.offsets.0, base + case.offsets.1)
-                .with_options(case.options);
-            // The plan that ran (autotuning may change the kernel `plan` would choose).
-            p.encode(&mut encoder, &src, &dst, &req).map_err(|e| {
-                format!(
-                    "encode failed: {e} for {:?} {:?} elem {}",
-                    case.shape, case.perm, case.elem
-                )
-            })
+            let (src_offset, dst_offset) = case.offsets();
+            let op = case
+                .clone()
+                .with_offsets(base + src_offset, base + dst_offset);
+            // The plan that runs (autotuning may change the kernel a bare plan would say).
+            let recorded = p
+                .prepare(&op)
+                .and_then(|op| p.record(&mut encoder, &src, &dst, &op).map(|()| op));
+            recorded
+                .map(|op| op.plans()[0].clone())
+                .map_err(|e| format!("recording failed: {e} for {}", describe(case)))
         })
         .collect();
     encoder.copy_buffer_to_buffer(&dst, 0, &readback, 0, size);
@@ -238,20 +232,25 @@ fn check_batch_now(p: &Permuter, cases: &[Case]) -> Vec<Result<Plan, String>> {
     let mut owned = vec![false; size as usize];
     for (i, (case, &base)) in cases.iter().zip(&bases).enumerate() {
         let Ok(plan) = &results[i] else { continue };
-        let start = (base + case.offsets.1) as usize;
-        let region = &got[start..start + case.bytes()];
-        owned[start..start + case.bytes()].fill(true);
-        let want = expected[i].as_ref().expect("valid cases");
+        let start = (base + case.offsets().1) as usize;
+        let len = bytes(case).1;
+        let region = &got[start..start + len];
+        owned[start..start + len].fill(true);
+        let want = match &expected[i] {
+            Ok(want) => want,
+            Err(e) => {
+                results[i] = Err(format!("the reference refused {}: {e}", describe(case)));
+                continue;
+            }
+        };
         if region != want.as_slice() {
             let first = region.iter().zip(want).position(|(a, b)| a != b).unwrap();
             results[i] = Err(format!(
-                "wrong output for shape {:?} perm {:?} elem {} offsets {:?}: first bad byte {first} \
-                 (element {}), got {:#04x} want {:#04x}\n  plan: {plan}",
-                case.shape,
-                case.perm,
-                case.elem,
-                case.offsets,
-                first / case.elem,
+                "wrong output for {} offsets {:?}: first bad byte {first} (element {}), got \
+                 {:#04x} want {:#04x}\n  plan: {plan}",
+                describe(case),
+                case.offsets(),
+                first / case.elem_size(),
                 region[first],
                 want[first]
             ));
@@ -260,17 +259,13 @@ fn check_batch_now(p: &Permuter, cases: &[Case]) -> Vec<Result<Plan, String>> {
     // Bytes outside every tensor keep the sentinel: blame the case whose region precedes.
     if let Some(i) = (0..got.len()).find(|&i| !owned[i] && got[i] != SENTINEL) {
         let culprit = bases.iter().rposition(|&b| b <= i as u64).unwrap_or(0);
-        let case = &cases[culprit];
         let plan = results[culprit]
             .as_ref()
             .map(|p| p.to_string())
             .unwrap_or_default();
         results[culprit] = Err(format!(
-            "write outside the tensor for shape {:?} perm {:?} elem {}: byte {} of its region \
-             changed\n  plan: {plan}",
-            case.shape,
-            case.perm,
-            case.elem,
+            "write outside the tensor for {}: byte {} of its region changed\n  plan: {plan}",
+            describe(&cases[culprit]),
             i as u64 - bases[culprit]
         ));
     }
@@ -349,4 +344,65 @@ pub fn buffer(device: &wgpu::Device, size: u64, usage: wgpu::BufferUsages) -> wg
         usage,
         mapped_at_creation: false,
     })
+}
+
+/// Records `req` (a permute, at its offsets, with its options) on its own and submits it:
+/// what an app that wants nothing batched does.
+pub fn submit(
+    p: &Permuter,
+    src: &wgpu::Buffer,
+    dst: &wgpu::Buffer,
+    req: &wgpu_permute::Request,
+) -> Result<(), wgpu_permute::PermuteError> {
+    let op = Relayout::from_request(req)?;
+    let mut encoder = p.device().create_command_encoder(&Default::default());
+    p.record(&mut encoder, src, dst, &op)?;
+    p.queue().submit([encoder.finish()]);
+    Ok(())
+}
+
+/// The host round trip of `view` of `data` (elements of `elem` bytes), written contiguously
+/// or through its destination strides, `fill` read outside its bounds.
+pub fn materialize(
+    p: &Permuter,
+    data: &[u8],
+    view: &wgpu_permute::View,
+    elem: usize,
+    fill: &[u8],
+    options: Options,
+) -> Result<Vec<u8>, wgpu_permute::PermuteError> {
+    let op = Relayout::view(view.clone(), data.len() / elem.max(1), elem)?
+        .with_fill(fill)
+        .with_options(options);
+    p.run(&op, data)
+}
+
+/// Records `req` (a permute) into `encoder`.
+pub fn encode(
+    p: &Permuter,
+    encoder: &mut wgpu::CommandEncoder,
+    src: &wgpu::Buffer,
+    dst: &wgpu::Buffer,
+    req: &wgpu_permute::Request,
+) -> Result<(), wgpu_permute::PermuteError> {
+    p.record(encoder, src, dst, &Relayout::from_request(req)?)
+}
+
+/// The host round trip of a permute of `data` (elements of `elem` bytes).
+pub fn permute_bytes(
+    p: &Permuter,
+    data: &[u8],
+    shape: &[usize],
+    perm: &[usize],
+    elem: usize,
+) -> Result<Vec<u8>, wgpu_permute::PermuteError> {
+    p.run(&Relayout::permute(shape, perm, elem)?, data)
+}
+
+/// The plan `p` prepares for `req` (a permute), first-use work done.
+pub fn prepared(
+    p: &Permuter,
+    req: &wgpu_permute::Request,
+) -> Result<Plan, wgpu_permute::PermuteError> {
+    Ok(p.prepare(&Relayout::from_request(req)?)?.plans()[0].clone())
 }

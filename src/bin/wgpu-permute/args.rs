@@ -255,7 +255,7 @@ pub fn check_bench(scale: usize, runs: usize) -> Result<(), String> {
         .chain(bench::view_suite(1))
     {
         // The source's shape, and a view case's output shape.
-        let view = case.view.as_ref().map(|v| &v.view.shape[..]);
+        let view = case.view.map(|_| case.op.out_shape());
         for shape in std::iter::once(&case.shape[..]).chain(view) {
             let bytes = shape
                 .iter()
@@ -264,7 +264,7 @@ pub fn check_bench(scale: usize, runs: usize) -> Result<(), String> {
                     n.map(|n| n.checked_mul(d))
                 })
                 .flatten()
-                .and_then(|n| n.checked_mul(case.elem_size))
+                .and_then(|n| n.checked_mul(case.op.elem_size()))
                 .filter(|&n| n <= isize::MAX as usize);
             if bytes.is_none() {
                 return Err(format!(

@@ -37,7 +37,7 @@ use std::process::ExitCode;
 use args::{Cli, Command, Planned, elem_size};
 use clap::Parser;
 use wgpu_permute::bench::{self, Bench, BenchError};
-use wgpu_permute::{DeviceCaps, Options, Permuter, Request, View, ViewRequest, reference, shaders};
+use wgpu_permute::{DeviceCaps, Options, Permuter, Relayout, diagnostics, reference, shaders};
 
 type Result<T> = std::result::Result<T, String>;
 
@@ -122,7 +122,7 @@ fn permuter() -> Result<Permuter> {
 }
 
 fn device_name(p: &Permuter) -> String {
-    let i = p.adapter_info();
+    let i = p.device().adapter_info();
     format!("{} ({:?})", i.name, i.backend)
 }
 
@@ -200,12 +200,13 @@ fn info() -> Result<()> {
 /// `--no-device`, for a GPU with the WebGPU default limits), refusing a bad request before
 /// any GPU work. Returns the permuter it planned on, if any.
 fn planned(args: &Planned) -> Result<(Option<Permuter>, wgpu_permute::Plan)> {
-    let req = Request::new(&args.shape, &args.perm, elem_size(&args.dtype)?)
+    let op = Relayout::permute(&args.shape, &args.perm, elem_size(&args.dtype)?)
+        .map_err(|e| e.to_string())?
         .with_options(args.force.options());
-    wgpu_permute::plan(&req, &DeviceCaps::default()).map_err(|e| e.to_string())?;
+    op.plan(&DeviceCaps::default()).map_err(|e| e.to_string())?;
     // The memory model traces on an adapter; without one, --no-device still plans.
     let p = match permuter() {
-        Ok(p) if args.no_device => Some(p.with_caps(DeviceCaps::default())),
+        Ok(p) if args.no_device => Some(diagnostics::with_caps(p, DeviceCaps::default())),
         Ok(p) => Some(p),
         Err(e) if args.no_device => {
             println!("(no adapter to trace the memory model on: {e})");
@@ -213,11 +214,11 @@ fn planned(args: &Planned) -> Result<(Option<Permuter>, wgpu_permute::Plan)> {
         }
         Err(e) => return Err(e),
     };
-    let plan = match &p {
-        Some(p) => p.prepare(&req),
-        None => wgpu_permute::plan(&req, &DeviceCaps::default()),
-    }
-    .map_err(|e| e.to_string())?;
+    let plans = match &p {
+        Some(p) => p.prepare(&op).map(|op| op.plans().to_vec()),
+        None => op.plan(&DeviceCaps::default()),
+    };
+    let plan = plans.map_err(|e| e.to_string())?.remove(0);
     Ok((p, plan))
 }
 
@@ -256,8 +257,7 @@ fn plan(args: &Planned) -> Result<()> {
         wgpu_permute::plan::Modelling::Figures(_)
     );
     if let (Some(p), false, Some(_)) = (&p, quoted, plan.variant()) {
-        let figures = p
-            .model(&plan, wgpu_permute::model::Warp::Wave32, true)
+        let figures = diagnostics::model(p, &plan, wgpu_permute::model::Warp::Wave32, true)
             .map_err(|e| e.to_string())?;
         println!("  - modelled on GPUs: {}", figures.sentence());
     }
@@ -286,12 +286,10 @@ fn permute(
         output,
         in_shape: tensor.shape.clone(),
         out_shape: perm.iter().map(|&d| tensor.shape[d]).collect(),
-        movement: Movement::Permute {
-            shape: tensor.shape.clone(),
-            perm,
-        },
+        op: Relayout::permute(&tensor.shape, &perm, tensor.elem_size)
+            .map_err(|e| e.to_string())?
+            .with_options(options),
         check,
-        options,
     }
     .run(tensor)
 }
@@ -304,71 +302,24 @@ struct FilePermute<'a> {
     /// The input's shape, as reported.
     in_shape: Vec<usize>,
     out_shape: Vec<usize>,
-    movement: Movement,
+    /// The stored data's movement into the output.
+    op: Relayout,
     check: bool,
-    options: Options,
-}
-
-/// How the stored data becomes the output.
-enum Movement {
-    /// The stored (C-order) data viewed as `shape`, moved by `perm`.
-    Permute { shape: Vec<usize>, perm: Vec<usize> },
-    /// Views of the stored data writing disjoint parts of the output (a padded or cropped
-    /// rearrangement), `fill` read where a padded view has no source.
-    Views {
-        parts: Vec<(View, usize)>,
-        fill: Vec<u8>,
-    },
 }
 
 impl FilePermute<'_> {
     /// Moves `tensor`'s data on the GPU, checks it with `check`, writes it, reports.
     fn run(self, tensor: npy::Tensor) -> Result<()> {
-        let npy::Tensor {
-            dtype,
-            elem_size,
-            data,
-            ..
-        } = tensor;
+        let npy::Tensor { dtype, data, .. } = tensor;
         let p = permuter()?;
         let err = |e: wgpu_permute::PermuteError| e.to_string();
-        let (plan, out, want) = match &self.movement {
-            Movement::Permute { shape, perm } => {
-                let req = Request::new(shape, perm, elem_size).with_options(self.options);
-                let plan = p.plan(&req).map_err(err)?.to_string();
-                let out = p.permute_host(&data, &req).map_err(err)?;
-                let want = self
-                    .check
-                    .then(|| reference::permute_bytes(&data, shape, perm, elem_size));
-                (plan, out, want)
-            }
-            Movement::Views { parts, fill } => {
-                let len = self.out_shape.iter().product();
-                let plan = match &parts[..] {
-                    [(view, 0)] => p
-                        .plan_view(&ViewRequest {
-                            view,
-                            elem_size,
-                            src_offset: 0,
-                            dst_offset: 0,
-                            src_len: data.len() / elem_size,
-                            dst_len: len,
-                            fill,
-                            options: self.options,
-                        })
-                        .map_err(err)?
-                        .to_string(),
-                    _ => format!("{} views, one per box of the crop", parts.len()),
-                };
-                let out = p
-                    .materialize_parts(&data, parts, elem_size, fill, len, self.options)
-                    .map_err(err)?;
-                let want = self
-                    .check
-                    .then(|| reference::materialize_parts(&data, parts, elem_size, fill, len));
-                (plan, out, want)
-            }
+        let prepared = p.prepare(&self.op).map_err(err)?;
+        let plan = match prepared.plans() {
+            [plan] => plan.to_string(),
+            plans => format!("{} views, one per box of the crop", plans.len()),
         };
+        let out = p.run(&prepared, &data).map_err(err)?;
+        let want = self.check.then(|| reference::run(&self.op, &data));
         // The output is committed only once it is complete and, with --check, correct.
         if let Some(want) = want
             && want.map_err(err)? != out

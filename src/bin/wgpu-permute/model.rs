@@ -4,7 +4,7 @@
 use serde_json::json;
 use wgpu_permute::model::{Figures, GPUS, Warp};
 use wgpu_permute::plan::{self, Kernel};
-use wgpu_permute::{DeviceCaps, Options, Request};
+use wgpu_permute::{DeviceCaps, Options, Request, diagnostics};
 
 pub struct Args<'a> {
     pub shape: &'a [usize],
@@ -29,15 +29,14 @@ pub fn run(args: Args) -> Result<(), String> {
     };
     if let Some(k) = args.kernel {
         // A forced kernel that cannot run is an error, as for `plan`.
-        p.plan(&req.with_options(Options {
+        let forced = req.with_options(Options {
             kernel: Some(k),
             ..Options::default()
-        }))
-        .map_err(err)?;
+        });
+        diagnostics::plan(&p, &forced).map_err(err)?;
     }
-    let figures = p
-        .model_kernels(&req, &kernels, warp, args.padding)
-        .map_err(err)?;
+    let figures =
+        diagnostics::model_kernels(&p, &req, &kernels, warp, args.padding).map_err(err)?;
     let chosen = plan::modelled_best(&figures, &kernels);
     let device = super::device_name(&p);
     if args.json {
@@ -139,10 +138,13 @@ pub fn suite(padding: bool, wave64: bool) -> Result<(), String> {
     println!("{header}\n{rule}");
     let all = [Kernel::Generic, Kernel::Tiled, Kernel::Micro];
     for case in wgpu_permute::bench::default_suite(1) {
-        let req = Request::new(&case.shape, &case.perm, case.elem_size);
-        let figures = p
-            .model_kernels(&req, &all, warp, padding)
-            .map_err(|e| e.to_string())?;
+        let [(view, 0)] = case.op.views() else {
+            continue;
+        };
+        let (shape, perm) = view.as_permute().expect("a permute case");
+        let req = Request::new(&shape, &perm, case.op.elem_size());
+        let figures =
+            diagnostics::model_kernels(&p, &req, &all, warp, padding).map_err(|e| e.to_string())?;
         let Some(chosen) = plan::modelled_best(&figures, &all) else {
             continue;
         };

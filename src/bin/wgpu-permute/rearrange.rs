@@ -4,10 +4,10 @@
 use std::path::Path;
 
 use npyz::{TypeChar, TypeStr};
-use wgpu_permute::Options;
+use wgpu_permute::Relayout;
 use wgpu_permute::rearrange::rearrange;
 
-use super::{FilePermute, Movement, args, npy, output};
+use super::{FilePermute, args, npy, output};
 
 pub struct Args<'a> {
     pub pattern: &'a str,
@@ -53,25 +53,30 @@ pub fn run(a: Args) -> Result<(), String> {
         strides = row_major(&tensor.shape);
         strides.reverse();
     }
-    let movement = if r.is_padded() {
+    let (elem, len) = (
+        tensor.elem_size,
+        tensor.data.len() / tensor.elem_size.max(1),
+    );
+    let op = if r.is_padded() {
         let view = r.view(&strides).map_err(|e| cannot(&e))?;
-        let parts = vec![(view, 0)];
-        Movement::Views { parts, fill }
+        Relayout::view(view, len, elem).map(|op| op.with_fill(&fill))
     } else if let Some(crop) = a.crop {
         let parts = r.cropped_views(&strides, crop).map_err(|e| cannot(&e))?;
-        Movement::Views { parts, fill }
+        let crop_len = crop.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+        let crop_len = crop_len.ok_or_else(|| cannot(&"the crop's size overflows"))?;
+        Relayout::parts(parts, len, crop_len, elem)
     } else {
         let (shape, perm) = args::stored_view(&r, tensor.fortran_order);
-        Movement::Permute { shape, perm }
+        Relayout::permute(&shape, &perm, elem)
     };
+    let op = op.map_err(|e| cannot(&e))?;
     FilePermute {
         input: a.input,
         output: a.output,
         in_shape: shape,
         out_shape: a.crop.map_or(r.out_shape, <[usize]>::to_vec),
-        movement,
+        op,
         check: a.check,
-        options: Options::default(),
     }
     .run(tensor)
 }

@@ -15,18 +15,18 @@ pub fn json(
         .iter()
         .map(|r| {
             // A view case: its view of the source (`shape`); `perm` is then empty.
-            let view = r.case.view.as_ref().map(|v| {
+            let view = r.case.view.map(|name| {
+                let v = &r.case.op.views()[0].0;
                 let bounds: Vec<Value> = v
-                    .view
                     .bounds
                     .iter()
                     .map(|b| json!({"dims": b.dims, "valid": [b.valid.start, b.valid.end]}))
                     .collect();
                 json!({
-                    "name": v.name,
-                    "shape": v.view.shape,
-                    "strides": v.view.strides,
-                    "offset": v.view.offset,
+                    "name": name,
+                    "shape": v.shape,
+                    "strides": v.strides,
+                    "offset": v.offset,
                     "bounds": bounds,
                 })
             });
@@ -35,7 +35,7 @@ pub fn json(
                 "shape": r.case.shape,
                 "perm": r.case.perm,
                 "view": view,
-                "elem_size": r.case.elem_size,
+                "elem_size": r.case.op.elem_size(),
                 "bytes": r.case.bytes(),
                 "source_bytes": r.case.source_bytes(),
                 "kernel": r.plan.kernel.name(),

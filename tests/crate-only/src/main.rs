@@ -13,7 +13,7 @@ fn main() {
             let halves: Vec<f16> = (0..6).map(|i| f16::from_f32(i as f32)).collect();
             let out = p.permute_slice(&halves, &[3, 2], &[1, 0]).expect("permute f16");
             assert_eq!(out, [0., 2., 4., 1., 3., 5.].map(f16::from_f32));
-            println!("crate-only app: permuted on {}", p.adapter_info().name);
+            println!("crate-only app: permuted on {}", p.device().adapter_info().name);
         }
         (Err(PermuteError::NoBackend { requested }), false) => {
             println!("crate-only app without backends: NoBackend ({requested}), as it should");

@@ -1,12 +1,16 @@
-//! Trace mode: runs a plan's kernel, generated with every memory access recorded
+//! What a [`Permuter`] knows and chooses, for tools and tests rather than for moving data:
+//! plans without first-use work, the memory model's figures and traces, autotuning
+//! outcomes, the pipeline count, and planning as for another device.
+//!
+//! Trace mode runs a plan's kernel, generated with every memory access recorded
 //! ([`shaders::traced_source`]), on a few of its workgroups, and reads the records back for
 //! the memory model ([`crate::model`]). Runs on any adapter, lavapipe included.
 
 use super::pipelines::{TRACE_BINDINGS, compile, layouts};
-use super::{Permuter, binding, captured, read_buffer, upload, wait_for};
+use super::{Permuter, binding, captured, upload};
 use crate::PermuteError;
 use crate::model::{self, Figures, Trace, Warp};
-use crate::plan::{Kernel, Options, Plan, Request, fold_grid};
+use crate::plan::{DeviceCaps, Kernel, Measured, Options, Plan, Request, ShapeKey, fold_grid};
 use crate::shaders;
 
 /// Bytes of the scratch buffers bound when only the addresses matter: a trace records each
@@ -15,13 +19,52 @@ use crate::shaders;
 /// or dropped by wgpu's bounds checks).
 const SCRATCH_BYTES: u64 = 1 << 16;
 
+/// Plans a request as `permuter` would, with what it has learnt of its device, but without
+/// first-use work: with autotuning on, a plan may still have kernels to time
+/// ([`Plan::pending_race`]); [`Permuter::prepare`] times them first.
+pub fn plan(permuter: &Permuter, req: &Request) -> Result<Plan, PermuteError> {
+    permuter.plan_request(req)
+}
+
+/// Timing outcomes so far, per shape class ([`Permuter::with_autotune`]).
+pub fn tuned(permuter: &Permuter) -> Vec<(ShapeKey, Measured)> {
+    permuter.tuned()
+}
+
+/// Number of compiled pipelines `permuter` holds.
+pub fn cached_pipelines(permuter: &Permuter) -> usize {
+    permuter.cached_pipelines()
+}
+
+/// `permuter` choosing among kernels by the GPU memory model ([`crate::model`]), or not:
+/// the first request of each shape traces every kernel that applies on a few workgroups
+/// and the best predicted time serves the shape from then on. On by default on GPU
+/// adapters; off on CPU adapters, whose speed the model does not describe. Autotuning,
+/// when on, wins over the model.
+pub fn with_model(permuter: Permuter, on: bool) -> Permuter {
+    permuter.with_model(on)
+}
+
+/// `permuter` planning as for a device with these capabilities instead of its own (the
+/// memory model on where `caps` is not a CPU's): for planning and modelling GPUs on any
+/// adapter (`wgpu-permute plan --no-device`, tests of the GPU path on lavapipe). `caps`
+/// must not exceed the device's limits and features, or dispatches fail.
+pub fn with_caps(permuter: Permuter, caps: DeviceCaps) -> Permuter {
+    permuter.with_caps(caps)
+}
+
 impl Permuter {
     /// The memory-model figures of `plan`'s kernel on a GPU: its first dispatch traced on a
     /// sample of workgroups ([`model::sample`]) and scored for warps of `warp` lanes.
     /// `padding: false` drops the tiled kernel's padding column (to model what it
     /// prevents). A CPU device's choices (generic runs, 64-bit accesses) are traced as a GPU
     /// would run the plan.
-    pub fn model(&self, plan: &Plan, warp: Warp, padding: bool) -> Result<Figures, PermuteError> {
+    pub(crate) fn model(
+        &self,
+        plan: &Plan,
+        warp: Warp,
+        padding: bool,
+    ) -> Result<Figures, PermuteError> {
         let plan = &plan.on_gpu()?;
         let trace = self
             .trace(plan, &model::sample(plan, false), padding, None)?
@@ -31,7 +74,7 @@ impl Permuter {
 
     /// The memory-model figures of each of `kernels` that can run `req` (the others are left
     /// out), each planned as if forced.
-    pub fn model_kernels(
+    pub(crate) fn model_kernels(
         &self,
         req: &Request,
         kernels: &[Kernel],
@@ -44,7 +87,7 @@ impl Permuter {
                 kernel: Some(kernel),
                 ..req.options
             };
-            match self.plan(&req.with_options(options)) {
+            match self.plan_request(&req.with_options(options)) {
                 Ok(plan) if plan.variant().is_some() => {
                     figures.push(self.model(&plan, warp, padding)?)
                 }
@@ -59,7 +102,7 @@ impl Permuter {
     /// the weight each stands for). With `input`, on full-size buffers holding it, and the
     /// destination's bytes are returned too; without, on small scratch buffers (addresses
     /// only).
-    pub fn trace(
+    pub(crate) fn trace(
         &self,
         plan: &Plan,
         sampled: &[(u32, f64)],
@@ -88,14 +131,15 @@ impl Permuter {
             });
         }
         let source = shaders::traced_source(&variant, padding)
-            .map_err(|e| PermuteError::Validation(format!("shader generation: {e}")))?;
+            .map_err(|e| PermuteError::Internal(format!("shader generation: {e}")))?;
         let constants = shaders::constants(plan);
         let constants: Vec<(&str, f64)> = constants.iter().map(|(k, v)| (k.as_str(), *v)).collect();
         let listed: Vec<u32> = sampled.iter().map(|s| s.0).collect();
         let params = shaders::params(plan, chunk);
         let workgroups = fold_grid(sampled.len() as u64, self.caps().max_workgroups_per_dim)?;
         let storage = wgpu::BufferUsages::STORAGE;
-        let (dst, trace, readback, out_readback) = captured(&self.device, || {
+        let copy = wgpu::BufferUsages::COPY_SRC;
+        let (encoder, dst, dst_bytes, trace) = captured(&self.device, || {
             let (layout, pipeline_layout) =
                 layouts(&self.device, "wgpu-permute trace", &TRACE_BINDINGS);
             let pipeline = compile(
@@ -106,26 +150,17 @@ impl Permuter {
                 variant.kernel.name(),
                 &constants,
             );
-            let buffer = |label, size: u64, usage| {
-                self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(label),
-                    size,
-                    usage,
-                    mapped_at_creation: false,
-                })
-            };
-            let copy = wgpu::BufferUsages::COPY_SRC;
             let (src, src_window, dst, dst_window) = match input {
                 Some(data) => (
                     upload(&self.device, &self.queue, "trace input", data, storage),
                     chunk.src_window,
-                    buffer("trace output", chunk.dst_window.1, storage | copy),
+                    self.buffer("trace output", chunk.dst_window.1, storage | copy),
                     (0, chunk.dst_window.1),
                 ),
                 None => (
-                    buffer("trace scratch", SCRATCH_BYTES, storage),
+                    self.buffer("trace scratch", SCRATCH_BYTES, storage),
                     (0, SCRATCH_BYTES),
-                    buffer("trace scratch", SCRATCH_BYTES, storage | copy),
+                    self.buffer("trace scratch", SCRATCH_BYTES, storage | copy),
                     (0, SCRATCH_BYTES),
                 ),
             };
@@ -143,7 +178,7 @@ impl Permuter {
                 bytemuck::cast_slice(&listed),
                 storage,
             );
-            let trace = buffer("trace", trace_bytes, storage | copy);
+            let trace = self.buffer("trace", trace_bytes, storage | copy);
             let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("wgpu-permute trace"),
                 layout: &layout,
@@ -155,18 +190,6 @@ impl Permuter {
                     binding(4, &list, (0, list.size())),
                 ],
             });
-            let readback = buffer(
-                "trace readback",
-                trace_bytes,
-                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            );
-            let out_readback = input.map(|_| {
-                buffer(
-                    "trace output readback",
-                    dst_window.1,
-                    wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                )
-            });
             let mut encoder = self.device.create_command_encoder(&Default::default());
             {
                 let mut pass = encoder.begin_compute_pass(&Default::default());
@@ -175,27 +198,62 @@ impl Permuter {
                 let [x, y, z] = workgroups;
                 pass.dispatch_workgroups(x, y, z);
             }
-            encoder.copy_buffer_to_buffer(&trace, 0, &readback, 0, trace_bytes);
-            if let Some(out) = &out_readback {
-                encoder.copy_buffer_to_buffer(&dst, 0, out, 0, dst_window.1);
-            }
-            self.queue.submit([encoder.finish()]);
-            (dst, trace, readback, out_readback)
+            (encoder, dst, dst_window.1, trace)
         })?;
-        wait_for(&self.device)?;
-        drop((dst, trace));
-        let words = read_buffer(&self.device, &readback, trace_bytes)?;
+        let mut outputs = vec![(&trace, 0, trace_bytes)];
+        if input.is_some() {
+            outputs.push((&dst, 0, dst_bytes));
+        }
+        let (mut words, mut output) = (Vec::new(), None);
+        self.read_back(encoder, &outputs, |i, got| match i {
+            0 => words = got.to_vec(),
+            _ => output = Some(got.to_vec()),
+        })?;
         let trace = model::decode(
             plan.kernel,
             bytemuck::cast_slice(&words),
             sampled,
             invocations,
         )
-        .map_err(|e| PermuteError::Validation(format!("trace: {e}")))?;
-        let output = match out_readback {
-            Some(out) => Some(read_buffer(&self.device, &out, out.size())?),
-            None => None,
-        };
+        .map_err(|e| PermuteError::Internal(format!("trace: {e}")))?;
         Ok((trace, output))
     }
+}
+
+/// The memory-model figures of `plan`'s kernel on a GPU: its first dispatch traced on a
+/// sample of workgroups ([`model::sample`]) and scored for warps of `warp` lanes.
+/// `padding: false` drops the tiled kernel's padding column (to model what it prevents).
+pub fn model(
+    permuter: &Permuter,
+    plan: &Plan,
+    warp: Warp,
+    padding: bool,
+) -> Result<Figures, PermuteError> {
+    permuter.model(plan, warp, padding)
+}
+
+/// The memory-model figures of each of `kernels` that can run `req` (the others are left
+/// out), each planned as if forced.
+pub fn model_kernels(
+    permuter: &Permuter,
+    req: &Request,
+    kernels: &[Kernel],
+    warp: Warp,
+    padding: bool,
+) -> Result<Vec<Figures>, PermuteError> {
+    permuter.model_kernels(req, kernels, warp, padding)
+}
+
+/// Runs `plan`'s first dispatch in trace mode on the workgroups `sampled` lists (with the
+/// weight each stands for). With `input`, on full-size buffers holding it, and the
+/// destination's bytes are returned too; without, on small scratch buffers (addresses
+/// only).
+pub fn trace(
+    permuter: &Permuter,
+    plan: &Plan,
+    sampled: &[(u32, f64)],
+    padding: bool,
+    input: Option<&[u8]>,
+) -> Result<(Trace, Option<Vec<u8>>), PermuteError> {
+    permuter.trace(plan, sampled, padding, input)
 }
