@@ -318,10 +318,7 @@ pub fn plan_with(
     plan.unit = unit;
 
     (plan.index, plan.reasons.index) = select::choose_index(&plan, caps, opts)?;
-    let limit = caps
-        .max_storage_binding
-        .min(opts.binding_limit.unwrap_or(u64::MAX))
-        .min(MAX_WINDOW_BYTES);
+    let limit = binding_limit(caps, opts);
     let (kernel, reason, tuning, model) = select::choose_kernel(&plan, caps, opts, learned, limit)?;
     plan.kernel = kernel;
     plan.reasons.kernel = reason;
@@ -330,8 +327,35 @@ pub fn plan_with(
     if plan.kernel == Kernel::Copy {
         return Ok(plan);
     }
+    finish(plan, caps, opts, learned)
+}
 
+/// The largest window of a buffer one binding may take.
+fn binding_limit(caps: &DeviceCaps, opts: &Options) -> u64 {
+    caps.max_storage_binding
+        .min(opts.binding_limit.unwrap_or(u64::MAX))
+        .min(MAX_WINDOW_BYTES)
+}
+
+/// What every plan of a shader kernel does once the kernel is chosen, permutes and views
+/// alike: the chunks (one, or boxes over binding windows), runs, shape specialisation,
+/// wide stores and 64-bit accesses.
+fn finish(
+    mut plan: Plan,
+    caps: &DeviceCaps,
+    opts: &Options,
+    learned: &Learned,
+) -> Result<Plan, PermuteError> {
+    let limit = binding_limit(caps, opts);
     let one_binding = plan.src_extent() <= limit && plan.dst_extent() <= limit;
+    if !one_binding && plan.view.is_some() {
+        return Err(PermuteError::DeviceLimit {
+            what: "a strided view (views are not split into binding windows yet)",
+            limit: "max_storage_buffer_binding_size",
+            need: plan.src_extent().max(plan.dst_extent()),
+            have: limit,
+        });
+    }
     plan.runs = select::choose_runs(&plan, caps, one_binding);
     if one_binding {
         let total = plan.workgroups();

@@ -67,11 +67,19 @@ impl View {
         })
     }
 
-    /// The `(shape, perm)` of the permute of a contiguous tensor this view is, if it is one
-    /// (no offset, bounds or destination strides; strides a permutation of row-major ones):
-    /// dims of size 1 are dropped, since they order nothing.
+    /// The contiguous tensor and permutation this view is, if it is one: no bounds,
+    /// contiguous output, offset 0, and strides that are a permutation of row-major strides
+    /// (size-1 dims aside, which are dropped: they order nothing). Such a view plans
+    /// exactly as that permute.
     pub fn as_permute(&self) -> Option<(Vec<usize>, Vec<usize>)> {
-        if self.offset != 0 || !self.bounds.is_empty() || self.dst_strides.is_some() {
+        let contiguous_out = self.dst_strides.as_ref().is_none_or(|d| {
+            let want = row_major(&self.shape);
+            self.shape
+                .iter()
+                .zip(d.iter().zip(want))
+                .all(|(&e, (&s, w))| e == 1 || s == w)
+        });
+        if !self.bounds.is_empty() || !contiguous_out || self.offset != 0 {
             return None;
         }
         let kept: Vec<usize> = (0..self.shape.len())
@@ -81,11 +89,10 @@ impl View {
         let mut order = kept.clone();
         order.sort_by_key(|&d| std::cmp::Reverse(self.strides[d]));
         let shape: Vec<usize> = order.iter().map(|&d| self.shape[d]).collect();
-        let row_major = row_major(&shape);
         let strided = order
             .iter()
-            .zip(&row_major)
-            .all(|(&d, &s)| isize::try_from(s).is_ok_and(|s| s == self.strides[d]));
+            .zip(row_major(&shape))
+            .all(|(&d, s)| isize::try_from(s).is_ok_and(|s| s == self.strides[d]));
         let perm = kept
             .iter()
             .map(|d| order.iter().position(|o| o == d).expect("a kept dim"))

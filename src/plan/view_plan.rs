@@ -91,7 +91,7 @@ pub fn plan_view(
         len.checked_mul(elem).ok_or(PermuteError::SizeOverflow)?;
     }
     let read = view.check(req.src_len, req.dst_len)?;
-    if let Some((shape, perm)) = as_permute(view) {
+    if let Some((shape, perm)) = view.as_permute() {
         let permute = Request::new(&shape, &perm, elem)
             .with_offsets(req.src_offset, req.dst_offset)
             .with_options(req.options);
@@ -202,70 +202,5 @@ pub fn plan_view(
     if plan.kernel == Kernel::Copy {
         return Ok(plan);
     }
-    let limit = caps
-        .max_storage_binding
-        .min(req.options.binding_limit.unwrap_or(u64::MAX))
-        .min(MAX_WINDOW_BYTES);
-    if plan.src_extent() > limit || plan.dst_extent() > limit {
-        return Err(PermuteError::DeviceLimit {
-            what: "a strided view (views are not split into binding windows yet)",
-            limit: "max_storage_buffer_binding_size",
-            need: plan.src_extent().max(plan.dst_extent()),
-            have: limit,
-        });
-    }
-    plan.runs = select::choose_runs(&plan, caps, true);
-    let total = plan.workgroups();
-    plan.chunks = vec![Chunk {
-        lo: vec![0; plan.dims.len()],
-        hi: plan.dims.clone(),
-        src_window: (0, plan.src_extent()),
-        dst_window: (0, plan.dst_extent()),
-        total_workgroups: total,
-        workgroups: fold_grid(total, caps.max_workgroups_per_dim)?,
-    }];
-    plan.reasons.specialize = select::choose_specialize(&plan, &req.options, learned).map(|s| s.1);
-    plan.wide_stores = select::choose_wide_stores(&plan, &req.options)?;
-    plan.access64 = select::choose_access64(&plan, caps, &req.options)?;
-    Ok(plan)
-}
-
-/// The contiguous tensor and permutation a view is, if it is one: no bounds, contiguous
-/// output, offset 0, and strides that are a permutation of row-major strides (size-1 dims
-/// aside, which are dropped).
-pub(super) fn as_permute(view: &View) -> Option<(Vec<usize>, Vec<usize>)> {
-    let contiguous_out = view.dst_strides.as_ref().is_none_or(|d| {
-        let want = view::row_major(&view.shape);
-        view.shape
-            .iter()
-            .zip(d.iter().zip(want))
-            .all(|(&e, (&s, w))| e == 1 || s == w)
-    });
-    if !view.bounds.is_empty() || !contiguous_out || view.offset != 0 {
-        return None;
-    }
-    let kept: Vec<usize> = (0..view.shape.len())
-        .filter(|&d| view.shape[d] != 1)
-        .collect();
-    let mut order = kept.clone();
-    order.sort_by_key(|&d| std::cmp::Reverse(view.strides[d]));
-    let shape: Vec<usize> = order.iter().map(|&d| view.shape[d]).collect();
-    let strides = view::row_major(&shape);
-    if order
-        .iter()
-        .zip(&strides)
-        .any(|(&d, &s)| view.strides[d] != s as isize)
-    {
-        return None;
-    }
-    let perm = kept
-        .iter()
-        .map(|d| {
-            order
-                .iter()
-                .position(|o| o == d)
-                .expect("kept dims are ordered")
-        })
-        .collect();
-    Some((shape, perm))
+    finish(plan, caps, &req.options, learned)
 }
