@@ -99,7 +99,7 @@ fn colour_channels_move_as_strips() {
     cases.push(case(&[3000, 7], &[1, 0], 4, Options::default(), (16, 32)));
     for plan in expect_all_pass(p, &cases) {
         if p.caps().cpu {
-            let strip = plan.variant().and_then(|v| v.block).and_then(|b| b.strip);
+            let strip = plan.variant().and_then(|v| v.block()).and_then(|b| b.strip);
             assert!(strip.is_some(), "{plan}");
         }
     }

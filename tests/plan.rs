@@ -1060,7 +1060,7 @@ fn micro_blocks_are_wide_where_sides_and_offsets_allow() {
         (req.src_offset, req.dst_offset) = offsets;
         let p = plan::plan(&req, &cpu).unwrap();
         (p.kernel == Kernel::Micro)
-            .then(|| p.variant().and_then(|v| v.block))
+            .then(|| p.variant().and_then(|v| v.block()))
             .flatten()
             .map(|b| (b.side, b.access_bytes))
     };
@@ -1081,7 +1081,7 @@ fn micro_blocks_are_wide_where_sides_and_offsets_allow() {
     // Row blocks that divide by MICRO_RUN: that many blocks per invocation.
     let run = |shape: &[usize], elem: usize| {
         let p = plan::plan(&Request::new(shape, &[1, 0], elem), &cpu).unwrap();
-        p.variant().and_then(|v| v.block).map(|b| b.run)
+        p.variant().and_then(|v| v.block()).map(|b| b.run)
     };
     assert_eq!(run(&[64, 12], 1), Some(MICRO_RUN));
     assert_eq!(run(&[40, 12], 1), Some(1));
@@ -1111,7 +1111,7 @@ fn strips_take_short_dims_whole() {
         let mut req = Request::new(shape, perm, elem);
         (req.src_offset, req.dst_offset) = offsets;
         let p = plan::plan(&req, &cpu).unwrap();
-        p.variant().and_then(|v| v.block).and_then(|b| b.strip)
+        p.variant().and_then(|v| v.block()).and_then(|b| b.strip)
     };
     assert_eq!(strip(&[3000, 7], &[1, 0], 4, (0, 0)), Some(Strip::Cols(7)));
     assert_eq!(strip(&[7, 3000], &[1, 0], 4, (0, 0)), Some(Strip::Rows(7)));

@@ -126,7 +126,7 @@ fn thousands_of_permutes_keep_memory_flat() {
     // the shapes that may have their own pipelines.
     let reachable = shaders::all_variants()
         .into_iter()
-        .filter(|v| v.rank <= 5 && v.index == IndexMath::U32 && !v.boxed && !v.specialized)
+        .filter(|v| v.rank() <= 5 && v.index() == IndexMath::U32 && !v.boxed() && !v.specialized())
         .count();
     let bound = reachable + wgpu_permute::plan::MAX_SPECIALIZED;
     assert!(diagnostics::cached_pipelines(p) <= bound);

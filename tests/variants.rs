@@ -28,9 +28,9 @@ enum Family {
 }
 
 fn family(v: &Variant) -> Family {
-    match v.kernel {
-        _ if v.padded => Family::Padded,
-        _ if v.reverse > 0 => Family::Reversed,
+    match v.kernel() {
+        _ if v.padded() => Family::Padded,
+        _ if v.reverse() > 0 => Family::Reversed,
         Kernel::Tiled => Family::Tiled,
         Kernel::Micro => Family::Micro,
         _ => Family::Generic,
@@ -52,7 +52,7 @@ const MIDDLE: std::ops::Range<usize> = 3..MAX_RANK;
 
 /// The variant's other fields (its rank zeroed).
 fn combination(v: &Variant) -> Variant {
-    Variant { rank: 0, ..*v }
+    v.with_rank(0)
 }
 
 /// Whether a combination of a variant's other fields (`ordinal`, its place among the
@@ -95,7 +95,7 @@ fn run_family(family_run: Family) {
     let Some(p) = gpu() else { return };
     let mut jobs = Vec::new();
     for variant in shaders::all_variants() {
-        let needs64 = variant.index == IndexMath::U64 || variant.access64;
+        let needs64 = variant.index() == IndexMath::U64 || variant.access64();
         if family(&variant) != family_run || (needs64 && !p.caps().int64) {
             continue;
         }
@@ -107,26 +107,26 @@ fn run_family(family_run: Family) {
         eprintln!("device lacks SHADER_INT64: u64 and 64-bit access variants not run");
     }
     // The combinations with middle ranks, numbered in order (strips sample their own).
-    let strip = |v: &Variant| v.block.is_some_and(|b| b.strip.is_some());
+    let strip = |v: &Variant| v.block().is_some_and(|b| b.strip.is_some());
     let mut ordinals: HashMap<Variant, usize> = HashMap::new();
     for (variant, _) in jobs
         .iter()
-        .filter(|(v, _)| MIDDLE.contains(&v.rank) && !strip(v))
+        .filter(|(v, _)| MIDDLE.contains(&v.rank()) && !strip(v))
     {
         let next = ordinals.len();
         ordinals.entry(combination(variant)).or_insert(next);
     }
     let spread = ordinals.len().clamp(1, MIDDLE.len());
-    let has: BTreeSet<usize> = jobs.iter().map(|(v, _)| v.rank).collect();
+    let has: BTreeSet<usize> = jobs.iter().map(|(v, _)| v.rank()).collect();
     let mut ran = BTreeSet::new();
     let (mut shared, mut specialized, mut failures) = (Vec::new(), Vec::new(), Vec::new());
     let mut total = 0;
     for (variant, job) in jobs {
         let ordinal = ordinals.get(&combination(&variant));
-        if !strip(&variant) && !sampled(variant.rank, ordinal, spread) {
+        if !strip(&variant) && !sampled(variant.rank(), ordinal, spread) {
             continue;
         }
-        ran.insert(variant.rank);
+        ran.insert(variant.rank());
         total += 1;
         match job {
             Job::Permute {
@@ -188,11 +188,11 @@ fn run_family(family_run: Family) {
 
 /// The check of `variant`, or `None` where it is not run here (see each case).
 fn job(p: &Permuter, variant: Variant) -> Option<Job> {
-    let elem = variant.unit as usize;
-    if variant.block.is_some_and(|b| b.strip.is_some()) {
+    let elem = variant.unit() as usize;
+    if variant.block().is_some_and(|b| b.strip.is_some()) {
         let (shape, perm) = strip_case(variant)?;
         let options = Options {
-            access64: Some(variant.access64),
+            access64: Some(variant.access64()),
             ..MICRO
         };
         let case = case(&shape, &perm, elem, options, (16, 32));
@@ -201,30 +201,30 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
             specialized: false,
         });
     }
-    if variant.reverse > 0 {
+    if variant.reverse() > 0 {
         // Runs of reversed units are a CPU-device layout.
-        return (!variant.runs || p.caps().cpu)
+        return (!variant.runs() || p.caps().cpu)
             .then(|| Job::View(Box::new(move |p| check_reversed(p, elem, variant))));
     }
-    if variant.padded && variant.kernel == Kernel::Generic {
-        let (shape, perm) = unmergeable(variant.rank);
+    if variant.padded() && variant.kernel() == Kernel::Generic {
+        let (shape, perm) = unmergeable(variant.rank());
         let check = move |p: &Permuter| check_padded(p, &shape, &perm, elem, variant);
         return Some(Job::View(Box::new(check)));
     }
-    let (mut shape, perm) = unmergeable(variant.rank);
-    if variant.runs {
+    let (mut shape, perm) = unmergeable(variant.rank());
+    if variant.runs() {
         // Runs are the CPU-device layout: the innermost output dim (input dim 0 here)
         // in whole runs. A rank-1 run is a view's (a flip; tests/views.rs): a permute
         // of rank 1 is a copy.
-        if !p.caps().cpu || variant.rank == 1 {
+        if !p.caps().cpu || variant.rank() == 1 {
             return None;
         }
         shape[0] = 8;
     }
     let mut offsets = (0, 0);
     let last = shape.len() - 1;
-    let small = variant.rank <= 6;
-    match variant.block {
+    let small = variant.rank() <= 6;
+    match variant.block() {
         // Wide blocks: sides of whole blocks, offsets of whole 16 bytes.
         // (Rows, here shape[0], of whole runs of blocks for runs.)
         Some(b) if b.access_bytes == 16 => {
@@ -248,19 +248,19 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
             offsets = (4, 4);
         }
         // Tile sides divisible by 4 (packed data), with partial edge tiles while small.
-        None if variant.kernel == Kernel::Tiled => {
+        None if variant.kernel() == Kernel::Tiled => {
             (shape[0], shape[last]) = if small { (20, 36) } else { (4, 8) };
         }
         None => {}
     }
-    if variant.padded {
+    if variant.padded() {
         let check = move |p: &Permuter| check_padded_micro(p, &shape, &perm, elem, variant);
         return Some(Job::View(Box::new(check)));
     }
     // Boxed variants need tensors larger than one binding window can be.
-    if variant.boxed {
+    if variant.boxed() {
         let rest: usize = shape[1..].iter().product();
-        shape[0] = if variant.rank == 1 {
+        shape[0] = if variant.rank() == 1 {
             333
         } else {
             (400 / rest).max(2)
@@ -270,18 +270,18 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
     let bytes = (shape.iter().product::<usize>() * elem) as u64;
     let align = p.caps().storage_offset_alignment as u64;
     let options = Options {
-        kernel: Some(variant.kernel),
-        index: Some(variant.index),
+        kernel: Some(variant.kernel()),
+        index: Some(variant.index()),
         binding_limit: variant
-            .boxed
+            .boxed()
             .then(|| align + 4 + (bytes / 2).max(elem as u64)),
-        specialize: Some(variant.specialized),
-        access64: Some(variant.access64),
-        wide_stores: Some(variant.wide_stores),
+        specialize: Some(variant.specialized()),
+        access64: Some(variant.access64()),
+        wide_stores: Some(variant.wide_stores()),
     };
     Some(Job::Permute {
         case: case(&shape, &perm, elem, options, offsets),
-        specialized: variant.specialized,
+        specialized: variant.specialized(),
     })
 }
 
@@ -301,7 +301,7 @@ fn check_padded(
         dims: vec![0],
         valid: 1..v.shape[0] - 1,
     }];
-    if variant.strided {
+    if variant.strided() {
         // Into a larger destination, with gaps after each outermost slab; rows of 4
         // elements (whole words when packed), their second half padding.
         let last = v.shape.len() - 1;
@@ -317,12 +317,12 @@ fn check_padded(
         v.dst_strides = Some(dst);
     }
     let n: usize = shape.iter().product();
-    let data = test_bytes(n * elem, variant.rank as u64);
+    let data = test_bytes(n * elem, variant.rank() as u64);
     let fill = vec![0x5A; elem];
     let options = Options {
         kernel: Some(Kernel::Generic),
-        index: Some(variant.index),
-        access64: Some(variant.access64),
+        index: Some(variant.index()),
+        access64: Some(variant.access64()),
         ..Options::default()
     };
     check_view(p, &v, (&data, n), elem, &fill, options, variant)
@@ -341,7 +341,7 @@ fn check_padded_micro(
     elem: usize,
     variant: Variant,
 ) -> Result<(), String> {
-    let block = variant.block.expect("a micro variant has a block");
+    let block = variant.block().expect("a micro variant has a block");
     let pad = block.side as usize * block.run as usize;
     let lead = if block.access_bytes == 16 {
         0
@@ -364,11 +364,11 @@ fn check_padded_micro(
         });
     }
     let n = shape.iter().product::<usize>() + lead;
-    let data = test_bytes(n * elem, variant.rank as u64);
+    let data = test_bytes(n * elem, variant.rank() as u64);
     let fill = vec![0x5A; elem];
     let options = Options {
         kernel: Some(Kernel::Micro),
-        access64: Some(variant.access64),
+        access64: Some(variant.access64()),
         ..Options::default()
     };
     check_view(p, &v, (&data, n), elem, &fill, options, variant)
@@ -379,9 +379,9 @@ fn check_padded_micro(
 /// bytes, or 8 (a run) for runs; the view starts one unit into the source where the unit is
 /// narrower than 16 bytes, so that no wider unit fits.
 fn check_reversed(p: &Permuter, unit_elem: usize, variant: Variant) -> Result<(), String> {
-    let (unit, elem) = (unit_elem, variant.reverse as usize);
-    let row = if variant.runs { 8 } else { 3 } * unit / elem;
-    let rank = variant.rank;
+    let (unit, elem) = (unit_elem, variant.reverse() as usize);
+    let row = if variant.runs() { 8 } else { 3 } * unit / elem;
+    let rank = variant.rank();
     let mut shape = vec![2; rank];
     shape[rank - 1] = row;
     let perm: Vec<usize> = (0..rank - 1).rev().chain([rank - 1]).collect();
@@ -392,9 +392,9 @@ fn check_reversed(p: &Permuter, unit_elem: usize, variant: Variant) -> Result<()
     let n = shape.iter().product::<usize>() + lead;
     let data = test_bytes(n * elem, rank as u64 + 77);
     let options = Options {
-        index: Some(variant.index),
-        access64: Some(variant.access64),
-        wide_stores: Some(variant.wide_stores),
+        index: Some(variant.index()),
+        access64: Some(variant.access64()),
+        wide_stores: Some(variant.wide_stores()),
         ..Options::default()
     };
     check_view(p, &v, (&data, n), elem, &[], options, variant)
@@ -442,11 +442,11 @@ fn unmergeable(rank: usize) -> (Vec<usize>, Vec<usize>) {
 /// 64-bit accesses and at ranks 2 and `MAX_RANK`; tests/shaders.rs validates them all. The batch
 /// decode is the square blocks', the accesses' types those of any extent.
 fn strip_case(variant: Variant) -> Option<(Vec<usize>, Vec<usize>)> {
-    let block = variant.block?;
-    let (strip, rank) = (block.strip?, variant.rank);
+    let block = variant.block()?;
+    let (strip, rank) = (block.strip?, variant.rank());
     let (Strip::Cols(n) | Strip::Rows(n)) = strip;
-    let every = rank == 3 && !variant.access64;
-    let sampled = n == 3 && [2, 3, MAX_RANK].contains(&rank) && (rank == 3 || !variant.access64);
+    let every = rank == 3 && !variant.access64();
+    let sampled = n == 3 && [2, 3, MAX_RANK].contains(&rank) && (rank == 3 || !variant.access64());
     if !every && !sampled {
         return None;
     }
@@ -473,7 +473,7 @@ fn unmergeable_helper_really_keeps_the_rank() {
         match plan.variant() {
             // Rank 1 is the identity: a buffer copy, no shader.
             None => assert_eq!((rank, plan.kernel), (1, Kernel::Copy), "{plan}"),
-            Some(v) => assert_eq!((v.rank, v.unit), (rank, 4), "{plan}"),
+            Some(v) => assert_eq!((v.rank(), v.unit()), (rank, 4), "{plan}"),
         }
     }
 }

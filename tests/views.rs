@@ -330,7 +330,7 @@ fn padding_reads_the_fill_value_outside_the_bounds() {
     };
     let req = request(&nchw4c, 4, n * ch * h * w, &[0; 4]);
     let p = plan::plan_view(&req, &DeviceCaps::default(), &Default::default()).unwrap();
-    assert!(p.variant().unwrap().padded);
+    assert!(p.variant().unwrap().padded());
     for elem in [1, 2, 4] {
         let fill = vec![0xEE; elem];
         check(&nchw4c, elem, n * ch * h * w, &fill);
@@ -388,7 +388,7 @@ fn views_with_a_short_contiguous_dim_move_as_strips() {
                 ..request(v, elem, n * 3 * hw, &[0; 8][..elem])
             };
             let p = plan::plan_view(&req, &cpu, &Default::default()).unwrap();
-            p.variant().and_then(|v| v.block).and_then(|b| b.strip)
+            p.variant().and_then(|v| v.block()).and_then(|b| b.strip)
         };
         // Packed (8/16-bit) data moves whole words, which a flipped batch does not keep, and
         // is written through destination strides only in rows of whole words.

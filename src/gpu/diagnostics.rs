@@ -147,7 +147,7 @@ impl Permuter {
                 &pipeline_layout,
                 "wgpu-permute trace",
                 source,
-                variant.kernel.name(),
+                variant.kernel().name(),
                 &constants,
             );
             let (src, src_window, dst, dst_window) = match input {

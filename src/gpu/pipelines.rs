@@ -153,7 +153,7 @@ impl Pipelines {
                 &self.layout,
                 &label,
                 source,
-                variant.kernel.name(),
+                variant.kernel().name(),
                 &constants,
             )
         })?;

@@ -279,7 +279,7 @@ impl fmt::Display for Plan {
         if self.runs {
             write!(f, " (runs of {GENERIC_RUN})")?;
         }
-        if let Some(b) = self.variant().and_then(|v| v.block) {
+        if let Some(b) = self.variant().and_then(|v| v.block()) {
             let strip = if b.strip.is_some() { " strip" } else { "" };
             write!(
                 f,

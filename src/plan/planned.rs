@@ -166,30 +166,26 @@ impl Plan {
 
     /// The shader this plan runs, if any.
     pub fn variant(&self) -> Option<Variant> {
+        let (rank, unit) = (self.dims.len(), self.unit);
+        let bounded = self.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
         match self.kernel {
-            Kernel::Generic | Kernel::Tiled | Kernel::Micro => {
-                let generic = self.kernel == Kernel::Generic;
+            Kernel::Generic => {
                 // A view's strided output: unpacked units go through the box mode; packed
                 // words, and padded views, through the view mode.
-                let strided = generic && self.view.as_ref().is_some_and(|v| !v.dst_contiguous);
-                let bounded = self.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
-                let padded = match self.kernel {
-                    Kernel::Generic => bounded || (strided && self.pack() > 1),
-                    Kernel::Micro => bounded,
-                    _ => false,
+                let strided = self.view.as_ref().is_some_and(|v| !v.dst_contiguous);
+                let padded = bounded || (strided && self.pack() > 1);
+                let layout = match (padded, strided) {
+                    (true, true) => GenericLayout::PaddedStrided,
+                    (true, false) => GenericLayout::Padded,
+                    (false, _) if strided || self.boxed() => GenericLayout::Boxed,
+                    (false, _) => GenericLayout::Plain,
                 };
-                Some(Variant {
-                    kernel: self.kernel,
-                    rank: self.dims.len(),
-                    unit: self.unit,
+                Some(Variant::Generic(GenericVariant {
+                    rank,
+                    unit,
                     index: self.index,
-                    boxed: self.boxed() || (strided && !padded),
-                    padded,
-                    strided: strided && padded,
+                    layout,
                     specialized: self.specialized,
-                    block: (self.kernel == Kernel::Micro)
-                        .then(|| select::micro_block(self).ok())
-                        .flatten(),
                     runs: self.runs,
                     access64: self.access64,
                     reverse: match &self.view {
@@ -197,8 +193,16 @@ impl Plan {
                         _ => 0,
                     },
                     wide_stores: self.wide_stores,
-                })
+                }))
             }
+            Kernel::Tiled => Some(Variant::Tiled(TiledVariant { rank, unit })),
+            Kernel::Micro => Some(Variant::Micro(MicroVariant {
+                rank,
+                unit,
+                block: select::micro_block(self).ok()?,
+                padded: bounded,
+                access64: self.access64,
+            })),
             Kernel::Empty | Kernel::Copy => None,
         }
     }

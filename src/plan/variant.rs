@@ -1,42 +1,211 @@
-//! [`Variant`]: everything that changes a generated shader's text, one value per pipeline.
+//! [`Variant`]: everything that changes a generated shader's text, one value per pipeline,
+//! typed per kernel family so that a combination no generator takes cannot be written (a
+//! block is a micro kernel's, runs and reversed units a generic kernel's, a strided output
+//! a padded one's).
 
 use super::*;
 
-/// Identifies one generated shader: everything that changes the WGSL text.
+/// Identifies one generated shader: the kernel family and what changes its WGSL text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Variant {
-    /// The kernel (generic, tiled or micro).
-    pub kernel: Kernel,
-    /// Rank of the simplified tensor.
+pub enum Variant {
+    /// The generic kernel (gathers).
+    Generic(GenericVariant),
+    /// The tiled kernel (workgroup-memory tiles).
+    Tiled(TiledVariant),
+    /// The micro kernel (register blocks).
+    Micro(MicroVariant),
+}
+
+/// A generic kernel's shader: one gather per output unit (or run of units).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GenericVariant {
+    /// Rank of the simplified tensor (or lowered view).
     pub rank: usize,
     /// Movement size in bytes.
     pub unit: u32,
     /// Index width.
     pub index: IndexMath,
-    /// The work is split into boxes over binding windows, or written through destination
-    /// strides (generic kernel only).
-    pub boxed: bool,
-    /// The view mode: positions outside a view's bounds read a fill value (the micro
-    /// kernel's, whole block rows), and a packed output may be written through destination
-    /// strides (generic kernel).
-    pub padded: bool,
-    /// With `padded`, the output is written through the view's destination strides.
-    pub strided: bool,
-    /// Dims and strides are pipeline constants rather than uniforms (generic kernel only):
-    /// the compiler turns divisions by them into multiplies and shifts.
+    /// How the output is addressed.
+    pub layout: GenericLayout,
+    /// Dims and strides are pipeline constants rather than uniforms: the compiler turns
+    /// divisions by them into multiplies and shifts.
     pub specialized: bool,
-    /// The micro kernel's block (micro kernel only).
-    pub block: Option<Block>,
-    /// Each invocation moves a run of consecutive output units (generic kernel only; see
-    /// [`Plan::runs`]).
+    /// Each invocation moves a run of consecutive output units (see [`Plan::runs`]).
     pub runs: bool,
     /// Storage is accessed as 64-bit components (see [`Plan::access64`]).
     pub access64: bool,
-    /// Bytes of the elements each source unit holds in reverse order, 0 for none (generic
-    /// kernel only; see [`ViewLayout::reversed`]).
+    /// Bytes of the elements each source unit holds in reverse order, 0 for none (see
+    /// [`ViewLayout::reversed`]).
     pub reverse: u32,
     /// Runs write their units 16 bytes at a time (see [`Plan::wide_stores`]).
     pub wide_stores: bool,
+}
+
+/// How a generic kernel addresses its output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GenericLayout {
+    /// Contiguous, over the whole tensor.
+    Plain,
+    /// Boxes of the tensor over binding windows, or unpacked units through a view's
+    /// destination strides.
+    Boxed,
+    /// A view's mode: positions outside its bounds read a fill value.
+    Padded,
+    /// [`GenericLayout::Padded`], written through the view's destination strides (packed
+    /// words whole).
+    PaddedStrided,
+}
+
+/// The tiled kernel's shader: workgroup-memory tiles, 32-bit index math.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TiledVariant {
+    /// Rank of the simplified tensor.
+    pub rank: usize,
+    /// Movement size in bytes.
+    pub unit: u32,
+}
+
+/// The micro kernel's shader: register blocks, 32-bit index math.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MicroVariant {
+    /// Rank of the simplified tensor (or lowered view).
+    pub rank: usize,
+    /// Movement size in bytes.
+    pub unit: u32,
+    /// The block each invocation moves.
+    pub block: Block,
+    /// Rows of a block outside a view's bounds take the fill value.
+    pub padded: bool,
+    /// Storage is accessed as 64-bit components (see [`Plan::access64`]).
+    pub access64: bool,
+}
+
+impl Variant {
+    /// The kernel family.
+    pub fn kernel(&self) -> Kernel {
+        match self {
+            Variant::Generic(_) => Kernel::Generic,
+            Variant::Tiled(_) => Kernel::Tiled,
+            Variant::Micro(_) => Kernel::Micro,
+        }
+    }
+
+    /// Rank of the simplified tensor.
+    pub fn rank(&self) -> usize {
+        match self {
+            Variant::Generic(g) => g.rank,
+            Variant::Tiled(t) => t.rank,
+            Variant::Micro(m) => m.rank,
+        }
+    }
+
+    /// Movement size in bytes.
+    pub fn unit(&self) -> u32 {
+        match self {
+            Variant::Generic(g) => g.unit,
+            Variant::Tiled(t) => t.unit,
+            Variant::Micro(m) => m.unit,
+        }
+    }
+
+    /// Index width (32-bit for the tiled and micro kernels).
+    pub fn index(&self) -> IndexMath {
+        match self {
+            Variant::Generic(g) => g.index,
+            _ => IndexMath::U32,
+        }
+    }
+
+    /// Whether storage is accessed as 64-bit components.
+    pub fn access64(&self) -> bool {
+        match self {
+            Variant::Generic(g) => g.access64,
+            Variant::Tiled(_) => false,
+            Variant::Micro(m) => m.access64,
+        }
+    }
+
+    /// Whether positions outside a view's bounds read the fill value.
+    pub fn padded(&self) -> bool {
+        match self {
+            Variant::Generic(g) => g.layout.padded(),
+            Variant::Tiled(_) => false,
+            Variant::Micro(m) => m.padded,
+        }
+    }
+
+    /// A generic variant's output in boxes (false for the other families, which have no
+    /// such choice; so for the accessors below).
+    pub fn boxed(&self) -> bool {
+        self.generic().is_some_and(|g| g.layout.boxed())
+    }
+
+    /// A generic variant's padded output through destination strides.
+    pub fn strided(&self) -> bool {
+        self.generic().is_some_and(|g| g.layout.strided())
+    }
+
+    /// A generic variant's dims and strides as pipeline constants.
+    pub fn specialized(&self) -> bool {
+        self.generic().is_some_and(|g| g.specialized)
+    }
+
+    /// A generic variant's runs of output units.
+    pub fn runs(&self) -> bool {
+        self.generic().is_some_and(|g| g.runs)
+    }
+
+    /// A generic variant's reversed elements' bytes (0: none).
+    pub fn reverse(&self) -> u32 {
+        self.generic().map_or(0, |g| g.reverse)
+    }
+
+    /// A generic variant's 16-byte stores of runs.
+    pub fn wide_stores(&self) -> bool {
+        self.generic().is_some_and(|g| g.wide_stores)
+    }
+
+    /// The same shader for a tensor of `rank` dims.
+    pub fn with_rank(self, rank: usize) -> Variant {
+        match self {
+            Variant::Generic(g) => Variant::Generic(GenericVariant { rank, ..g }),
+            Variant::Tiled(t) => Variant::Tiled(TiledVariant { rank, ..t }),
+            Variant::Micro(m) => Variant::Micro(MicroVariant { rank, ..m }),
+        }
+    }
+
+    /// The generic kernel's variant, if it is one.
+    pub fn generic(&self) -> Option<&GenericVariant> {
+        match self {
+            Variant::Generic(g) => Some(g),
+            _ => None,
+        }
+    }
+
+    /// The micro kernel's block, if it is one.
+    pub fn block(&self) -> Option<Block> {
+        match self {
+            Variant::Micro(m) => Some(m.block),
+            _ => None,
+        }
+    }
+}
+
+impl GenericLayout {
+    /// Boxes over windows, or unpacked units through destination strides.
+    pub fn boxed(self) -> bool {
+        self == GenericLayout::Boxed
+    }
+
+    /// A view's mode, with a fill value outside its bounds.
+    pub fn padded(self) -> bool {
+        matches!(self, GenericLayout::Padded | GenericLayout::PaddedStrided)
+    }
+
+    /// Written through destination strides in the view's mode.
+    pub fn strided(self) -> bool {
+        self == GenericLayout::PaddedStrided
+    }
 }
 
 impl std::fmt::Display for Variant {
@@ -45,45 +214,50 @@ impl std::fmt::Display for Variant {
         write!(
             f,
             "{} rank {} unit {} {}",
-            self.kernel.name(),
-            self.rank,
-            self.unit,
-            self.index.name()
+            self.kernel().name(),
+            self.rank(),
+            self.unit(),
+            self.index().name()
         )?;
-        if self.boxed {
-            write!(f, " boxed")?;
-        }
-        if self.padded {
-            write!(f, " padded")?;
-        }
-        if self.strided {
-            write!(f, " strided")?;
-        }
-        if self.specialized {
-            write!(f, " specialized")?;
-        }
-        if let Some(b) = self.block {
-            let strip = if b.strip.is_some() { " strip" } else { "" };
-            write!(
-                f,
-                " block {}x{}{strip} by {} B, {} per run",
-                b.rows(),
-                b.cols(),
-                b.access_bytes,
-                b.run
-            )?;
-        }
-        if self.runs {
-            write!(f, " runs")?;
-        }
-        if self.access64 {
-            write!(f, " access64")?;
-        }
-        if self.reverse > 0 {
-            write!(f, " reversing {} B elements", self.reverse)?;
-        }
-        if self.wide_stores {
-            write!(f, " wide stores")?;
+        match self {
+            Variant::Generic(g) => {
+                let flags = [
+                    (g.layout.boxed(), " boxed"),
+                    (g.layout.padded(), " padded"),
+                    (g.layout.strided(), " strided"),
+                    (g.specialized, " specialized"),
+                    (g.runs, " runs"),
+                    (g.access64, " access64"),
+                ];
+                for (_, flag) in flags.iter().filter(|f| f.0) {
+                    write!(f, "{flag}")?;
+                }
+                if g.reverse > 0 {
+                    write!(f, " reversing {} B elements", g.reverse)?;
+                }
+                if g.wide_stores {
+                    write!(f, " wide stores")?;
+                }
+            }
+            Variant::Tiled(_) => {}
+            Variant::Micro(m) => {
+                if m.padded {
+                    write!(f, " padded")?;
+                }
+                let b = m.block;
+                let strip = if b.strip.is_some() { " strip" } else { "" };
+                write!(
+                    f,
+                    " block {}x{}{strip} by {} B, {} per run",
+                    b.rows(),
+                    b.cols(),
+                    b.access_bytes,
+                    b.run
+                )?;
+                if m.access64 {
+                    write!(f, " access64")?;
+                }
+            }
         }
         Ok(())
     }

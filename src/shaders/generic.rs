@@ -57,8 +57,8 @@ pub(super) enum Mode {
     Padded,
 }
 
-pub(super) fn mode(v: &Variant) -> Mode {
-    match (v.padded, v.boxed, pack_of(v.unit)) {
+pub(super) fn mode(v: &GenericVariant) -> Mode {
+    match (v.layout.padded(), v.layout.boxed(), pack_of(v.unit)) {
         (true, _, _) => Mode::Padded,
         (false, false, _) => Mode::Whole,
         (false, true, 1) => Mode::Box,
@@ -102,7 +102,7 @@ impl GenericArray {
 /// dim first), after the [`GenericValue`]s: dims and source strides, then by mode
 /// destination strides (Box), box bounds lo and hi (Window), or a view's bounds and, when
 /// strided, destination strides (Padded).
-pub(super) fn generic_arrays(v: &Variant) -> &'static [GenericArray] {
+pub(super) fn generic_arrays(v: &GenericVariant) -> &'static [GenericArray] {
     use GenericArray::*;
     // A view's arrays; the destination strides only where its output is strided.
     const VIEW: [GenericArray; 7] = [
@@ -112,13 +112,13 @@ pub(super) fn generic_arrays(v: &Variant) -> &'static [GenericArray] {
         Mode::Whole => &[Dims, SrcStrides],
         Mode::Box => &[Dims, SrcStrides, DstStrides],
         Mode::Window => &[Dims, SrcStrides, BoxLo, BoxHi],
-        Mode::Padded if v.strided => &VIEW,
+        Mode::Padded if v.layout.strided() => &VIEW,
         Mode::Padded => &VIEW[..6],
     }
 }
 
 /// The unrolled decode of an output position into input (and for boxes, output) offsets.
-pub(super) fn generic_decode(v: &Variant, mode: Mode) -> String {
+pub(super) fn generic_decode(v: &GenericVariant, mode: Mode) -> String {
     let rank = v.rank;
     let (name, ret) = match mode {
         Mode::Whole => ("src_offset", "Idx"),
@@ -178,7 +178,7 @@ pub(super) fn generic_decode(v: &Variant, mode: Mode) -> String {
                 );
             }
             Mode::Padded => {
-                if v.strided {
+                if v.layout.strided() {
                     let _ = writeln!(f, "    d = iadd(d, imul(c{i}, ip(DST_STRIDES + {i}u)));");
                 }
                 let _ = writeln!(
@@ -195,7 +195,7 @@ pub(super) fn generic_decode(v: &Variant, mode: Mode) -> String {
         }
     }
     if mode == Mode::Padded {
-        if !v.strided {
+        if !v.layout.strided() {
             f += "    d = o;\n";
         }
         for k in 0..bounds {
@@ -212,7 +212,7 @@ pub(super) fn generic_decode(v: &Variant, mode: Mode) -> String {
     f
 }
 
-pub(super) fn generic_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
+pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String, TemplateError> {
     let mode = mode(v);
     let arrays = generic_arrays(v);
     let values = GenericValue::ALL.len() + arrays.len() * v.rank;
@@ -381,7 +381,7 @@ pub(super) fn reverse_fn(unit: u32, elem: u32, access64: bool) -> String {
     f
 }
 
-pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &Variant) -> Vec<u32> {
+pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> Vec<u32> {
     let unit = plan.unit as u64;
     let rank = plan.dims.len();
     let in_strides = plan.in_strides();

@@ -43,11 +43,8 @@ pub(super) fn micro_bounds_fn(batch: usize) -> String {
     f
 }
 
-pub(super) fn micro_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
-    let block = v.block.ok_or(TemplateError::Missing {
-        template: "micro.wgsl",
-        name: "the variant's block".into(),
-    })?;
+pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, TemplateError> {
+    let block = v.block;
     let store = match block.access_bytes {
         16 => store_type(16, v.access64),
         _ => "u32",
@@ -81,7 +78,7 @@ pub(super) fn micro_source(v: &Variant, build: Build) -> Result<String, Template
             ),
         ],
     )?;
-    Ok(tile_prelude(v, store, build, MICRO_WORKGROUP)? + &kernel)
+    Ok(tile_prelude((v.rank, v.unit, v.padded), store, build, MICRO_WORKGROUP)? + &kernel)
 }
 
 /// The micro kernel's move of the `j`th block of an invocation's run, unrolled: where the

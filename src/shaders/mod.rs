@@ -13,9 +13,9 @@ use thiserror::Error;
 
 use crate::model;
 use crate::plan::{
-    Block, Chunk, ELEM_SIZES, GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, IndexMath, Kernel,
-    MAX_BOUNDS, MAX_RANK, MICRO_RUN, MICRO_WORKGROUP, Plan, STRIP_MAX, Strip, Tile, Variant,
-    pack_of, select,
+    Block, Chunk, ELEM_SIZES, GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, GenericLayout,
+    GenericVariant, IndexMath, Kernel, MAX_BOUNDS, MAX_RANK, MICRO_RUN, MICRO_WORKGROUP,
+    MicroVariant, Plan, STRIP_MAX, Strip, Tile, TiledVariant, Variant, pack_of, select,
 };
 
 mod generic;
@@ -262,35 +262,25 @@ pub fn all_variants() -> Vec<Variant> {
     let mut all = Vec::new();
     for unit in ELEM_SIZES.map(|u| u as u32) {
         for rank in 1..=MAX_RANK {
-            let variant = |kernel, index, boxed, padded, specialized| Variant {
-                kernel,
-                rank,
-                unit,
-                index,
-                boxed,
-                padded,
-                strided: false,
-                specialized,
-                block: None,
-                runs: false,
-                access64: false,
-                reverse: 0,
-                wide_stores: false,
-            };
             if rank >= 2 {
-                all.push(variant(Kernel::Tiled, IndexMath::U32, false, false, false));
+                all.push(Variant::Tiled(TiledVariant { rank, unit }));
+                let micro = |block: Block, padded| {
+                    Variant::Micro(MicroVariant {
+                        rank,
+                        unit,
+                        block,
+                        padded,
+                        access64: false,
+                    })
+                };
                 for block in [Block::wide(unit), Block::narrow(unit)]
                     .into_iter()
                     .flatten()
                 {
-                    for (run, padded) in [1, MICRO_RUN]
-                        .into_iter()
-                        .flat_map(|r| [(r, false), (r, true)])
-                    {
-                        all.push(Variant {
-                            block: Some(block.with_run(run)),
-                            ..variant(Kernel::Micro, IndexMath::U32, false, padded, false)
-                        });
+                    for run in [1, MICRO_RUN] {
+                        for padded in [false, true] {
+                            all.push(micro(block.with_run(run), padded));
+                        }
                     }
                 }
                 // Strips: each short extent the square blocks cannot take, either side
@@ -299,23 +289,34 @@ pub fn all_variants() -> Vec<Variant> {
                 let extents = (2..=STRIP_MAX).filter(|n| side > 0 && n % side != 0);
                 for strip in extents.flat_map(|n| [Strip::Cols(n), Strip::Rows(n)]) {
                     for run in [1, MICRO_RUN] {
-                        all.push(Variant {
-                            block: Block::wide_strip(unit, strip).map(|b| b.with_run(run)),
-                            ..variant(Kernel::Micro, IndexMath::U32, false, false, false)
-                        });
+                        if let Some(block) = Block::wide_strip(unit, strip) {
+                            all.push(micro(block.with_run(run), false));
+                        }
                     }
                 }
             }
             for index in [IndexMath::U32, IndexMath::U64, IndexMath::U32Pair] {
-                for (boxed, padded) in [(false, false), (true, false), (false, true)] {
-                    all.push(variant(Kernel::Generic, index, boxed, padded, false));
+                let generic = |layout| GenericVariant {
+                    rank,
+                    unit,
+                    index,
+                    layout,
+                    specialized: false,
+                    runs: false,
+                    access64: false,
+                    reverse: 0,
+                    wide_stores: false,
+                };
+                for layout in [
+                    GenericLayout::Plain,
+                    GenericLayout::Boxed,
+                    GenericLayout::Padded,
+                ] {
+                    all.push(Variant::Generic(generic(layout)));
                 }
                 // A strided packed output of one dim would have to be contiguous.
                 if rank >= 2 || unit >= 4 {
-                    all.push(Variant {
-                        strided: true,
-                        ..variant(Kernel::Generic, index, false, true, false)
-                    });
+                    all.push(Variant::Generic(generic(GenericLayout::PaddedStrided)));
                 }
                 // A reversed innermost dim (views without bounds or destination strides):
                 // units of whole words of smaller elements, runs where they apply.
@@ -324,25 +325,30 @@ pub fn all_variants() -> Vec<Variant> {
                     .into_iter()
                     .filter(|&e| e < unit);
                 for reverse in smaller.filter(|_| unit >= 4) {
-                    let plain = variant(Kernel::Generic, index, false, false, false);
-                    all.push(Variant { reverse, ..plain });
+                    let plain = generic(GenericLayout::Plain);
+                    all.push(Variant::Generic(GenericVariant { reverse, ..plain }));
                     if index == IndexMath::U32 {
-                        all.push(Variant {
+                        all.push(Variant::Generic(GenericVariant {
                             reverse,
                             runs: true,
                             ..plain
-                        });
+                        }));
                     }
                 }
                 if index == IndexMath::U32 {
-                    all.push(variant(Kernel::Generic, index, false, false, true));
+                    let plain = generic(GenericLayout::Plain);
+                    all.push(Variant::Generic(GenericVariant {
+                        specialized: true,
+                        ..plain
+                    }));
                     // Runs (CPU devices): whole tensors of unpacked units, 32-bit index math.
                     if unit >= 4 {
                         for specialized in [false, true] {
-                            all.push(Variant {
+                            all.push(Variant::Generic(GenericVariant {
                                 runs: true,
-                                ..variant(Kernel::Generic, index, false, false, specialized)
-                            });
+                                specialized,
+                                ..plain
+                            }));
                         }
                     }
                 }
@@ -352,10 +358,14 @@ pub fn all_variants() -> Vec<Variant> {
     // Wide stores (CPU devices): runs of 4 and 8-byte units.
     let wide: Vec<Variant> = all
         .iter()
-        .filter(|v| v.runs && matches!(v.unit, 4 | 8))
-        .map(|v| Variant {
-            wide_stores: true,
-            ..*v
+        .filter_map(|v| match v {
+            Variant::Generic(g) if g.runs && matches!(g.unit, 4 | 8) => {
+                Some(Variant::Generic(GenericVariant {
+                    wide_stores: true,
+                    ..*g
+                }))
+            }
+            _ => None,
         })
         .collect();
     all.extend(wide);
@@ -363,17 +373,18 @@ pub fn all_variants() -> Vec<Variant> {
     // kernel and its wide stores, wide micro blocks.
     let access64: Vec<Variant> = all
         .iter()
-        .filter(|v| {
-            v.index == IndexMath::U32
-                && match v.kernel {
-                    Kernel::Generic => v.unit >= 8 || v.wide_stores,
-                    Kernel::Micro => v.block.is_some_and(|b| b.access_bytes == 16),
-                    _ => false,
-                }
-        })
-        .map(|v| Variant {
-            access64: true,
-            ..*v
+        .filter_map(|v| match *v {
+            Variant::Generic(g) if g.index == IndexMath::U32 && (g.unit >= 8 || g.wide_stores) => {
+                Some(Variant::Generic(GenericVariant {
+                    access64: true,
+                    ..g
+                }))
+            }
+            Variant::Micro(m) if m.block.access_bytes == 16 => Some(Variant::Micro(MicroVariant {
+                access64: true,
+                ..m
+            })),
+            _ => None,
         })
         .collect();
     all.extend(access64);
@@ -393,11 +404,10 @@ pub fn traced_source(v: &Variant, padding: bool) -> Result<String, TemplateError
 
 /// The WGSL source of a variant, shipped or traced.
 pub fn build(v: &Variant, build: Build) -> Result<String, TemplateError> {
-    match v.kernel {
-        Kernel::Generic => generic_source(v, build),
-        Kernel::Tiled => tiled_source(v, build),
-        Kernel::Micro => micro_source(v, build),
-        Kernel::Empty | Kernel::Copy => Err(TemplateError::NoShader(v.kernel.name())),
+    match v {
+        Variant::Generic(g) => generic_source(g, build),
+        Variant::Tiled(t) => tiled_source(t, build),
+        Variant::Micro(m) => micro_source(m, build),
     }
 }
 
@@ -470,10 +480,10 @@ pub fn constants(plan: &Plan) -> Vec<(String, f64)> {
 /// they may be "negative" until added to a position, and 32-bit kernels only ever see the
 /// low word, which is exact.
 pub fn params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
-    let mut words = match (plan.kernel, plan.variant()) {
-        (Kernel::Generic, Some(v)) => generic_params(plan, chunk, &v),
-        (Kernel::Tiled | Kernel::Micro, _) => tile_params(plan, chunk),
-        _ => Vec::new(),
+    let mut words = match plan.variant() {
+        Some(Variant::Generic(g)) => generic_params(plan, chunk, &g),
+        Some(Variant::Tiled(_) | Variant::Micro(_)) => tile_params(plan, chunk),
+        None => Vec::new(),
     };
     words.resize(words.len().next_multiple_of(4), 0);
     words
@@ -525,7 +535,7 @@ mod tests {
         let first = |kernel| {
             let v = all_variants()
                 .into_iter()
-                .find(|v| v.kernel == kernel)
+                .find(|v| v.kernel() == kernel)
                 .unwrap();
             source(&v).unwrap()
         };

@@ -38,9 +38,6 @@ pub enum TemplateError {
         /// Byte offset of the `{{`.
         at: usize,
     },
-    /// The kernel runs no shader (empty, copy).
-    #[error("the {0} kernel runs no shader")]
-    NoShader(&'static str),
 }
 
 /// Fills the `{{NAME}}` placeholders of `template` in one pass: every placeholder must have

@@ -48,24 +48,24 @@ pub(super) fn batch_fn(batch: usize) -> String {
 /// The tiled and micro kernels' prelude: words, then three per batch dim, then for a padded
 /// view (micro kernel) its bound words (see [`micro_bound_words`]).
 pub(super) fn tile_prelude(
-    v: &Variant,
+    (rank, unit, padded): (usize, u32, bool),
     store: &str,
     build: Build,
     invocations: u32,
 ) -> Result<String, TemplateError> {
     let mut decls = TileWord::decls();
     decls.push(("BATCH", TILE_BATCH));
-    let batch = v.rank.saturating_sub(2);
+    let batch = rank.saturating_sub(2);
     let mut words = TILE_BATCH + 3 * batch;
-    if v.padded {
+    if padded {
         let (bound_decls, end) = micro_bound_words(batch);
         decls.extend(bound_decls);
         words = end;
     }
-    prelude(store, words, &decls, pack_of(v.unit), build, invocations)
+    prelude(store, words, &decls, pack_of(unit), build, invocations)
 }
 
-pub(super) fn tiled_source(v: &Variant, build: Build) -> Result<String, TemplateError> {
+pub(super) fn tiled_source(v: &TiledVariant, build: Build) -> Result<String, TemplateError> {
     let tile = Tile::for_unit(v.unit);
     let store = store_type(v.unit, false);
     let (pitch, tile_access) = match build {
@@ -100,7 +100,12 @@ pub(super) fn tiled_source(v: &Variant, build: Build) -> Result<String, Template
             ("OUT_WORD_FN", &out_word),
         ],
     )?;
-    Ok(tile_prelude(v, store, build, tile.words * tile.rows)? + &kernel)
+    Ok(tile_prelude(
+        (v.rank, v.unit, false),
+        store,
+        build,
+        tile.words * tile.rows,
+    )? + &kernel)
 }
 
 pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
