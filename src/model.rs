@@ -25,7 +25,8 @@
 use std::collections::{HashMap, HashSet};
 
 pub use crate::plan::Figures;
-use crate::plan::{GENERIC_WORKGROUP, Kernel, MICRO_WORKGROUP, Plan, Tile};
+use crate::plan::tuning::{GENERIC_WORKGROUP, MICRO_WORKGROUP};
+use crate::plan::{Kernel, Plan, Tile};
 
 /// Words of the trace buffer before the records: word 0 is the overflow flag.
 pub const HEADER: u32 = 4;

@@ -8,7 +8,8 @@ use common::{
 };
 use proptest::prelude::*;
 use wgpu::util::DeviceExt;
-use wgpu_permute::plan::{Block, ELEM_SIZES, MICRO_SIDE, Measured, Tile};
+use wgpu_permute::plan::tuning::MICRO_SIDE;
+use wgpu_permute::plan::{Block, ELEM_SIZES, Measured, Tile};
 use wgpu_permute::{
     IndexMath, Kernel, Options, PermuteError, Relayout, Request, diagnostics, gpu_permute,
     read_buffer, reference, shaders,

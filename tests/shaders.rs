@@ -1,6 +1,7 @@
 //! Every generated WGSL variant validates with naga: runs without a GPU.
 
-use wgpu_permute::plan::{ELEM_SIZES, IndexMath, Kernel, MAX_RANK, STRIP_MAX};
+use wgpu_permute::plan::tuning::STRIP_MAX;
+use wgpu_permute::plan::{ELEM_SIZES, IndexMath, Kernel, MAX_RANK};
 use wgpu_permute::shaders;
 
 fn validate(source: &str, capabilities: naga::valid::Capabilities) -> Result<naga::Module, String> {

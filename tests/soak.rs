@@ -128,7 +128,7 @@ fn thousands_of_permutes_keep_memory_flat() {
         .into_iter()
         .filter(|v| v.rank() <= 5 && v.index() == IndexMath::U32 && !v.boxed() && !v.specialized())
         .count();
-    let bound = reachable + wgpu_permute::plan::MAX_SPECIALIZED;
+    let bound = reachable + wgpu_permute::plan::tuning::MAX_SPECIALIZED;
     assert!(diagnostics::cached_pipelines(p) <= bound);
     assert!(after.pipelines as usize <= bound);
     let new_pipelines = (after.pipelines - before.pipelines).max(0) as u64;

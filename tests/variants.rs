@@ -10,7 +10,8 @@ mod common;
 use std::collections::{BTreeSet, HashMap};
 
 use common::{MICRO, case, check_many, gpu, test_bytes};
-use wgpu_permute::plan::{ELEM_SIZES, MAX_RANK, MAX_SPECIALIZED, Strip, Variant};
+use wgpu_permute::plan::tuning::MAX_SPECIALIZED;
+use wgpu_permute::plan::{ELEM_SIZES, MAX_RANK, Strip, Variant};
 use wgpu_permute::{
     Bound, IndexMath, Kernel, Options, Permuter, Relayout, Request, View, reference, shaders,
 };

@@ -4,7 +4,8 @@
 
 use super::{Permuter, binding, captured, upload};
 use crate::PermuteError;
-use crate::plan::{GENERIC_ITEMS, GENERIC_WORKGROUP, fold_grid, select::prefers_access64};
+use crate::plan::tuning::{GENERIC_ITEMS, GENERIC_WORKGROUP};
+use crate::plan::{fold_grid, prefers_access64};
 use crate::shaders::{self, CopyWord};
 
 impl Permuter {

@@ -10,8 +10,12 @@
 mod explain;
 mod geometry;
 mod planned;
-pub mod select;
-pub mod simplify;
+mod select;
+mod simplify;
+#[cfg(test)]
+mod tests;
+#[doc(hidden)]
+pub mod tuning;
 mod variant;
 pub mod view;
 mod view_build;
@@ -20,12 +24,18 @@ mod windows;
 
 pub use geometry::*;
 pub use planned::*;
+pub(crate) use select::micro_block;
+#[doc(hidden)]
+pub use select::modelled_best;
+#[cfg(feature = "bench")]
+pub(crate) use select::prefers_access64;
 pub use select::{
-    Figures, IndexReason, KernelReason, Learned, MAX_MODELLED, MAX_SPECIALIZED, MIN_TILED_EXTENT,
-    Measured, Misfit, Modelling, Reasons, SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES, ShapeKey,
-    SpecializeReason, Tuning, modelled_best, prefer_micro,
+    Figures, IndexReason, KernelReason, Learned, Measured, Misfit, Modelling, Reasons, ShapeKey,
+    SpecializeReason, Tuning,
 };
-pub use simplify::{check_perm, element_count, movement_unit, pack_of, simplify};
+pub use simplify::{check_perm, element_count};
+pub(crate) use simplify::{movement_unit, pack_of, simplify};
+use tuning::*;
 pub use variant::*;
 pub use view::{Bound, View};
 pub use view_plan::*;
@@ -43,47 +53,6 @@ pub const MAX_BOUNDS: usize = 4;
 
 /// Element sizes the kernels move, in bytes.
 pub const ELEM_SIZES: [usize; 5] = [1, 2, 4, 8, 16];
-
-/// Invocations per workgroup of the generic kernel (filled into its WGSL).
-pub const GENERIC_WORKGROUP: u32 = 256;
-
-/// Invocations per workgroup of the micro kernel (CPU devices). lavapipe runs each
-/// workgroup on one thread of its pool: a small tensor's few workgroups then split unevenly
-/// over the cores (750 strips of `[3,1000,7]` were 3 workgroups of 256 on 2 cores), while
-/// large tensors do not notice the size (64, 128 and 256 measured alike).
-pub const MICRO_WORKGROUP: u32 = 128;
-
-/// Output items (units, or packed words) each thread of the generic kernel writes. More items
-/// per thread amortise the workgroup bookkeeping; 4 keeps enough threads for small tensors.
-pub const GENERIC_ITEMS: u32 = 4;
-
-/// Output units each invocation of the generic kernel moves where it moves runs (CPU
-/// devices, see [`Plan::runs`]): 8 units of 16 bytes are two cache lines. Runs of 8 rather
-/// than 4 took 128-byte rows from 0.82 to 0.98 of the shader copy on lavapipe.
-pub const GENERIC_RUN: u32 = 8;
-
-/// Side of the micro kernel's narrow blocks, in elements (see [`Block`]): 8-bit rows of
-/// such a block are one 32-bit word.
-pub const MICRO_SIDE: u32 = 4;
-
-/// Bytes of one access of the micro kernel's wide blocks: a `vec4<u32>`.
-pub const WIDE_ACCESS_BYTES: u32 = 16;
-
-/// Longest whole dim of a micro kernel strip ([`Strip`]), in elements: the strip holds
-/// this many 16-byte accesses in registers each way. 8 takes colour channels (3, 4 of
-/// bytes), complex pairs and the odd short dims of real shapes; each extent is a shader
-/// variant of its own.
-pub const STRIP_MAX: u32 = 8;
-
-/// Blocks each micro invocation moves where the blocks along its run (row blocks; a row
-/// strip's column blocks) divide by it: one decode of the
-/// block position serves them all (8% to 10% faster on lavapipe for 1 and 8-byte units).
-pub const MICRO_RUN: u32 = 4;
-
-/// Largest binding window, in bytes: the shaders index storage with `u32`, so a window
-/// holds at most 2^32 words. Devices that report larger bindings (wgpu's Metal backend
-/// reports `maxBufferLength`) are split into windows of this size.
-pub const MAX_WINDOW_BYTES: u64 = 4 * u32::MAX as u64;
 
 /// Which kernel executes a plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

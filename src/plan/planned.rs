@@ -21,10 +21,6 @@ pub struct Chunk {
     pub workgroups: [u32; 3],
 }
 
-/// At most this many dispatches per permute; a request that would need more (a binding
-/// limit far below the tensor's rows) is refused rather than crawled through.
-pub const MAX_CHUNKS: usize = 1 << 16;
-
 /// A complete, printable decision for one request.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {

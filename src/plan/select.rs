@@ -7,6 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::tuning::*;
 use super::{
     Block, DeviceCaps, GENERIC_RUN, IndexMath, Kernel, MICRO_RUN, Options, Plan, STRIP_MAX, Strip,
     Tile,
@@ -40,41 +41,6 @@ impl Figures {
         2.0 / (1.0 / self.load_efficiency + 1.0 / self.store_efficiency)
     }
 }
-
-/// Smallest row and column extent (in units) for which the tiled batch transpose is chosen
-/// on a GPU when no memory model is at hand (a plan made without a device, the model's
-/// budget spent); where it is, the model decides ([`KernelReason::Modelled`]). Set from the
-/// model's figures (`wgpu-permute model`): at side 2 the gather wins (`[4096,2]`: generic
-/// 0.67 of a copy, tiled 0.40; `[2,4096]`: 1.00 and 0.40), from side 4 the tile does
-/// (`[4096,4]`: 0.67 and 0.40 the other way; `[4096,8]`: 1.00 against 0.22). The model
-/// counts memory traffic only, not the idle threads of a thin tile: errs towards the tile.
-pub const MIN_TILED_EXTENT: u64 = 4;
-
-/// Most shapes a permuter models (traces) to choose their kernel; later shapes get the
-/// heuristic. Bounds the memory of the figures kept and the first-call traces.
-pub const MAX_MODELLED: usize = 4096;
-
-/// Smallest tensor (in bytes) for which the generic kernel is compiled for its shape. A
-/// specialised pipeline costs a compile per shape (tens of milliseconds), repaid many times
-/// over by tensors of a few MiB; errs towards uniforms for small, varied tensors.
-pub const SPECIALIZE_MIN_BYTES: u64 = 1 << 20;
-
-/// Bytes a shape moves on the uniform generic kernel before it gets its own pipeline. On
-/// lavapipe (2-core AMD EPYC) a specialised pipeline runs the generic kernel 10-20% faster
-/// but costs a 60-90 ms compile, about what 10% of 512 MiB moved at the uniform kernel's
-/// speed costs. Renting the uniform kernel until then and buying the compile after
-/// (ski rental) is never worse than twice the better choice in hindsight; compiling on the
-/// first call made 200 distinct shapes called once each 5x slower end to end.
-pub const SPECIALIZE_PAYBACK_BYTES: u64 = 512 << 20;
-
-/// Most shapes whose bytes on the uniform kernel a permuter counts (see
-/// [`SPECIALIZE_PAYBACK_BYTES`]); later shapes stay on the uniform kernel.
-pub const MAX_COUNTED: usize = 4096;
-
-/// Most shapes a permuter compiles their own pipelines for; later shapes use the uniform
-/// kernel, so a program permuting ever new shapes stays bounded in memory (some drivers,
-/// lavapipe among them, never give back the memory of a destroyed pipeline).
-pub const MAX_SPECIALIZED: usize = 64;
 
 /// A simplified problem: dims in movement units, their permutation and the unit. The
 /// pipeline cache keys shape-specialised pipelines by it; autotuning keys its winners by

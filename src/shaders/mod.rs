@@ -12,10 +12,12 @@ use std::fmt::Write;
 use thiserror::Error;
 
 use crate::model;
+use crate::plan::tuning::{
+    GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, MICRO_RUN, MICRO_WORKGROUP, STRIP_MAX,
+};
 use crate::plan::{
-    Block, Chunk, ELEM_SIZES, GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, GenericLayout,
-    GenericVariant, IndexMath, Kernel, MAX_BOUNDS, MAX_RANK, MICRO_RUN, MICRO_WORKGROUP,
-    MicroVariant, Plan, STRIP_MAX, Strip, Tile, TiledVariant, Variant, pack_of, select,
+    Block, Chunk, ELEM_SIZES, GenericLayout, GenericVariant, IndexMath, Kernel, MAX_BOUNDS,
+    MAX_RANK, MicroVariant, Plan, Strip, Tile, TiledVariant, Variant, micro_block, pack_of,
 };
 
 mod generic;

@@ -119,7 +119,7 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
             ((tile.extent(), tile.extent()), unit.max(4), 1)
         }
         _ => {
-            let block = select::micro_block(plan).unwrap_or(Block {
+            let block = micro_block(plan).unwrap_or(Block {
                 side: 1,
                 access_bytes: 4,
                 run: 1,

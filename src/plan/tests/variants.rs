@@ -1,0 +1,237 @@
+//! Micro blocks and strips, and every plan running a variant the naga test validates.
+
+use super::*;
+
+/// Micro blocks are wide (a 16-byte access per block row) where the sides divide by the
+/// elements in 16 bytes and the offsets are whole 16 bytes, narrow (4x4, 32-bit accesses)
+/// where only 4 divides them or the offsets are whole words, and absent otherwise.
+#[test]
+fn micro_blocks_are_wide_where_sides_and_offsets_allow() {
+    let cpu = DeviceCaps {
+        cpu: true,
+        ..DeviceCaps::default()
+    };
+    let block = |shape: &[usize], elem: usize, offsets: (u64, u64)| {
+        let mut req = Request::new(shape, &[1, 0], elem);
+        (req.src_offset, req.dst_offset) = offsets;
+        let p = plan::plan(&req, &cpu).unwrap();
+        (p.kernel == Kernel::Micro)
+            .then(|| p.variant().and_then(|v| v.block()))
+            .flatten()
+            .map(|b| (b.side, b.access_bytes))
+    };
+    for (elem, side) in [(1, 16), (2, 8), (4, 4), (8, 2)] {
+        assert_eq!(
+            block(&[2 * side, 3 * side], elem, (0, 0)),
+            Some((side as u32, 16))
+        );
+        assert_eq!(
+            block(&[2 * side, 3 * side], elem, (16, 48)),
+            Some((side as u32, 16))
+        );
+        // Offsets of whole words only: narrow, where the unit has narrow blocks.
+        let narrow = (elem <= 4).then_some((4, 4));
+        assert_eq!(block(&[2 * side, 3 * side], elem, (4, 0)), narrow);
+        assert_eq!(block(&[2 * side, 3 * side], elem, (0, 8)), narrow);
+    }
+    // Row blocks that divide by MICRO_RUN: that many blocks per invocation.
+    let run = |shape: &[usize], elem: usize| {
+        let p = plan::plan(&Request::new(shape, &[1, 0], elem), &cpu).unwrap();
+        p.variant().and_then(|v| v.block()).map(|b| b.run)
+    };
+    assert_eq!(run(&[64, 12], 1), Some(MICRO_RUN));
+    assert_eq!(run(&[40, 12], 1), Some(1));
+    assert_eq!(run(&[16, 4], 4), Some(MICRO_RUN));
+    assert_eq!(run(&[12, 4], 4), Some(1));
+    // Sides that divide by 4 but not by the wide side.
+    assert_eq!(block(&[20, 36], 1, (0, 0)), Some((4, 4)));
+    assert_eq!(block(&[20, 36], 2, (0, 0)), Some((4, 4)));
+    assert_eq!(block(&[6, 10], 8, (0, 0)), Some((2, 16)));
+    // 5 rows are a strip (`strips_take_short_dims_whole`); 9 rows by 5 columns nothing.
+    assert_eq!(block(&[9, 5], 8, (0, 0)), None);
+    assert_eq!(block(&[4, 4], 16, (0, 0)), None);
+}
+
+/// A short dim that square blocks cannot take (extent below 9, not a multiple of the wide
+/// side) is a strip's whole side where it is contiguous on its side of the move: the
+/// columns of input rows that lie back to back (`[H*W, 3] -> [3, H*W]`), the rows of output
+/// rows that do (`[3, H*W] -> [H*W, 3]`); the other side in whole wide blocks, offsets and
+/// strides in whole 16 bytes.
+#[test]
+fn strips_take_short_dims_whole() {
+    let cpu = DeviceCaps {
+        cpu: true,
+        ..DeviceCaps::default()
+    };
+    let strip = |shape: &[usize], perm: &[usize], elem: usize, offsets: (u64, u64)| {
+        let mut req = Request::new(shape, perm, elem);
+        (req.src_offset, req.dst_offset) = offsets;
+        let p = plan::plan(&req, &cpu).unwrap();
+        p.variant().and_then(|v| v.block()).and_then(|b| b.strip)
+    };
+    assert_eq!(strip(&[3000, 7], &[1, 0], 4, (0, 0)), Some(Strip::Cols(7)));
+    assert_eq!(strip(&[7, 3000], &[1, 0], 4, (0, 0)), Some(Strip::Rows(7)));
+    assert_eq!(strip(&[5, 10], &[1, 0], 8, (0, 0)), Some(Strip::Rows(5)));
+    assert_eq!(
+        strip(&[4, 224, 224, 3], &[0, 3, 1, 2], 1, (0, 0)),
+        Some(Strip::Cols(3))
+    );
+    assert_eq!(
+        strip(&[4, 3, 224, 224], &[0, 2, 3, 1], 1, (16, 0)),
+        Some(Strip::Rows(3))
+    );
+    for (elem, n) in [(1, 8), (2, 7), (4, 6), (8, 5)] {
+        let long = 16 / elem * 3;
+        assert_eq!(
+            strip(&[long, n], &[1, 0], elem, (0, 0)),
+            Some(Strip::Cols(n as u32))
+        );
+        assert_eq!(
+            strip(&[n, long], &[1, 0], elem, (0, 0)),
+            Some(Strip::Rows(n as u32))
+        );
+        // The long side not in whole blocks, the offsets not in whole 16 bytes.
+        assert_eq!(strip(&[long + 1, n], &[1, 0], elem, (0, 0)), None);
+        assert_eq!(strip(&[n, long], &[1, 0], elem, (0, 8)), None);
+    }
+    // Too long, or a multiple of the side (square blocks take it).
+    assert_eq!(strip(&[3000, 9], &[1, 0], 4, (0, 0)), None);
+    assert_eq!(strip(&[3000, 8], &[1, 0], 4, (0, 0)), None);
+    // Rows whose columns are not back to back: (B1, R, B2, C) -> (B2, B1, C, R).
+    assert_eq!(strip(&[2, 16, 3, 7], &[2, 0, 3, 1], 4, (0, 0)), None);
+    // Nor output rows: (B1, R, B2, C) -> (B1, C, B2, R)... with R short.
+    assert_eq!(strip(&[2, 7, 3, 16], &[0, 3, 2, 1], 4, (0, 0)), None);
+}
+
+proptest::proptest! {
+    /// Whatever the request, device and forced choices, a plan's shader is one of the
+    /// variants the naga test validates (`shaders::all_variants`).
+    #[test]
+    fn every_plan_runs_a_validated_variant(
+        shape in proptest::collection::vec(1usize..40, 1..6),
+        seed in 0u64..1 << 20,
+        elem in proptest::sample::select(ELEM_SIZES.to_vec()),
+        offsets in (0u64..8, 0u64..8),
+        cpu: bool,
+        int64: bool,
+        kernel in 0usize..4,
+        index in 0usize..4,
+        specialize in 0usize..3,
+        access64 in 0usize..3,
+        wide_stores in 0usize..3,
+    ) {
+        let all = validated();
+        let perm = perm_from_seed(shape.len(), seed);
+        let caps = DeviceCaps { cpu, int64, ..DeviceCaps::default() };
+        let tri = [None, Some(false), Some(true)];
+        let options = Options {
+            kernel: [None, Some(Kernel::Generic), Some(Kernel::Tiled), Some(Kernel::Micro)][kernel],
+            index: [None, Some(IndexMath::U32), Some(IndexMath::U64), Some(IndexMath::U32Pair)][index],
+            specialize: tri[specialize],
+            access64: tri[access64],
+            wide_stores: tri[wide_stores],
+            ..Options::default()
+        };
+        let mut req = Request::new(&shape, &perm, elem).with_options(options);
+        (req.src_offset, req.dst_offset) = (4 * offsets.0, 4 * offsets.1);
+        if let Ok(p) = plan::plan(&req, &caps)
+            && let Some(v) = p.variant()
+        {
+            proptest::prop_assert!(all.contains(&v), "{} is not validated: {}", v, p);
+        }
+    }
+
+}
+
+proptest::proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+    /// Likewise for views: permuted, with dims flipped (the innermost too), starting a few
+    /// elements into the source, padded along one dim or two, on CPU devices and GPUs.
+    #[test]
+    // Sides of whole blocks half the time; each forced choice a quarter of the time.
+    fn every_view_plan_runs_a_validated_variant(
+        shape in proptest::collection::vec(
+            prop_oneof![1usize..24, (1usize..7).prop_map(|k| 4 * k)], 1..5),
+        seed in 0u64..1 << 20,
+        flips in proptest::collection::vec(proptest::bool::ANY, 4),
+        pads in proptest::collection::vec(0usize..8, 2),
+        elem in proptest::sample::select(ELEM_SIZES.to_vec()),
+        lead in 0usize..5,
+        cpu: bool,
+        int64: bool,
+        kernel in 0usize..12,
+        index in 0usize..12,
+        access64 in 0usize..8,
+        wide_stores in 0usize..8,
+    ) {
+        let pick = |i: usize, n: usize| if i < n { i } else { 0 };
+        let (kernel, index) = (pick(kernel, 4), pick(index, 4));
+        let (access64, wide_stores) = (pick(access64, 3), pick(wide_stores, 3));
+        let all = validated();
+        let perm = perm_from_seed(shape.len(), seed);
+        let mut v = View::permuted(&shape, &perm).unwrap();
+        v.offset = lead as isize;
+        for (d, &flip) in flips.iter().enumerate().take(v.shape.len()) {
+            if flip {
+                v.offset += v.strides[d] * (v.shape[d] as isize - 1);
+                v.strides[d] = -v.strides[d];
+            }
+        }
+        // Padding before and after the first pads.len() dims, the innermost included.
+        let mut bounds = Vec::new();
+        for (k, &pad) in pads.iter().enumerate() {
+            let d = [0, v.shape.len() - 1][k];
+            let pad = if pad < 4 { pad } else { 0 };
+            if pad == 0 || bounds.iter().any(|b: &Bound| b.dims == [d]) {
+                continue;
+            }
+            v.offset -= v.strides[d] * pad as isize;
+            v.shape[d] += 2 * pad;
+            bounds.push(Bound { dims: vec![d], valid: pad..v.shape[d] - pad });
+        }
+        v.bounds = bounds;
+        let caps = DeviceCaps { cpu, int64, ..DeviceCaps::default() };
+        let tri = [None, Some(false), Some(true)];
+        let fill = vec![0; elem];
+        let req = ViewRequest {
+            view: &v,
+            elem_size: elem,
+            src_offset: 0,
+            dst_offset: 0,
+            src_len: shape.iter().product::<usize>() + lead,
+            dst_len: v.len(),
+            fill: &fill,
+            options: Options {
+                kernel: [None, Some(Kernel::Generic), Some(Kernel::Tiled), Some(Kernel::Micro)][kernel],
+                index: [None, Some(IndexMath::U32), Some(IndexMath::U64), Some(IndexMath::U32Pair)][index],
+                access64: tri[access64],
+                wide_stores: tri[wide_stores],
+                ..Options::default()
+            },
+        };
+        if let Ok(p) = plan::plan_view(&req, &caps, &Default::default())
+            && let Some(v) = p.variant()
+        {
+            proptest::prop_assert!(all.contains(&v), "{} is not validated: {}", v, p);
+        }
+    }
+}
+
+/// A CPU plan's GPU form (what the memory model traces) drops the runs and 64-bit accesses
+/// and sizes its dispatch as a GPU plan of the same request does.
+#[test]
+fn a_cpu_plan_on_a_gpu_is_sized_as_the_gpu_plans_it() {
+    let req = Request::new(&[512, 512, 64], &[1, 0, 2], 4);
+    let cpu = DeviceCaps {
+        cpu: true,
+        int64: true,
+        ..DeviceCaps::default()
+    };
+    let on_cpu = plan::plan(&req, &cpu).unwrap();
+    assert!(on_cpu.runs && on_cpu.access64, "{on_cpu}");
+    let on_gpu = plan::plan(&req, &DeviceCaps::default()).unwrap();
+    let traced = on_cpu.on_gpu().unwrap();
+    assert!(!traced.runs && !traced.access64);
+    assert_eq!(traced.chunks, on_gpu.chunks);
+    assert_eq!(traced.variant(), on_gpu.variant());
+}

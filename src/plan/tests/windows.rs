@@ -1,0 +1,159 @@
+//! Tensors beyond one storage binding: chunks, windows and their limits; random requests.
+
+use super::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// The simplified plan, moved in its units, sends every byte where the original request
+    /// sends it; and the simplification's postconditions hold.
+    #[test]
+    fn plans_preserve_the_mapping_and_postconditions(req in any_request()) {
+        let (shape, perm, elem, src_off, dst_off) = req;
+        let request = Request::new(&shape, &perm, elem).with_offsets(src_off, dst_off);
+        let p = plan::plan(&request, &DeviceCaps::default()).unwrap();
+        let n: usize = shape.iter().product();
+        let data: Vec<u8> = (0..n * elem).map(|i| (i * 7 + i / 251) as u8).collect();
+        let want = reference::permute_bytes(&data, &shape, &perm, elem).unwrap();
+        let dims: Vec<usize> = p.dims.iter().map(|&d| d as usize).collect();
+        let got = reference::permute_bytes(&data, &dims, &p.dims_perm, p.unit as usize).unwrap();
+        prop_assert_eq!(got, want, "{}", p);
+
+        prop_assert_eq!(p.units() * p.unit as u64, (n * elem) as u64);
+        prop_assert!(p.dims.iter().all(|&d| d > 1) || p.dims == [1], "{}", p);
+        prop_assert!(p.dims_perm.windows(2).all(|w| w[1] != w[0] + 1), "{}", p);
+        prop_assert_eq!(src_off % p.unit as u64, 0);
+        prop_assert_eq!(dst_off % p.unit as u64, 0);
+        for chunk in &p.chunks {
+            let covered: u64 = chunk.workgroups.iter().map(|&d| d as u64).product();
+            prop_assert!(covered >= chunk.total_workgroups);
+        }
+        if p.kernel == Kernel::Tiled {
+            prop_assert!(p.batch_rows_cols().is_some());
+        }
+    }
+
+    /// Arbitrary (also invalid) requests give a plan or an error, never a panic.
+    #[test]
+    fn arbitrary_requests_never_panic(
+        shape in proptest::collection::vec(0usize..=usize::MAX, 0..6),
+        perm in proptest::collection::vec(0usize..8, 0..6),
+        elem in 0usize..20,
+        offsets in (0u64..=u64::MAX, 0u64..=u64::MAX),
+    ) {
+        let req = Request::new(&shape, &perm, elem).with_offsets(offsets.0, offsets.1);
+        match plan::plan(&req, &DeviceCaps::default()) {
+            // A plan for a valid request: its units cover the tensor's bytes.
+            Ok(p) => prop_assert_eq!(p.units() * p.unit as u64, p.bytes),
+            Err(e) => prop_assert!(
+                matches!(
+                    e,
+                    PermuteError::PermLength { .. }
+                        | PermuteError::PermOutOfRange { .. }
+                        | PermuteError::PermDuplicate { .. }
+                        | PermuteError::ElemSize(_)
+                        | PermuteError::SizeOverflow
+                        | PermuteError::UnalignedOffset { .. }
+                        | PermuteError::DeviceLimit { .. }
+                ),
+                "unexpected error {:?}",
+                e
+            ),
+        }
+    }
+}
+
+#[test]
+fn tensors_beyond_one_binding_split_into_fitting_windows() {
+    let caps = DeviceCaps::default(); // 128 MiB bindings, 256-byte alignment
+    let cases: &[(&[usize], &[usize], usize)] = &[
+        (&[8192, 8192], &[1, 0], 4),                  // 256 MiB transpose
+        (&[3, 8192, 8192], &[2, 1, 0], 2),            // 384 MiB, packed
+        (&[1 << 30], &[0], 1),                        // identity: a buffer copy, no binding
+        (&[64, 64, 64, 64, 16], &[4, 3, 2, 1, 0], 4), // 256 MiB, every dim moves
+        (&[2, 40000, 1000], &[0, 2, 1], 4),
+    ];
+    for (shape, perm, elem) in cases {
+        let p = plan::plan(&Request::new(shape, perm, *elem), &caps).unwrap();
+        if p.kernel == Kernel::Copy {
+            assert!(p.chunks.is_empty());
+            continue;
+        }
+        assert_eq!(p.kernel, Kernel::Generic, "{p}");
+        assert!(p.boxed(), "{p}");
+        check_chunks(&p, &caps, caps.max_storage_binding);
+    }
+}
+
+#[test]
+fn tensors_needing_64_bit_offsets_plan_with_windows() {
+    // 2^33 bytes of u8: offsets exceed 32 bits, windows still fit 128 MiB bindings.
+    let caps = DeviceCaps {
+        int64: true,
+        ..DeviceCaps::default()
+    };
+    let shape = [1usize << 17, 1 << 16];
+    let p = plan::plan(&Request::new(&shape, &[1, 0], 1), &caps).unwrap();
+    assert_eq!(
+        (p.kernel, p.index),
+        (Kernel::Generic, IndexMath::U64),
+        "{p}"
+    );
+    check_chunks(&p, &caps, caps.max_storage_binding);
+    let without = plan::plan(&Request::new(&shape, &[1, 0], 1), &DeviceCaps::default()).unwrap();
+    assert_eq!(without.index, IndexMath::U32Pair);
+}
+
+#[test]
+fn forced_tiling_of_a_tensor_beyond_one_binding_is_refused() {
+    let req = Request::new(&[8192, 8192], &[1, 0], 4).with_options(Options {
+        kernel: Some(Kernel::Tiled),
+        ..Options::default()
+    });
+    assert!(matches!(
+        plan::plan(&req, &DeviceCaps::default()),
+        Err(PermuteError::ForcedChoice { .. })
+    ));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+    /// Any binding limit that can hold a row either splits the work into fitting windows or
+    /// is refused with a clear error; never a panic.
+    #[test]
+    fn windows_fit_any_binding_limit(req in any_request(), limit in 40u64..4096, align_log in 2u32..9) {
+        let (shape, perm, elem, src_off, dst_off) = req;
+        let caps = DeviceCaps { storage_offset_alignment: 1 << align_log, ..DeviceCaps::default() };
+        let request = Request::new(&shape, &perm, elem)
+            .with_offsets(src_off, dst_off)
+            .with_options(Options { binding_limit: Some(limit), ..Options::default() });
+        match plan::plan(&request, &caps) {
+            Ok(p) if p.chunks.len() > 1 => check_chunks(&p, &caps, limit),
+            Ok(_) => {}
+            Err(e) => prop_assert!(matches!(e, PermuteError::DeviceLimit { .. }), "{}", e),
+        }
+    }
+}
+
+/// Found by the fuzzer (docs/FUZZING.md): splitting a dim near 2^64 overflowed.
+#[test]
+fn splitting_dims_near_the_top_of_u64_does_not_overflow() {
+    let caps = DeviceCaps {
+        max_storage_binding: 12_031_929_354_473_701_376,
+        storage_offset_alignment: 64,
+        max_workgroups_per_dim: 182,
+        ..DeviceCaps::default()
+    };
+    let shape = [17_942_235_362_159_755_265usize];
+    let req =
+        Request::new(&shape, &[0], 1).with_offsets(31_316_006_942_419_456, 288_230_376_152_432_648);
+    // A clear answer, without a panic: more windows than a permute may take.
+    assert!(matches!(
+        plan::plan(&req, &caps),
+        Err(PermuteError::DeviceLimit {
+            limit: "max_storage_buffer_binding_size",
+            ..
+        })
+    ));
+}
