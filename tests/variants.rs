@@ -215,7 +215,7 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
     let (mut shape, perm) = unmergeable(variant.rank());
     if variant.runs() {
         // Runs are the CPU-device layout: the innermost output dim (input dim 0 here)
-        // in whole runs. A rank-1 run is a view's (a flip; tests/views.rs): a permute
+        // in whole runs. A rank-1 run is a view's (a flip; tests/views/): a permute
         // of rank 1 is a copy.
         if !p.caps().cpu || variant.rank() == 1 {
             return None;

@@ -10,6 +10,7 @@
 mod explain;
 mod geometry;
 mod planned;
+mod reasons;
 mod select;
 mod simplify;
 #[cfg(test)]
@@ -24,15 +25,15 @@ mod windows;
 
 pub use geometry::*;
 pub use planned::*;
+pub use reasons::{
+    Figures, IndexReason, KernelReason, Learned, Measured, Misfit, Modelling, Reasons, ShapeKey,
+    SpecializeReason, Tuning,
+};
 pub(crate) use select::micro_block;
 #[doc(hidden)]
 pub use select::modelled_best;
 #[cfg(feature = "bench")]
 pub(crate) use select::prefers_access64;
-pub use select::{
-    Figures, IndexReason, KernelReason, Learned, Measured, Misfit, Modelling, Reasons, ShapeKey,
-    SpecializeReason, Tuning,
-};
 pub use simplify::{check_perm, element_count};
 pub(crate) use simplify::{movement_unit, pack_of, simplify};
 use tuning::*;

@@ -1,6 +1,6 @@
 //! Request validation and simplification: size-1 dims dropped, dims that move together
 //! merged, and the movement size chosen. Pure functions with their postconditions written
-//! down (tested in `tests/plan.rs`).
+//! down (tested in `src/plan/tests/`).
 
 use crate::PermuteError;
 
@@ -35,7 +35,7 @@ pub fn element_count(shape: &[usize]) -> Result<usize, PermuteError> {
 
 /// Simplifies a permutation problem without changing its meaning.
 ///
-/// Postconditions (for a tensor with at least one element), tested in `tests/plan.rs`:
+/// Postconditions (for a tensor with at least one element), tested in `src/plan/tests/`:
 /// - the product of the dims is unchanged, and the result has rank >= 1;
 /// - no dim has extent 1, unless the whole tensor is one element (then `[1]`, `[0]`);
 /// - no two adjacent output dims come from adjacent input dims (`perm[i+1] != perm[i] + 1`),

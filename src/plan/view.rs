@@ -3,7 +3,7 @@
 //! which a fill value is read (constant padding). Materialising a view writes it out
 //! contiguously (or into a strided window of a larger destination) in one pass.
 //!
-//! Lowering a view for the kernels (pure, tested in `tests/views.rs`): drop size-1 dims,
+//! Lowering a view for the kernels (pure, tested in `tests/views/`): drop size-1 dims,
 //! order the dims by the source's memory order, merge neighbours whose strides compose on
 //! both sides (CuTe's `coalesce`), pick the widest movement unit every stride and offset
 //! allows, and express everything in units.
