@@ -106,7 +106,7 @@ impl Permuter {
         &self.device
     }
 
-    /// The queue [`Permuter::permute`] submits to.
+    /// The queue this permuter's own round trips submit to.
     pub fn queue(&self) -> &wgpu::Queue {
         &self.queue
     }

@@ -123,7 +123,7 @@ pub struct DeviceCaps {
     pub storage_offset_alignment: u32,
     /// The device supports native 64-bit integers in shaders.
     pub int64: bool,
-    /// The device is a CPU (lavapipe, SwiftShader, WARP); see [`prefer_micro`].
+    /// The device is a CPU (lavapipe, SwiftShader, WARP); see `prefer_micro`.
     pub cpu: bool,
 }
 

@@ -56,16 +56,16 @@ pub struct Plan {
     pub specialized: bool,
     /// The generic kernel's invocations each move a run of [`GENERIC_RUN`] consecutive
     /// output units, decoding the first only, instead of items a workgroup apart (see
-    /// [`select::choose_runs`]).
+    /// `select::choose_runs`).
     pub runs: bool,
     /// 8 and 16-byte units, and the micro kernel's wide block rows, are accessed as
     /// `u64` / `vec2<u64>` rather than `vec2<u32>` / `vec4<u32>`: on a CPU adapter an access
     /// costs per component, so halving the components speeds every access (see
-    /// [`select::choose_access64`]).
+    /// `select::choose_access64`).
     pub access64: bool,
     /// The generic kernel's runs of 4 or 8-byte units are written 16 bytes at a time, their
     /// units gathered into one wide store: a CPU adapter pays per access (see
-    /// [`select::choose_wide_stores`]).
+    /// `select::choose_wide_stores`).
     pub wide_stores: bool,
     /// Why each choice was made, as recorded when it was made.
     pub reasons: Reasons,
@@ -107,7 +107,7 @@ impl Plan {
         self.dims.iter().product()
     }
 
-    /// Elements per storage word (see [`pack_of`]).
+    /// Elements per storage word (see `pack_of`).
     pub fn pack(&self) -> u32 {
         pack_of(self.unit)
     }

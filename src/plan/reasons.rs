@@ -120,7 +120,7 @@ pub enum Misfit {
     /// Packed 8/16-bit data needs rows and columns divisible by the elements per word.
     PackedSides,
     /// Micro-tiles need both block sides divisible by the block's side, or one a strip's
-    /// whole short dim (see [`micro_block`]).
+    /// whole short dim (see `micro_block`).
     MicroSides,
     /// Micro-tiles move units of up to 8 bytes.
     WideUnit,

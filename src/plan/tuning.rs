@@ -17,18 +17,18 @@ pub const MICRO_WORKGROUP: u32 = 128;
 pub const GENERIC_ITEMS: u32 = 4;
 
 /// Output units each invocation of the generic kernel moves where it moves runs (CPU
-/// devices, see [`Plan::runs`]): 8 units of 16 bytes are two cache lines. Runs of 8 rather
+/// devices, see [`Plan::runs`](super::Plan::runs)): 8 units of 16 bytes are two cache lines. Runs of 8 rather
 /// than 4 took 128-byte rows from 0.82 to 0.98 of the shader copy on lavapipe.
 pub const GENERIC_RUN: u32 = 8;
 
-/// Side of the micro kernel's narrow blocks, in elements (see [`Block`]): 8-bit rows of
+/// Side of the micro kernel's narrow blocks, in elements (see [`Block`](super::Block)): 8-bit rows of
 /// such a block are one 32-bit word.
 pub const MICRO_SIDE: u32 = 4;
 
 /// Bytes of one access of the micro kernel's wide blocks: a `vec4<u32>`.
 pub const WIDE_ACCESS_BYTES: u32 = 16;
 
-/// Longest whole dim of a micro kernel strip ([`Strip`]), in elements: the strip holds
+/// Longest whole dim of a micro kernel strip ([`Strip`](super::Strip)), in elements: the strip holds
 /// this many 16-byte accesses in registers each way. 8 takes colour channels (3, 4 of
 /// bytes), complex pairs and the odd short dims of real shapes; each extent is a shader
 /// variant of its own.
@@ -50,7 +50,7 @@ pub const MAX_CHUNKS: usize = 1 << 16;
 
 /// Smallest row and column extent (in units) for which the tiled batch transpose is chosen
 /// on a GPU when no memory model is at hand (a plan made without a device, the model's
-/// budget spent); where it is, the model decides ([`KernelReason::Modelled`]). Set from the
+/// budget spent); where it is, the model decides ([`KernelReason::Modelled`](super::KernelReason::Modelled)). Set from the
 /// model's figures (`wgpu-permute model`): at side 2 the gather wins (`[4096,2]`: generic
 /// 0.67 of a copy, tiled 0.40; `[2,4096]`: 1.00 and 0.40), from side 4 the tile does
 /// (`[4096,4]`: 0.67 and 0.40 the other way; `[4096,8]`: 1.00 against 0.22). The model

@@ -3,9 +3,11 @@
 //! the shared prelude (`shaders/prelude.wgsl`) followed by its own file. The rank is baked
 //! into the generated code, so index decodes are straight-line code with no loop over dims.
 //!
-//! Constants that Rust and WGSL share (workgroup size, items per thread, the micro-tile
-//! side, the names and positions of parameter words) are written once, here or in
-//! [`mod@crate::plan`], and filled into the WGSL.
+//! One module per kernel family owns its generator and its parameter block: `generic`,
+//! `tiled`, `micro`, and `copy` (the benchmark's shader copy); `template` fills templates
+//! strictly. Constants that Rust and WGSL share (workgroup size, items per thread, the
+//! micro-tile side, the names and positions of parameter words) are written once, here or in
+//! [`crate::plan::tuning`], and filled into the WGSL.
 
 use std::fmt::Write;
 
@@ -41,8 +43,6 @@ pub const GENERIC_WGSL: &str = include_str!("../../shaders/generic.wgsl");
 pub const TILED_WGSL: &str = include_str!("../../shaders/tiled.wgsl");
 /// Template of the register micro-tile kernel (entry point `micro`).
 pub const MICRO_WGSL: &str = include_str!("../../shaders/micro.wgsl");
-/// Template of the benchmarks' copy kernel, the shader ceiling (entry point `vec4_copy`).
-pub const VEC4_COPY_WGSL: &str = include_str!("../../shaders/vec4_copy.wgsl");
 const INDEX_U32_WGSL: &str = include_str!("../../shaders/index_u32.wgsl");
 const INDEX_U64_WGSL: &str = include_str!("../../shaders/index_u64.wgsl");
 const INDEX_PAIR_WGSL: &str = include_str!("../../shaders/index_pair.wgsl");
@@ -89,6 +89,10 @@ macro_rules! named_words {
     };
 }
 
+// After the macro, which it uses.
+mod copy;
+pub use copy::{CopyWord, VEC4_COPY_WGSL, vec4_copy_source};
+
 named_words! {
     /// Index values of the generic kernel, from word [`GENERIC_VALUES`] on (one word each
     /// with 32-bit index math, two otherwise). The per-dim arrays follow.
@@ -129,16 +133,6 @@ named_words! {
         InRow = "IN_ROW",
         /// Output stride of the column dim, in units.
         OutRow = "OUT_ROW",
-    }
-}
-
-named_words! {
-    /// Words of the benchmarks' copy kernel's parameter block.
-    CopyWord {
-        /// Workgroups in the dispatch.
-        TotalWorkgroups = "TOTAL_WORKGROUPS",
-        /// 16-byte units to copy.
-        Units = "UNITS",
     }
 }
 
@@ -411,24 +405,6 @@ pub fn build(v: &Variant, build: Build) -> Result<String, TemplateError> {
         Variant::Tiled(t) => tiled_source(t, build),
         Variant::Micro(m) => micro_source(m, build),
     }
-}
-
-/// The benchmarks' vec4 copy kernel.
-pub fn vec4_copy_source(access64: bool) -> Result<String, TemplateError> {
-    let kernel = fill(
-        "vec4_copy.wgsl",
-        VEC4_COPY_WGSL,
-        &[("ITEMS", &format!("{GENERIC_ITEMS}u"))],
-    )?;
-    let prelude = prelude(
-        store_type(16, access64),
-        CopyWord::ALL.len(),
-        &CopyWord::decls(),
-        1,
-        Build::Shipped,
-        GENERIC_WORKGROUP,
-    )?;
-    Ok(prelude + &kernel)
 }
 
 /// The index-math helpers (`Idx`, `ix`, `ip`, `iadd`, `imul`, `idiv`, `imod`, `ilt`, `iu32`)
