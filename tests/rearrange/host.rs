@@ -11,8 +11,12 @@ fn host_rearranges_match_hand_computed_results_and_the_reference() {
         let n: usize = case.shape.iter().product();
         for elem in [1, 2, 4, 8] {
             let data = test_bytes(n * elem, n as u64 + elem as u64);
-            let (out, shape) = rearrange_bytes(p, &data, case.shape, case.pattern, case.axes, elem)
-                .unwrap_or_else(|e| panic!("{} ({elem} B): {e}", case.pattern));
+            let (out, shape) = run(
+                p,
+                Relayout::rearrange(case.pattern, case.shape, case.axes, elem),
+                &data,
+            )
+            .unwrap_or_else(|e| panic!("{} ({elem} B): {e}", case.pattern));
             assert_eq!(shape, case.out_shape, "{}", case.pattern);
             let want = gathered(&data, &case.gather, elem);
             assert!(out == want, "{} ({elem} B) differs by hand", case.pattern);
@@ -21,12 +25,22 @@ fn host_rearranges_match_hand_computed_results_and_the_reference() {
         }
         // Typed, with values that are their own input index.
         let data: Vec<u32> = (0..n as u32).collect();
-        let (out, shape) = rearrange_slice(p, &data, case.shape, case.pattern, case.axes).unwrap();
+        let (out, shape) = run(
+            p,
+            Relayout::rearrange(case.pattern, case.shape, case.axes, elem_of(&data)),
+            &data,
+        )
+        .unwrap();
         assert_eq!(shape, case.out_shape);
         let want: Vec<u32> = case.gather.iter().map(|&i| i as u32).collect();
         assert_eq!(out, want, "{}", case.pattern);
         let halves: Vec<u16> = data.iter().map(|&v| v as u16 ^ 0xA500).collect();
-        let (out, _) = rearrange_slice(p, &halves, case.shape, case.pattern, case.axes).unwrap();
+        let (out, _) = run(
+            p,
+            Relayout::rearrange(case.pattern, case.shape, case.axes, elem_of(&halves)),
+            &halves,
+        )
+        .unwrap();
         let want: Vec<u16> = case.gather.iter().map(|&i| halves[i]).collect();
         assert_eq!(out, want, "{}", case.pattern);
     }
@@ -40,9 +54,14 @@ fn gpu_buffers_are_rearranged_in_one_permute() {
         for elem in [1, 2, 4, 8] {
             let data = test_bytes(n * elem, 7 * n as u64 + elem as u64);
             let [src, dst, readback] = buffers(p, &data);
-            let (plan, shape) =
-                rearrange_submit(p, &src, &dst, case.pattern, case.shape, case.axes, elem)
-                    .unwrap_or_else(|e| panic!("{} ({elem} B): {e}", case.pattern));
+            let (mut plans, shape) = submit(
+                p,
+                &src,
+                &dst,
+                Relayout::rearrange(case.pattern, case.shape, case.axes, elem),
+            )
+            .unwrap_or_else(|e| panic!("{} ({elem} B): {e}", case.pattern));
+            let plan = plans.remove(0);
             assert_eq!(shape, case.out_shape);
             let r = rearrange(case.pattern, case.shape, case.axes, false).unwrap();
             assert_eq!((&plan.shape, &plan.perm), (&r.split_shape, &r.perm));
@@ -67,18 +86,28 @@ fn gpu_buffers_are_rearranged_in_one_permute() {
 fn identity_returns_the_data_after_the_same_checks() {
     let Some(p) = gpu() else { return };
     let data = [1.0f32, 2., 3., 4., 5., 6.];
-    let (out, shape) = rearrange_slice(p, &data, &[2, 3], "a b -> (a b)", &[]).unwrap();
+    let (out, shape) = run(
+        p,
+        Relayout::rearrange("a b -> (a b)", &[2, 3], &[], elem_of(&data)),
+        &data,
+    )
+    .unwrap();
     assert_eq!((out.as_slice(), shape.as_slice()), (&data[..], &[6][..]));
     // What a permute of the data would refuse, the skipped permute refuses too.
     assert_eq!(
-        rearrange_slice(p, &data[..5], &[2, 3], "a b -> a b", &[]),
+        run(
+            p,
+            Relayout::rearrange("a b -> a b", &[2, 3], &[], elem_of(&data[..5])),
+            &data[..5]
+        ),
         Err(PermuteError::DataLength { need: 6, have: 5 })
     );
     assert_eq!(
-        rearrange_bytes(p, &[0; 6], &[2], "a -> a", &[], 3),
+        run(p, Relayout::rearrange("a -> a", &[2], &[], 3), &[0; 6]),
         Err(PermuteError::ElemSize(3))
     );
-    let (empty, shape) = rearrange_bytes(p, &[], &[0, 3], "a b -> b a", &[], 4).unwrap();
+    let (empty, shape) =
+        run::<u32>(p, Relayout::rearrange("a b -> b a", &[0, 3], &[], 4), &[]).unwrap();
     assert_eq!((empty.len(), shape), (0, vec![3, 0]));
 }
 
@@ -87,7 +116,12 @@ fn pattern_errors_are_typed_and_name_the_axis() {
     let Some(p) = gpu() else { return };
     let data = [0u16; 12];
     let err = |pattern: &str, shape: &[usize], axes: &[(&str, usize)]| {
-        rearrange_slice(p, &data, shape, pattern, axes).unwrap_err()
+        run(
+            p,
+            Relayout::rearrange(pattern, shape, axes, elem_of(&data)),
+            &data,
+        )
+        .unwrap_err()
     };
     let e = err("a b -> a q", &[3, 4], &[]);
     assert_eq!(
@@ -120,7 +154,13 @@ fn pattern_errors_are_typed_and_name_the_axis() {
     );
     // The same from the buffer API, before any GPU work.
     let [src, dst, _] = buffers(p, &[0; 24]);
-    let e = rearrange_submit(p, &src, &dst, "a b -> a", &[3, 4], &[], 2).unwrap_err();
+    let e = submit(
+        p,
+        &src,
+        &dst,
+        Relayout::rearrange("a b -> a", &[3, 4], &[], 2),
+    )
+    .unwrap_err();
     assert_eq!(
         e,
         PermuteError::Rearrange(RearrangeError::MissingAxis { axis: "b".into() })

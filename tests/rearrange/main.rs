@@ -106,145 +106,33 @@ fn gathered(data: &[u8], gather: &[usize], elem: usize) -> Vec<u8> {
         .collect()
 }
 
-// The host round trips and submissions of einops patterns, through [`Relayout`]: what an
-// app writes, in the argument order the cases below were written in.
-
-type Moved<T> = Result<(Vec<T>, Vec<usize>), PermuteError>;
-
-fn run<T: bytemuck::Pod>(p: &Permuter, op: Result<Relayout, PermuteError>, data: &[T]) -> Moved<T> {
+/// The host round trip of `op` on `data`, with the output's shape.
+fn run<T: bytemuck::Pod>(
+    p: &Permuter,
+    op: Result<Relayout, PermuteError>,
+    data: &[T],
+) -> Result<(Vec<T>, Vec<usize>), PermuteError> {
     let op = op?;
     Ok((p.run(&op, data)?, op.out_shape().to_vec()))
 }
 
-fn rearrange_slice<T: bytemuck::Pod>(
-    p: &Permuter,
-    data: &[T],
-    shape: &[usize],
-    pattern: &str,
-    axes: &[(&str, usize)],
-) -> Moved<T> {
-    run(
-        p,
-        Relayout::rearrange(pattern, shape, axes, size_of::<T>()),
-        data,
-    )
+/// Bytes per element of `data`.
+fn elem_of<T>(_: &[T]) -> usize {
+    size_of::<T>()
 }
 
-fn rearrange_bytes(
-    p: &Permuter,
-    data: &[u8],
-    shape: &[usize],
-    pattern: &str,
-    axes: &[(&str, usize)],
-    elem: usize,
-) -> Moved<u8> {
-    run(p, Relayout::rearrange(pattern, shape, axes, elem), data)
-}
-
-fn rearrange_padded_bytes(
-    p: &Permuter,
-    data: &[u8],
-    shape: &[usize],
-    pattern: &str,
-    axes: &[(&str, usize)],
-    elem: usize,
-    fill: &[u8],
-) -> Moved<u8> {
-    run(
-        p,
-        Relayout::rearrange_padded(pattern, shape, axes, elem, fill),
-        data,
-    )
-}
-
-fn rearrange_padded_slice<T: bytemuck::Pod>(
-    p: &Permuter,
-    data: &[T],
-    shape: &[usize],
-    pattern: &str,
-    axes: &[(&str, usize)],
-    fill: T,
-) -> Moved<T> {
-    let op = Relayout::rearrange_padded(
-        pattern,
-        shape,
-        axes,
-        size_of::<T>(),
-        bytemuck::bytes_of(&fill),
-    );
-    run(p, op, data)
-}
-
-fn rearrange_cropped_bytes(
-    p: &Permuter,
-    data: &[u8],
-    shape: &[usize],
-    pattern: &str,
-    axes: &[(&str, usize)],
-    elem: usize,
-    crop: &[usize],
-) -> Result<Vec<u8>, PermuteError> {
-    let op = Relayout::rearrange_cropped(pattern, shape, axes, elem, crop);
-    run(p, op, data).map(|(out, _)| out)
-}
-
-fn rearrange_cropped_slice<T: bytemuck::Pod>(
-    p: &Permuter,
-    data: &[T],
-    shape: &[usize],
-    pattern: &str,
-    axes: &[(&str, usize)],
-    crop: &[usize],
-) -> Result<Vec<T>, PermuteError> {
-    let op = Relayout::rearrange_cropped(pattern, shape, axes, size_of::<T>(), crop);
-    run(p, op, data).map(|(out, _)| out)
-}
-
-/// Records `op` on its own and submits it; its plans.
+/// Records `op` on its own and submits it; its plans and the output's shape.
 fn submit(
     p: &Permuter,
     src: &wgpu::Buffer,
     dst: &wgpu::Buffer,
-    op: Relayout,
-) -> Result<Vec<Plan>, PermuteError> {
-    let op = p.prepare(&op)?;
+    op: Result<Relayout, PermuteError>,
+) -> Result<(Vec<Plan>, Vec<usize>), PermuteError> {
+    let op = p.prepare(&op?)?;
     let mut encoder = p.device().create_command_encoder(&Default::default());
     p.record(&mut encoder, src, dst, &op)?;
     p.queue().submit([encoder.finish()]);
-    Ok(op.plans().to_vec())
-}
-
-fn rearrange_submit(
-    p: &Permuter,
-    src: &wgpu::Buffer,
-    dst: &wgpu::Buffer,
-    pattern: &str,
-    shape: &[usize],
-    axes: &[(&str, usize)],
-    elem: usize,
-) -> Result<(Plan, Vec<usize>), PermuteError> {
-    let op = Relayout::rearrange(pattern, shape, axes, elem)?;
-    let out_shape = op.out_shape().to_vec();
-    Ok((submit(p, src, dst, op)?.remove(0), out_shape))
-}
-
-#[allow(clippy::too_many_arguments)]
-fn rearrange_cropped(
-    p: &Permuter,
-    src: &wgpu::Buffer,
-    dst: &wgpu::Buffer,
-    pattern: &str,
-    shape: &[usize],
-    axes: &[(&str, usize)],
-    elem: usize,
-    crop: &[usize],
-) -> Result<Vec<Plan>, PermuteError> {
-    submit(
-        p,
-        src,
-        dst,
-        Relayout::rearrange_cropped(pattern, shape, axes, elem, crop)?,
-    )
+    Ok((op.plans().to_vec(), op.relayout().out_shape().to_vec()))
 }
 
 /// Buffers of `bytes` for a rearrange: source holding them, destination, readback.

@@ -15,9 +15,12 @@ fn padding_to_a_blocked_layout_and_cropping_back_round_trip() {
         let data = test_bytes(len * elem, 40 + elem as u64);
         let fill: Vec<u8> = (0..elem as u8).map(|b| 0xF0 | b).collect();
         let to = "n (cb c) h w -> n cb h w c";
-        let (blocked, out_shape) =
-            rearrange_padded_bytes(p, &data, &shape, to, &[("c", 4)], elem, &fill)
-                .unwrap_or_else(|e| panic!("{elem} B: {e}"));
+        let (blocked, out_shape) = run(
+            p,
+            Relayout::rearrange_padded(to, &shape, &[("c", 4)], elem, &fill),
+            &data,
+        )
+        .unwrap_or_else(|e| panic!("{elem} B: {e}"));
         assert_eq!(out_shape, [n, 2, h, w, 4]);
         // By hand: channel cb * 4 + k of the input, or the fill past channel 5.
         let mut want = Vec::new();
@@ -31,21 +34,29 @@ fn padding_to_a_blocked_layout_and_cropping_back_round_trip() {
         }
         assert!(blocked == want, "{elem} B: NCHW4c differs");
         let back = "n cb h w c -> n (cb c) h w";
-        let cropped = rearrange_cropped_bytes(p, &blocked, &out_shape, back, &[], elem, &shape)
-            .unwrap_or_else(|e| panic!("{elem} B: {e}"));
+        let cropped = run(
+            p,
+            Relayout::rearrange_cropped(back, &out_shape, &[], elem, &shape),
+            &blocked,
+        )
+        .map(|(out, _)| out)
+        .unwrap_or_else(|e| panic!("{elem} B: {e}"));
         assert!(cropped == data, "{elem} B: cropping back differs");
     }
     // Rows that do not fill whole words are refused, typed.
     let bytes = vec![0u8; 2 * 8 * 3 * 5];
-    let e = rearrange_cropped_bytes(
+    let e = run(
         p,
+        Relayout::rearrange_cropped(
+            "n cb h w c -> n (cb c) h w",
+            &[2, 2, 3, 5, 4],
+            &[],
+            1,
+            &[2, 6, 3, 5],
+        ),
         &bytes,
-        &[2, 2, 3, 5, 4],
-        "n cb h w c -> n (cb c) h w",
-        &[],
-        1,
-        &[2, 6, 3, 5],
     )
+    .map(|(out, _)| out)
     .unwrap_err();
     assert!(matches!(e, PermuteError::InvalidView(_)), "{e:?}");
     // Typed slices, and the buffer API.
@@ -53,40 +64,43 @@ fn padding_to_a_blocked_layout_and_cropping_back_round_trip() {
     let shape = [n, c, h, w];
     let len = n * c * h * w;
     let data: Vec<f32> = (0..len).map(|i| i as f32).collect();
-    let (blocked, out_shape) = rearrange_padded_slice(
+    let (blocked, out_shape) = run(
         p,
+        Relayout::rearrange_padded(
+            "n (cb c) h w -> n cb h w c",
+            &shape,
+            &[("c", 4)],
+            elem_of(&data),
+            bytemuck::bytes_of(&-1.0f32),
+        ),
         &data,
-        &shape,
-        "n (cb c) h w -> n cb h w c",
-        &[("c", 4)],
-        -1.0,
     )
     .unwrap();
     assert_eq!(
         blocked.iter().filter(|&&v| v == -1.0).count(),
         n * 2 * h * w
     );
-    let back: Vec<f32> = rearrange_cropped_slice(
+    let back: Vec<f32> = run(
         p,
+        Relayout::rearrange_cropped(
+            "n cb h w c -> n (cb c) h w",
+            &out_shape,
+            &[],
+            elem_of(&blocked),
+            &shape,
+        ),
         &blocked,
-        &out_shape,
-        "n cb h w c -> n (cb c) h w",
-        &[],
-        &shape,
     )
+    .map(|(out, _)| out)
     .unwrap();
     assert_eq!(back, data);
     let bytes: &[u8] = bytemuck::cast_slice(&blocked);
     let [src, dst, readback] = buffers(p, bytes);
-    let plans = rearrange_cropped(
+    let (plans, _) = submit(
         p,
         &src,
         &dst,
-        "n cb h w c -> n (cb c) h w",
-        &out_shape,
-        &[],
-        4,
-        &shape,
+        Relayout::rearrange_cropped("n cb h w c -> n (cb c) h w", &out_shape, &[], 4, &shape),
     )
     .unwrap();
     assert_eq!(plans.len(), 2, "cb = 0 whole, then cb = 1 with c < 2");
@@ -96,14 +110,18 @@ fn padding_to_a_blocked_layout_and_cropping_back_round_trip() {
     let out = read_buffer(p.device(), &readback, (len * 4) as u64).unwrap();
     assert!(out == bytemuck::cast_slice::<f32, u8>(&data));
     // Errors: a crop larger than the output, a fill of the wrong size, a short input.
-    let e = rearrange_cropped_slice(
+    let e = run(
         p,
+        Relayout::rearrange_cropped(
+            "n cb h w c -> n (cb c) h w",
+            &out_shape,
+            &[],
+            elem_of(&blocked),
+            &[2, 9, 3, 5],
+        ),
         &blocked,
-        &out_shape,
-        "n cb h w c -> n (cb c) h w",
-        &[],
-        &[2, 9, 3, 5],
     )
+    .map(|(out, _)| out)
     .unwrap_err();
     assert!(
         matches!(
@@ -116,24 +134,29 @@ fn padding_to_a_blocked_layout_and_cropping_back_round_trip() {
         ),
         "{e:?}"
     );
-    let e = rearrange_padded_bytes(
+    let e = run(
         p,
+        Relayout::rearrange_padded(
+            "n (cb c) h w -> n cb h w c",
+            &shape,
+            &[("c", 4)],
+            4,
+            &[0; 2],
+        ),
         &data_bytes(&data),
-        &shape,
-        "n (cb c) h w -> n cb h w c",
-        &[("c", 4)],
-        4,
-        &[0; 2],
     )
     .unwrap_err();
     assert_eq!(e, PermuteError::FillSize { fill: 2, elem: 4 });
-    let e = rearrange_padded_slice(
+    let e = run(
         p,
+        Relayout::rearrange_padded(
+            "n (cb c) h w -> n cb h w c",
+            &shape,
+            &[("c", 4)],
+            elem_of(&data[1..]),
+            bytemuck::bytes_of(&0.0f32),
+        ),
         &data[1..],
-        &shape,
-        "n (cb c) h w -> n cb h w c",
-        &[("c", 4)],
-        0.0,
     )
     .unwrap_err();
     assert_eq!(
