@@ -1,0 +1,239 @@
+//! The command-line tool end to end: numpy writes arrays, `wgpu-permute permute` permutes
+//! them on the GPU, numpy checks the results against `np.transpose`. Needs the `cli`
+//! feature and python3 with numpy (scripts/setup.sh installs it).
+#![cfg(feature = "cli")]
+
+#[path = "../common/mod.rs"]
+mod common;
+mod files;
+mod reports;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::npy_file;
+
+const BIN: &str = env!("CARGO_BIN_EXE_wgpu-permute");
+
+/// Writes the test arrays and a manifest of `name perm` lines into `dir`.
+const MAKE: &str = r#"
+import sys, numpy as np
+d = sys.argv[1]
+rng = np.random.default_rng(7)
+cases = []
+def add(name, a, perm):
+    np.save(f"{d}/{name}.npy", a)
+    cases.append(f"{name} {','.join(map(str, perm))}")
+shapes = [((37,), (0,)), ((5, 9), (1, 0)), ((3, 4, 6), (2, 0, 1)), ((2, 3, 5, 7), (0, 2, 3, 1)),
+          ((2, 3, 2, 5, 3), (4, 1, 3, 0, 2)), ((33, 65), (1, 0)), ((4, 1, 6), (2, 1, 0))]
+dtypes = ["u1", "i1", "u2", "i2", "f2", "u4", "i4", "f4", "u8", "i8", "f8", "c8", "c16", "?"]
+for dt in dtypes:
+    for i, (shape, perm) in enumerate(shapes):
+        n = int(np.prod(shape))
+        if dt == "?":
+            a = rng.integers(0, 2, n).astype(bool)
+        elif dt.startswith("c"):
+            a = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dt)
+        elif dt.startswith("f"):
+            a = rng.standard_normal(n).astype(dt)
+        else:
+            a = rng.integers(0, 100, n).astype(dt)
+        add(f"{dt.replace('?', 'b')}_{i}", a.reshape(shape), perm)
+add("fortran_f4", np.asfortranarray(rng.standard_normal((4, 5, 6)).astype("f4")), (1, 2, 0))
+add("fortran_u2", np.asfortranarray(rng.integers(0, 999, (7, 3)).astype("u2")), (1, 0))
+add("bigendian_f4", rng.standard_normal((6, 7)).astype(">f4"), (1, 0))
+add("bigendian_i8", rng.integers(-99, 99, (3, 4, 5)).astype(">i8"), (2, 1, 0))
+add("bigendian_c8", (rng.standard_normal(12) * 1j).astype(">c8").reshape(3, 4), (1, 0))
+open(f"{d}/manifest", "w").write("\n".join(cases))
+"#;
+
+/// Checks every output against numpy's transpose; prints what it checked.
+const CHECK: &str = r#"
+import sys, numpy as np
+d = sys.argv[1]
+n = 0
+for line in open(f"{d}/manifest").read().split("\n"):
+    name, perm = line.split()
+    perm = tuple(int(p) for p in perm.split(","))
+    a = np.load(f"{d}/{name}.npy")
+    b = np.load(f"{d}/{name}.out.npy")
+    want = np.transpose(a, perm)
+    assert b.shape == want.shape, (name, b.shape, want.shape)
+    assert b.dtype.newbyteorder("=") == a.dtype.newbyteorder("="), (name, b.dtype, a.dtype)
+    assert np.array_equal(b, want), name
+    n += 1
+print(f"numpy agrees on {n} arrays")
+"#;
+
+fn python(script: &str, dir: &Path) -> String {
+    let out = Command::new("python3")
+        .args(["-c", script])
+        .arg(dir)
+        .output()
+        .expect("python3 is needed for the CLI round-trip test");
+    assert!(
+        out.status.success(),
+        "python failed (is numpy installed? scripts/setup.sh installs it):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("wgpu-permute-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn numpy_round_trip_over_dtypes_ranks_and_layouts() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let dir = temp_dir("numpy");
+    python(MAKE, &dir);
+    let manifest = std::fs::read_to_string(dir.join("manifest")).unwrap();
+    let mut count = 0;
+    for line in manifest.lines() {
+        let (name, perm) = line.split_once(' ').unwrap();
+        let out = Command::new(BIN)
+            .args(["permute", "--check", "--perm", perm])
+            .arg(dir.join(format!("{name}.npy")))
+            .arg(dir.join(format!("{name}.out.npy")))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains("check: equal to the CPU reference"));
+        count += 1;
+    }
+    let report = python(CHECK, &dir);
+    assert!(
+        report.contains(&format!("numpy agrees on {count} arrays")),
+        "{report}"
+    );
+    assert!(count > 100);
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn errors_are_one_line_with_a_failing_exit() {
+    let dir = temp_dir("errors");
+    let bad = dir.join("bad.npy");
+    std::fs::write(&bad, b"not an npy file").unwrap();
+    let cases: [&[&str]; 4] = [
+        &[
+            "permute",
+            "--perm",
+            "1,0",
+            bad.to_str().unwrap(),
+            "/dev/null",
+        ],
+        &["permute", "--perm", "1,0", "/nonexistent.npy", "/dev/null"],
+        &["plan", "--shape", "4,4", "--perm", "0,0", "--no-device"],
+        &[
+            "plan",
+            "--shape",
+            "4,4",
+            "--perm",
+            "1,0",
+            "--dtype",
+            "f7",
+            "--no-device",
+        ],
+    ];
+    for args in cases {
+        let out = Command::new(BIN).args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(
+            stderr.starts_with("error: ") && stderr.lines().count() == 1,
+            "{args:?}: {stderr}"
+        );
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn plan_explains_its_choices_without_a_device() {
+    let out = Command::new(BIN)
+        .args([
+            "plan",
+            "--shape",
+            "8,512,16,64",
+            "--perm",
+            "0,2,1,3",
+            "--dtype",
+            "f16",
+            "--no-device",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    for part in ["16-byte units", "generic", "why:", "u32 index math"] {
+        assert!(text.contains(part), "{text}");
+    }
+}
+
+#[test]
+fn bench_runs_a_case_and_writes_json_and_plot() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let dir = temp_dir("bench");
+    let (json, svg) = (dir.join("b.json"), dir.join("b.svg"));
+    let out = Command::new(BIN)
+        .args(["bench", "--runs", "2", "--filter", "[3,1000,7]", "--json"])
+        .arg(&json)
+        .arg("--plot")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("[3,1000,7] (2,0,1) 4B") && text.contains("permute / shader copy"),
+        "{text}"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(report["cases"].as_array().unwrap().len(), 1);
+    assert!(report["cases"][0]["vs_buffer_copy"].as_f64().unwrap() > 0.0);
+    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+    std::fs::remove_dir_all(dir).ok();
+}
+
+// ---- Reliability: bad input, lost files, memory. Files are made by hand (no numpy). ----
+
+/// Little-endian u32 bytes of `0..n`.
+fn iota_u32(n: u32) -> Vec<u8> {
+    (0..n).flat_map(u32::to_le_bytes).collect()
+}
+
+/// Runs the tool; returns (exit code, stderr). A signal or a panic (101) fails the test.
+fn run(args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> (i32, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let code = out.status.code();
+    assert!(
+        matches!(code, Some(0) | Some(1)),
+        "{args:?}: crashed ({:?}): {stderr}",
+        out.status
+    );
+    (code.unwrap(), stderr)
+}
+
+/// No adapter can be found under this environment (the Metal backend does not exist on
+/// Linux), so anything that reaches for the GPU fails with "no GPU adapter found".
+const NO_GPU: &[(&str, &str)] = &[("WGPU_BACKEND", "metal")];
