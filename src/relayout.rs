@@ -13,7 +13,7 @@
 
 use crate::PermuteError;
 use crate::plan::{
-    self, DeviceCaps, ELEM_SIZES, Learned, Options, Plan, View, ViewRequest, element_count,
+    self, DeviceCaps, ELEM_SIZES, Learned, Options, Plan, Request, View, ViewRequest, element_count,
 };
 use crate::rearrange::rearrange;
 
@@ -21,6 +21,10 @@ use crate::rearrange::rearrange;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Relayout {
     parts: Vec<(View, usize)>,
+    /// The shape and permutation of a permute (or of an unpadded rearrangement), which is
+    /// planned as the permute it is: its plan reports the caller's shape, and no view is
+    /// planned first only to find that it is a permute.
+    permute: Option<(Vec<usize>, Vec<usize>)>,
     out_shape: Vec<usize>,
     src_len: usize,
     dst_len: usize,
@@ -41,7 +45,11 @@ impl Relayout {
         let n = element_count(shape)?;
         let view = View::permuted(shape, perm)?;
         let out_shape = view.shape.clone();
-        Self::new(vec![(view, 0)], out_shape, n, n, elem_size)
+        let op = Self::new(vec![(view, 0)], out_shape, n, n, elem_size)?;
+        Ok(Relayout {
+            permute: Some((shape.to_vec(), perm.to_vec())),
+            ..op
+        })
     }
 
     /// A planner's permute request as an operation: its shape, permutation, element size,
@@ -72,9 +80,11 @@ impl Relayout {
         elem_size: usize,
     ) -> Result<Self, PermuteError> {
         let r = rearrange(pattern, shape, axes, false)?;
-        let n = element_count(shape)?;
-        let view = View::permuted(&r.split_shape, &r.perm)?;
-        Self::new(vec![(view, 0)], r.out_shape, n, n, elem_size)
+        let op = Self::permute(&r.split_shape, &r.perm, elem_size)?;
+        Ok(Relayout {
+            out_shape: r.out_shape,
+            ..op
+        })
     }
 
     /// [`Relayout::rearrange`] where a split that does not divide rounds its inferred axis
@@ -196,14 +206,25 @@ impl Relayout {
     ///
     /// [`Permuter::prepare`]: crate::Permuter::prepare
     pub fn plan(&self, caps: &DeviceCaps) -> Result<Vec<Plan>, PermuteError> {
+        let learned = Learned::default();
         self.requests()?
             .iter()
-            .map(|req| plan::plan_view(req, caps, &Learned::default()))
+            .map(|req| match req {
+                PartRequest::Permute(req) => plan::plan_with(req, caps, &learned),
+                PartRequest::View(req) => plan::plan_view(req, caps, &learned),
+            })
             .collect()
     }
 
-    /// The request of each part: its destination region starts at its first element.
-    pub(crate) fn requests(&self) -> Result<Vec<ViewRequest<'_>>, PermuteError> {
+    /// What the planner is asked for each part: the permute a permute is, else each view
+    /// with its destination region from its first element on.
+    pub(crate) fn requests(&self) -> Result<Vec<PartRequest<'_>>, PermuteError> {
+        if let Some((shape, perm)) = &self.permute {
+            let req = Request::new(shape, perm, self.elem_size)
+                .with_offsets(self.src_offset, self.dst_offset)
+                .with_options(self.options);
+            return Ok(vec![PartRequest::Permute(req)]);
+        }
         self.parts
             .iter()
             .map(|(view, first)| {
@@ -216,7 +237,7 @@ impl Relayout {
                          8/16-bit parts must start on whole words"
                     )));
                 }
-                Ok(ViewRequest {
+                Ok(PartRequest::View(ViewRequest {
                     view,
                     elem_size: self.elem_size,
                     src_offset: self.src_offset,
@@ -228,7 +249,7 @@ impl Relayout {
                     dst_len: self.dst_len.saturating_sub(*first),
                     fill: &self.fill,
                     options: self.options,
-                })
+                }))
             })
             .collect()
     }
@@ -252,6 +273,7 @@ impl Relayout {
         plan::view::check_parts(&parts, src_len, dst_len)?;
         Ok(Relayout {
             parts,
+            permute: None,
             out_shape,
             src_len,
             dst_len,
@@ -271,4 +293,12 @@ fn contiguous(shape: &[usize]) -> Result<Vec<isize>, PermuteError> {
         .into_iter()
         .map(|s| isize::try_from(s).map_err(|_| PermuteError::SizeOverflow))
         .collect()
+}
+
+/// What the planner is asked for one part of a [`Relayout`].
+pub(crate) enum PartRequest<'a> {
+    /// A permute of a contiguous tensor.
+    Permute(Request<'a>),
+    /// A view, written from a part's first destination element on.
+    View(ViewRequest<'a>),
 }

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use super::{Permuter, captured, serial};
 use crate::PermuteError;
 use crate::plan::{self, DeviceCaps, Kernel, Plan, Request, ViewRequest};
-use crate::relayout::Relayout;
+use crate::relayout::{PartRequest, Relayout};
 
 /// A [`Relayout`] planned for one permuter's device, its first-use work done (autotuning,
 /// the memory model's traces) and its pipelines compiled: recording it plans nothing
@@ -154,7 +154,10 @@ impl Permuter {
         let plans: Result<Vec<Plan>, PermuteError> = op
             .requests()?
             .iter()
-            .map(|req| self.plan_view(req))
+            .map(|req| match req {
+                PartRequest::Permute(req) => self.plan_tuned(req),
+                PartRequest::View(req) => self.plan_view(req),
+            })
             .collect();
         plans.map_err(|e| self.or_lost(e))
     }
