@@ -118,6 +118,9 @@ pub(super) fn generic_arrays(v: &GenericVariant) -> &'static [GenericArray] {
 }
 
 /// The unrolled decode of an output position into input (and for boxes, output) offsets.
+/// Generated per rank: a shape-specialised pipeline divides by its dims as the pipeline
+/// constants `D{i}`, `S{i}`, one per dim by name, which a WGSL loop over dims could not
+/// index; and the move itself stays in the WGSL fragments (`generic_*.wgsl`).
 pub(super) fn generic_decode(v: &GenericVariant, mode: Mode) -> String {
     let rank = v.rank;
     let (name, ret) = match mode {
