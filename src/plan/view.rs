@@ -405,6 +405,8 @@ pub fn row_major(shape: &[usize]) -> Vec<usize> {
 
 /// A view lowered for the kernels: dims in the source's memory order (outermost first) with
 /// their strides in movement units, the permutation to output order, and the bounds.
+/// Not API: public for the view tests.
+#[doc(hidden)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lowered {
     /// Extents, in source memory order.
@@ -429,7 +431,8 @@ pub struct Lowered {
 /// Lowers a checked view of `elem`-byte elements whose source and destination regions start
 /// at these byte offsets. Postconditions (tested): every position maps to the same source
 /// and destination bytes as in the view; no size-1 dims (unless one element in all); no two
-/// neighbouring output dims that could merge.
+/// neighbouring output dims that could merge. Not API: public for the view tests.
+#[doc(hidden)]
 pub fn lower(view: &View, elem: usize, src_offset: u64, dst_offset: u64) -> Lowered {
     let dst = view
         .dst_strides
