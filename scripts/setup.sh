@@ -46,6 +46,32 @@ if ! python3 -c 'import einops' >/dev/null 2>&1; then
         { echo "error: could not install einops (pip install einops), which the rearrange tests compare with" >&2; exit 1; }
 fi
 
+# SwiftShader, the Vulkan driver Debian's chromium ships: a third driver, with other
+# limits than lavapipe's (256 invocations, 256-byte offset alignment, subgroups of 4, no
+# SHADER_INT64), and the one Dawn runs on here. Only the test command asks for it
+# (WGPU_PERMUTE_SWIFTSHADER=1).
+SWIFTSHADER_ICD=/usr/lib/chromium/vk_swiftshader_icd.json
+if [ "${WGPU_PERMUTE_SWIFTSHADER:-}" = 1 ] && [ ! -f "$SWIFTSHADER_ICD" ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "setup: installing Debian's chromium (for its SwiftShader Vulkan driver)..."
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    else
+        echo "error: $SWIFTSHADER_ICD not found: install Debian's chromium (as root: apt-get install chromium)" >&2
+        exit 1
+    fi
+fi
+# Dawn and Tint for Node (the npm package webgpu, pinned by web/package-lock.json), which
+# compile every WebGPU variant in the tests (tests/tint.rs).
+if [ "${WGPU_PERMUTE_SWIFTSHADER:-}" = 1 ] && [ ! -d "$(dirname "${BASH_SOURCE[0]}")/../web/node_modules/webgpu" ]; then
+    if ! command -v npm >/dev/null 2>&1; then
+        echo "error: npm not found: install Node.js (as root: apt-get install nodejs npm)" >&2
+        exit 1
+    fi
+    echo "setup: installing Dawn for Node (web/, npm ci)..."
+    npm ci --prefix "$(dirname "${BASH_SOURCE[0]}")/../web" --no-audit --no-fund --loglevel=error
+fi
+
 export WGPU_BACKEND="${WGPU_BACKEND:-vulkan}"
 # Mesa's window-system probing complains without one; no window is ever opened.
 if [ -z "${XDG_RUNTIME_DIR:-}" ] || [ ! -d "${XDG_RUNTIME_DIR}" ]; then

@@ -2,20 +2,32 @@
 # Quick start, test: set up, then every test with GPU tests on the default Vulkan adapter
 # (lavapipe on a machine without a GPU), then a representative GPU subset on wgpu's GL
 # backend (llvmpipe through EGL, headless): the downlevel path, without SHADER_INT64 or
-# SHADER_F16, then an app that depends on the crate alone. Release mode: lavapipe is slow
-# enough. Extra arguments go to the first run.
+# SHADER_F16, then the same subset and the views on SwiftShader (Chromium's Vulkan driver),
+# then an app that depends on the crate alone. Release mode: lavapipe is slow enough. Extra
+# arguments go to the first run.
+export WGPU_PERMUTE_SWIFTSHADER=1
 source "$(dirname "$0")/setup.sh"
 cd "$(dirname "$0")/.."
 cargo test --release --features cli "$@"
 # With Mesa's shader cache off, as on a new machine: cold compiles hold wgpu's GL context
 # lock for seconds, which a warm cache would hide (see `wgpu_permute::serialized`).
+# What other drivers run: every kernel family, element size, index width and movement
+# size on every permutation of ranks 1-5 and around every tile edge, random permutes,
+# buffer errors, windows over tiny binding limits, threads.
+subset=(every_permutation edges_of_every_kernel colour_channels random_permutes forced_64_bit
+    index_math_64_bit permute_slice buffer_errors size_zero gpu_permute_and_recording
+    packed_tiled a_device_with_low_binding_limits grids_fold own_device_plans
+    permuter_is_shared_across_threads threads_work_while_another_compiles)
 echo "GL backend subset (WGPU_BACKEND=gl, shader cache off):"
 WGPU_BACKEND=gl MESA_SHADER_CACHE_DISABLE=true cargo test --release --features cli \
-    --test gpu --test reliability -- \
-    every_permutation edges_of_every_kernel colour_channels random_permutes forced_64_bit index_math_64_bit \
-    permute_slice buffer_errors size_zero gpu_permute_and_recording packed_tiled \
-    a_device_with_low_binding_limits grids_fold own_device_plans permuter_is_shared_across_threads \
-    threads_work_while_another_compiles
+    --test gpu --test reliability -- "${subset[@]}"
+# SwiftShader: the same subset, then views, regions and recorded operations. Not the
+# variant sweep: SwiftShader keeps every compiled pipeline's code (its 880 took 11 GiB).
+echo "SwiftShader subset (Vulkan, Chromium's driver: 256 invocations, 256-byte alignment):"
+VK_ICD_FILENAMES="$SWIFTSHADER_ICD" cargo test --release --features cli \
+    --test gpu --test reliability -- "${subset[@]}"
+VK_ICD_FILENAMES="$SWIFTSHADER_ICD" cargo test --release --features cli \
+    --test views --test regions --test relayout --test rearrange
 # Its own workspace (no dev-dependencies), built into this target directory.
 echo "An app that depends on wgpu-permute alone (tests/crate-only), with the default features, then with none:"
 app=(cargo run --release --quiet --manifest-path tests/crate-only/Cargo.toml)
