@@ -99,6 +99,11 @@ pub mod relayout;
 pub mod shaders;
 #[doc(hidden)]
 pub mod timing;
+// The bench page's suite: for the command-line tool and the tests.
+#[cfg(all(feature = "bench", feature = "json"))]
+#[doc(hidden)]
+pub mod web;
+pub mod work;
 
 pub use error::PermuteError;
 pub use gpu::{

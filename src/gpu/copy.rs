@@ -1,12 +1,10 @@
 //! The shader copy: 16-byte units moved by a plain WGSL kernel with the generic kernel's
-//! thread layout, the ceiling the benchmark compares every kernel against. Its pipeline is
-//! cached with the kernels'.
+//! thread layout, the ceiling the benchmark compares every kernel against
+//! ([`Work::shader_copy`]). Its pipeline is cached with the kernels'.
 
-use super::{Permuter, binding, captured, upload};
+use super::Permuter;
 use crate::PermuteError;
-use crate::plan::tuning::{GENERIC_ITEMS, GENERIC_WORKGROUP};
-use crate::plan::{fold_grid, prefers_access64};
-use crate::shaders::{self, CopyWord};
+use crate::work::Work;
 
 impl Permuter {
     /// Records a shader copy of the first `bytes` bytes (a multiple of 16) of `src` into
@@ -19,40 +17,7 @@ impl Permuter {
         dst: &wgpu::Buffer,
         bytes: u64,
     ) -> Result<(), PermuteError> {
-        let access64 = prefers_access64(self.caps());
-        let pipeline = self
-            .pipelines
-            .get_with(&self.device, ("vec4_copy", access64), || {
-                shaders::vec4_copy_source(access64)
-            })?;
-        let units = bytes / 16;
-        let total = units.div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64);
-        let grid = fold_grid(total, self.caps().max_workgroups_per_dim)?;
-        let mut words = [0u32; 4];
-        words[CopyWord::TotalWorkgroups as usize] = total as u32;
-        words[CopyWord::Units as usize] = units as u32;
-        let bind_group = captured(&self.device, || {
-            let params = upload(
-                &self.device,
-                &self.queue,
-                "wgpu-permute vec4_copy params",
-                bytemuck::cast_slice(&words),
-                wgpu::BufferUsages::UNIFORM,
-            );
-            self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("wgpu-permute vec4_copy"),
-                layout: self.pipelines.bind_group_layout(),
-                entries: &[
-                    binding(0, src, (0, bytes)),
-                    binding(1, dst, (0, bytes)),
-                    binding(2, &params, (0, params.size())),
-                ],
-            })
-        })?;
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind_group, &[]);
-        pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
-        Ok(())
+        let work = Work::shader_copy(bytes, self.caps())?;
+        self.record_work(encoder, src, dst, &work)
     }
 }

@@ -9,8 +9,8 @@ use super::{binding, caps_of, captured, device_on, serial, upload};
 use crate::PermuteError;
 use crate::plan::{self, DeviceCaps, Kernel, Learned, Measured, Plan, Request, ShapeKey};
 use crate::relayout::Relayout;
-use crate::shaders;
 use crate::timing::Timer;
+use crate::work::{Step, Work};
 
 /// A permute engine bound to one device and queue, caching a compute pipeline per shader
 /// variant. `Send + Sync`: share one across threads.
@@ -256,8 +256,8 @@ impl Permuter {
         }
     }
 
-    /// Records a plan made by this permuter: checks the buffers, then the copy or the
-    /// dispatches, one per chunk.
+    /// Records a plan made by this permuter: checks the buffers, then its work
+    /// ([`Work::of`]: the copy, or one dispatch per chunk).
     pub(super) fn record_plan(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -267,51 +267,62 @@ impl Permuter {
     ) -> Result<(), PermuteError> {
         let _serial = serial(&self.device);
         self.check_buffers(plan, src, dst)?;
-        match plan.kernel {
-            Kernel::Empty => Ok(()),
-            Kernel::Copy => {
-                encoder.copy_buffer_to_buffer(
-                    src,
-                    plan.src_start(),
-                    dst,
-                    plan.dst_offset,
-                    plan.bytes,
-                );
-                Ok(())
-            }
-            Kernel::Generic | Kernel::Tiled | Kernel::Micro => {
-                self.record_dispatches(encoder, src, dst, plan)
-            }
-        }
-    }
-
-    fn record_dispatches(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        src: &wgpu::Buffer,
-        dst: &wgpu::Buffer,
-        plan: &Plan,
-    ) -> Result<(), PermuteError> {
-        let pipeline = self.pipelines.get(&self.device, plan)?;
-        {
+        if plan.variant().is_some() {
             let mut learned = self.learned();
             if plan.specialized {
                 learned.specialized.insert(plan.shape_key());
             }
             learned.count_uniform(plan);
         }
-        // All parameter blocks in one uniform buffer, each at an aligned offset.
-        let blocks: Vec<Vec<u32>> = plan
-            .chunks
+        self.record_work(encoder, src, dst, &Work::of(plan))
+    }
+
+    /// Records `work` into `encoder`: its buffer copies, or one compute pass of its
+    /// shader's dispatches, each with its own windows and parameter block.
+    pub(super) fn record_work(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        src: &wgpu::Buffer,
+        dst: &wgpu::Buffer,
+        work: &Work,
+    ) -> Result<(), PermuteError> {
+        let Some(shader) = &work.shader else {
+            for step in &work.steps {
+                let &Step::Copy {
+                    src_offset,
+                    dst_offset,
+                    bytes,
+                } = step
+                else {
+                    return Err(PermuteError::Internal("a dispatch without a shader".into()));
+                };
+                encoder.copy_buffer_to_buffer(src, src_offset, dst, dst_offset, bytes);
+            }
+            return Ok(());
+        };
+        let dispatches = work
+            .steps
             .iter()
-            .map(|chunk| shaders::params(plan, chunk))
-            .collect();
-        let stride = (blocks.iter().map(|b| b.len() * 4).max().unwrap_or(16) as u64)
+            .map(|step| match step {
+                Step::Dispatch {
+                    params,
+                    src_window,
+                    dst_window,
+                    workgroups,
+                } => Ok((params, *src_window, *dst_window, *workgroups)),
+                Step::Copy { .. } => Err(PermuteError::Internal(
+                    "a buffer copy inside a compute pass".into(),
+                )),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let pipeline = self.pipelines.get(&self.device, shader)?;
+        // All parameter blocks in one uniform buffer, each at an aligned offset.
+        let stride = (dispatches.iter().map(|d| d.0.len() * 4).max().unwrap_or(16) as u64)
             .next_multiple_of(self.device.limits().min_uniform_buffer_offset_alignment as u64);
-        let mut bytes = vec![0u8; stride as usize * blocks.len()];
-        for (i, block) in blocks.iter().enumerate() {
+        let mut bytes = vec![0u8; stride as usize * dispatches.len()];
+        for (i, (params, ..)) in dispatches.iter().enumerate() {
             let at = i * stride as usize;
-            bytes[at..at + block.len() * 4].copy_from_slice(bytemuck::cast_slice(block));
+            bytes[at..at + params.len() * 4].copy_from_slice(bytemuck::cast_slice(params));
         }
         let bind_groups = captured(&self.device, || {
             let params = upload(
@@ -321,17 +332,16 @@ impl Permuter {
                 &bytes,
                 wgpu::BufferUsages::UNIFORM,
             );
-            plan.chunks
+            dispatches
                 .iter()
-                .zip(&blocks)
                 .enumerate()
-                .map(|(i, (chunk, block))| {
+                .map(|(i, (block, src_window, dst_window, _))| {
                     self.device.create_bind_group(&wgpu::BindGroupDescriptor {
                         label: Some("wgpu-permute"),
                         layout: self.pipelines.bind_group_layout(),
                         entries: &[
-                            binding(0, src, chunk.src_window),
-                            binding(1, dst, chunk.dst_window),
+                            binding(0, src, *src_window),
+                            binding(1, dst, *dst_window),
                             binding(2, &params, (i as u64 * stride, block.len() as u64 * 4)),
                         ],
                     })
@@ -345,9 +355,9 @@ impl Permuter {
         pass.set_pipeline(&pipeline);
         // wgpu puts a barrier between dispatches that write the same storage buffer, so the
         // windows of packed data may share edge words.
-        for (chunk, bind_group) in plan.chunks.iter().zip(&bind_groups) {
+        for (dispatch, bind_group) in dispatches.iter().zip(&bind_groups) {
             pass.set_bind_group(0, bind_group, &[]);
-            let [x, y, z] = chunk.workgroups;
+            let [x, y, z] = dispatch.3;
             pass.dispatch_workgroups(x, y, z);
         }
         Ok(())

@@ -1,26 +1,19 @@
 //! The bind-group and pipeline layouts every kernel shares, and the cache of compiled
-//! pipelines: one per shader variant, plus one per shape for shape-specialised plans. What
-//! to specialise is the planner's decision; this only compiles what a plan asks for.
+//! pipelines: one per [`Shader`] (a variant, plus its constants for shape-specialised
+//! plans). What to specialise is the planner's decision; this only compiles what a plan's
+//! work names.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
 use super::captured;
 use crate::PermuteError;
-use crate::plan::{Plan, Variant};
-use crate::shaders;
-
-/// Cache key: the variant and, for shape-specialised plans, its pipeline constants.
-type Key = (Variant, Vec<u64>);
+use crate::work::Shader;
 
 pub(super) struct Pipelines {
     layout: wgpu::PipelineLayout,
     bind_group_layout: wgpu::BindGroupLayout,
-    cache: Mutex<HashMap<Key, wgpu::ComputePipeline>>,
-    /// Pipelines of shaders that are no kernel variant (the benchmark's shader copy), by
-    /// entry point and a flag.
-    #[cfg(feature = "bench")]
-    others: Mutex<HashMap<(&'static str, bool), wgpu::ComputePipeline>>,
+    cache: Mutex<HashMap<Shader, wgpu::ComputePipeline>>,
 }
 
 /// The bindings of every kernel: source (read-only storage), destination (storage),
@@ -110,8 +103,6 @@ impl Pipelines {
                 layout,
                 bind_group_layout,
                 cache: Mutex::new(HashMap::new()),
-                #[cfg(feature = "bench")]
-                others: Mutex::new(HashMap::new()),
             }
         })
     }
@@ -125,62 +116,30 @@ impl Pipelines {
         self.cache.lock().map(|c| c.len()).unwrap_or(0)
     }
 
-    /// The plan's pipeline, compiled on first use.
+    /// The pipeline of `shader`, compiled on first use.
     pub(super) fn get(
         &self,
         device: &wgpu::Device,
-        plan: &Plan,
+        shader: &Shader,
     ) -> Result<wgpu::ComputePipeline, PermuteError> {
-        let variant = plan.variant().ok_or(PermuteError::ForcedChoice {
-            what: "shader",
-            why: "this kernel runs no shader",
-        })?;
-        let constants = shaders::constants(plan);
-        let key = (variant, constants.iter().map(|c| c.1 as u64).collect());
         // Before the cache's lock: the GL work lock comes first everywhere.
         let _serial = super::serial(device);
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(pipeline) = cache.get(&key) {
+        if let Some(pipeline) = cache.get(shader) {
             return Ok(pipeline.clone());
         }
-        let source = shaders::source(&variant)
-            .map_err(|e| PermuteError::Internal(format!("shader generation: {e}")))?;
-        let label = format!("wgpu-permute {variant}");
-        let constants: Vec<(&str, f64)> = constants.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        let source = shader.wgsl()?;
         let pipeline = captured(device, || {
             compile(
                 device,
                 &self.layout,
-                &label,
+                &shader.label(),
                 source,
-                variant.kernel().name(),
-                &constants,
+                shader.entry(),
+                &shader.constants(),
             )
         })?;
-        cache.insert(key, pipeline.clone());
-        Ok(pipeline)
-    }
-
-    /// The pipeline of entry point `key.0` of the shader `source` makes, compiled on first
-    /// use and kept by `key`.
-    #[cfg(feature = "bench")]
-    pub(super) fn get_with(
-        &self,
-        device: &wgpu::Device,
-        key: (&'static str, bool),
-        source: impl FnOnce() -> Result<String, shaders::TemplateError>,
-    ) -> Result<wgpu::ComputePipeline, PermuteError> {
-        let _serial = super::serial(device);
-        let mut others = self.others.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(pipeline) = others.get(&key) {
-            return Ok(pipeline.clone());
-        }
-        let source =
-            source().map_err(|e| PermuteError::Internal(format!("shader generation: {e}")))?;
-        let pipeline = captured(device, || {
-            compile(device, &self.layout, key.0, source, key.0, &[])
-        })?;
-        others.insert(key, pipeline.clone());
+        cache.insert(shader.clone(), pipeline.clone());
         Ok(pipeline)
     }
 }

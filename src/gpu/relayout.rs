@@ -8,6 +8,7 @@ use super::{Permuter, captured, serial};
 use crate::PermuteError;
 use crate::plan::{self, DeviceCaps, Kernel, Plan, Request, ViewRequest};
 use crate::relayout::{PartRequest, Relayout};
+use crate::work::Work;
 
 /// A [`Relayout`] planned for one permuter's device, its first-use work done (autotuning,
 /// the memory model's traces) and its pipelines compiled: recording it plans nothing
@@ -80,9 +81,9 @@ impl Permuter {
     pub fn prepare(&self, op: &Relayout) -> Result<Prepared, PermuteError> {
         let _serial = serial(&self.device);
         let plans = self.plan_op(op)?;
-        for plan in plans.iter().filter(|p| p.variant().is_some()) {
+        for shader in plans.iter().filter_map(|plan| Work::of(plan).shader) {
             self.pipelines
-                .get(&self.device, plan)
+                .get(&self.device, &shader)
                 .map_err(|e| self.or_lost(e))?;
         }
         Ok(Prepared {

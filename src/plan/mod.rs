@@ -127,8 +127,13 @@ pub struct DeviceCaps {
     pub cpu: bool,
 }
 
-impl Default for DeviceCaps {
-    fn default() -> Self {
+impl DeviceCaps {
+    /// The WebGPU profile: WebGPU's default limits (what a browser page gets without asking
+    /// for more: 128 MiB per storage binding, 256 invocations, 16 KiB of workgroup storage,
+    /// 65,535 workgroups per dimension, 256-byte offset alignment) and no optional feature
+    /// (no `SHADER_INT64`; `SHADER_F16` is never needed). A plan for it runs on any WebGPU
+    /// device, so it is what recorded work for browsers is planned for.
+    pub const fn webgpu() -> Self {
         DeviceCaps {
             max_workgroups_per_dim: 65535,
             max_workgroup_storage: 16384,
@@ -138,6 +143,13 @@ impl Default for DeviceCaps {
             int64: false,
             cpu: false,
         }
+    }
+}
+
+impl Default for DeviceCaps {
+    /// [`DeviceCaps::webgpu`], the weakest common device.
+    fn default() -> Self {
+        DeviceCaps::webgpu()
     }
 }
 

@@ -127,6 +127,17 @@ pub enum Command {
         #[command(flatten)]
         force: Force,
     },
+    /// Write the bench page's suite (web/suite.js): the benchmark's cases planned for
+    /// WebGPU's default limits and recorded, with the checksums of their expected outputs.
+    WebSuite {
+        /// Where to write it.
+        #[arg(long, default_value = "web/suite.js")]
+        out: PathBuf,
+        /// Divide each case's outermost dim by this (at least 1 remains): small suites for
+        /// tests and slow devices.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+        shrink: u32,
+    },
 }
 
 /// A permute to plan, as `plan` and `shader` take it.
@@ -218,7 +229,7 @@ impl Force {
 /// The checks on the arguments alone (no files, no GPU), run before anything else.
 pub fn validate(cli: &Cli) -> Result<(), String> {
     match &cli.command {
-        Command::Info | Command::Permute { .. } => Ok(()),
+        Command::Info | Command::Permute { .. } | Command::WebSuite { .. } => Ok(()),
         Command::Rearrange { axes, .. } => axes.iter().try_for_each(|a| parse_axis(a).map(drop)),
         Command::Plan(Planned { dtype, .. })
         | Command::Shader(Planned { dtype, .. })

@@ -37,7 +37,7 @@ use std::process::ExitCode;
 use args::{Cli, Command, Planned, elem_size};
 use clap::Parser;
 use wgpu_permute::bench::{self, Bench, BenchError};
-use wgpu_permute::{DeviceCaps, Options, Permuter, Relayout, diagnostics, reference, shaders};
+use wgpu_permute::{DeviceCaps, Options, Permuter, Relayout, diagnostics, reference, shaders, web};
 
 type Result<T> = std::result::Result<T, String>;
 
@@ -114,7 +114,28 @@ fn run(cli: Cli) -> Result<()> {
             autotune,
             force,
         } => run_bench(json, plot, scale, runs, filter, autotune, force.options()),
+        Command::WebSuite { out, shrink } => web_suite(&out, shrink as usize),
     }
+}
+
+/// Writes the bench page's suite: every benchmark case planned for the WebGPU profile.
+fn web_suite(out: &Path, shrink: usize) -> Result<()> {
+    let outer = |n: usize| n / shrink;
+    let caps = DeviceCaps::webgpu();
+    let cases = bench::default_suite_sized(&outer)
+        .iter()
+        .chain(&bench::view_suite_sized(&outer))
+        .map(|case| web::bench_case(case, &caps))
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    let made_by = match shrink {
+        1 => "wgpu-permute web-suite".to_string(),
+        n => format!("wgpu-permute web-suite --shrink {n}"),
+    };
+    let count = cases.len();
+    output::write_all(out, web::suite_script(cases, &made_by).as_bytes())?;
+    eprintln!("{count} cases written to {}", out.display());
+    Ok(())
 }
 
 fn permuter() -> Result<Permuter> {

@@ -1,24 +1,15 @@
-//! Every shader variant a WebGPU device can run, compiled by Tint and Dawn (Chrome's WGSL
-//! compiler and WebGPU implementation, through the npm package `webgpu`), and one of each
+//! Every shader variant a WebGPU device can run, compiled by Tint and Dawn, and one of each
 //! combination of its other fields built into a pipeline on SwiftShader: WGSL that naga
-//! accepts can still fail in a browser. A WebGPU device has no
-//! `SHADER_INT64`, so the variants with native 64-bit index math or accesses are not among
-//! them (the planner never chooses them without the feature).
-//!
-//! Needs Node.js, `web/node_modules` (`npm ci --prefix web`, which scripts/setup.sh runs)
-//! and SwiftShader's Vulkan driver (Debian's `chromium`). Without them the test fails with
-//! instructions, unless `WGPU_PERMUTE_SKIP_WEB=1` says to skip it (it then says so).
+//! accepts can still fail in a browser. A WebGPU device has no `SHADER_INT64`, so the
+//! variants with native 64-bit index math or accesses are not among them (the planner never
+//! chooses them without the feature).
 
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::path::Path;
-use std::process::Command;
 
 use wgpu_permute::plan::{IndexMath, Variant};
 use wgpu_permute::shaders;
-
-/// Chromium's SwiftShader Vulkan driver, unless `VK_ICD_FILENAMES` names another.
-const SWIFTSHADER_ICD: &str = "/usr/lib/chromium/vk_swiftshader_icd.json";
 
 /// The variants a device without `SHADER_INT64` (any WebGPU device) can be planned to run.
 fn webgpu_variants() -> Vec<Variant> {
@@ -83,38 +74,12 @@ fn write_shaders(dir: &Path, variants: &[Variant]) -> std::path::PathBuf {
 
 #[test]
 fn every_webgpu_variant_compiles_under_tint_and_dawn() {
-    if std::env::var("WGPU_PERMUTE_SKIP_WEB").is_ok_and(|v| v == "1") {
-        eprintln!("skipped: WGPU_PERMUTE_SKIP_WEB=1 is set, Tint test not run");
+    let Some((root, icd)) = super::web_setup("the Tint test") else {
         return;
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let icd = std::env::var("VK_ICD_FILENAMES").unwrap_or_else(|_| SWIFTSHADER_ICD.into());
-    assert!(
-        root.join("web/node_modules/webgpu").is_dir() && Path::new(&icd).is_file(),
-        "the Tint test needs Node.js, `npm ci --prefix web` and SwiftShader's Vulkan driver \
-         ({icd}; apt-get install chromium), as scripts/setup.sh installs them; or set \
-         WGPU_PERMUTE_SKIP_WEB=1 to skip it"
-    );
+    };
     let variants = webgpu_variants();
-    let dir = root.join("target/tint-variants");
-    let manifest = write_shaders(&dir, &variants);
-    let out = Command::new("node")
-        .arg(root.join("web/tint.mjs"))
-        .arg(&manifest)
-        .env("VK_ICD_FILENAMES", &icd)
-        .output()
-        .expect("node runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "Tint or Dawn refused variants ({}):\n{stdout}\n{stderr}",
-        out.status
-    );
-    let summary = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("TINT-JSON "))
-        .expect("the runner's summary line");
+    let manifest = write_shaders(&root.join("target/tint-variants"), &variants);
+    let summary = super::node(&root, "tint.mjs", &manifest, &icd, "TINT-JSON ");
     let pipelines = pipelined(&variants).iter().filter(|&&p| p).count();
     let counts = format!("\"compiled\":{},\"pipelines\":{pipelines},", variants.len());
     assert!(summary.contains(&counts), "{summary}");

@@ -1,0 +1,201 @@
+// The bench page: runs each case of the suite (globalThis.WGPU_PERMUTE_SUITE, from
+// suite.js or ?suite=) and copies of the same bytes on this machine's GPU, checks each
+// case's output once, and reports as `wgpu-permute bench --json` does. When done it logs
+// one console line, `BENCH-JSON ` and the results (the tests read it).
+(function () {
+    'use strict';
+    const { bind, patternWords, checksum } = globalThis.wgpuPermuteReplay;
+    const params = new URLSearchParams(location.search);
+    const RUNS = Number(params.get('runs') ?? 7);
+    const WARMUPS = 2;
+    const FILTER = params.get('filter') ?? '';
+    // Chrome rounds GPU timestamps (to 100 us by default): a measurement repeats the work
+    // until it spans at least this long, and divides.
+    const MIN_SPAN_NS = 4e6;
+    const status = (text) => { document.getElementById('status').textContent = text; };
+
+    function median(xs) {
+        const s = [...xs].sort((a, b) => a - b);
+        return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    }
+
+    // Times `record` (which records work into an encoder), in seconds per repetition, with
+    // timestamp queries around it, or the wall clock to the queue's completion without them.
+    function clock(device) {
+        const timestamps = device.features.has('timestamp-query');
+        let querySet, resolve, read;
+        if (timestamps) {
+            querySet = device.createQuerySet({ type: 'timestamp', count: 2 });
+            resolve = device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+            read = device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+        }
+        async function once(record, reps) {
+            const encoder = device.createCommandEncoder();
+            if (timestamps) {
+                encoder.beginComputePass({ timestampWrites: { querySet, beginningOfPassWriteIndex: 0 } }).end();
+            }
+            for (let i = 0; i < reps; i++) record(encoder);
+            if (timestamps) {
+                encoder.beginComputePass({ timestampWrites: { querySet, endOfPassWriteIndex: 1 } }).end();
+                encoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
+                encoder.copyBufferToBuffer(resolve, 0, read, 0, 16);
+            }
+            const start = performance.now();
+            device.queue.submit([encoder.finish()]);
+            if (!timestamps) {
+                await device.queue.onSubmittedWorkDone();
+                return (performance.now() - start) * 1e6 / reps;
+            }
+            await read.mapAsync(GPUMapMode.READ);
+            const [begin, end] = new BigUint64Array(read.getMappedRange().slice(0));
+            read.unmap();
+            return Number(end - begin) / reps;
+        }
+        async function time(record) {
+            const first = await once(record, 1);
+            const reps = Math.min(64, Math.max(1, Math.ceil(MIN_SPAN_NS / Math.max(first, 1))));
+            for (let i = 0; i < WARMUPS; i++) await once(record, reps);
+            const ns = [];
+            for (let i = 0; i < RUNS; i++) ns.push(await once(record, reps));
+            return { median: median(ns) / 1e9, min: Math.min(...ns) / 1e9, reps };
+        }
+        const describe = timestamps
+            ? 'GPU timestamp queries (WebGPU); median (min) of the runs'
+            : 'wall clock to queue completion (no timestamp-query); median (min) of the runs';
+        return { time, describe };
+    }
+
+    // Runs one case: buffers, the checked run, then the timings.
+    async function runCase(device, timer, c, guard) {
+        const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+        const src = device.createBuffer({ size: c.src_size, usage });
+        const dst = device.createBuffer({ size: c.dst_size, usage });
+        const readback = device.createBuffer({ size: c.dst_size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+        device.queue.writeBuffer(src, 0, patternWords(c.src_size / 4));
+        device.queue.writeBuffer(dst, 0, new Uint8Array(c.dst_size).fill(guard));
+        const result = { ...c, verified: false };
+        for (const key of ['work', 'shader_copy', 'checksum', 'src_size', 'dst_size', 'copy_bytes']) delete result[key];
+        device.pushErrorScope('validation');
+        device.pushErrorScope('out-of-memory');
+        let work, copy;
+        try {
+            work = bind(device, c.work, src, dst);
+            copy = bind(device, c.shader_copy, src, dst);
+            const encoder = device.createCommandEncoder();
+            work.record(encoder);
+            encoder.copyBufferToBuffer(dst, 0, readback, 0, c.dst_size);
+            device.queue.submit([encoder.finish()]);
+        } catch (e) {
+            result.error = String(e.message ?? e);
+        }
+        const errors = [await device.popErrorScope(), await device.popErrorScope()].filter(Boolean);
+        if (errors.length) result.error = errors.map((e) => e.message).join('; ');
+        if (!result.error) {
+            await readback.mapAsync(GPUMapMode.READ);
+            result.verified = checksum(new Uint8Array(readback.getMappedRange())) === c.checksum;
+            readback.unmap();
+            if (!result.verified) result.error = 'the output differs from the reference';
+        }
+        if (!result.error && RUNS > 0) {
+            const permute = await timer.time((e) => work.record(e));
+            const bufferCopy = await timer.time((e) => e.copyBufferToBuffer(src, 0, dst, 0, c.copy_bytes));
+            const shaderCopy = await timer.time((e) => copy.record(e));
+            Object.assign(result, {
+                permute_median_s: permute.median,
+                permute_min_s: permute.min,
+                buffer_copy_median_s: bufferCopy.median,
+                shader_copy_median_s: shaderCopy.median,
+                repetitions: permute.reps,
+                gbps: (2 * c.bytes) / permute.median / 1e9,
+                vs_buffer_copy: bufferCopy.median / permute.median,
+                vs_shader_copy: shaderCopy.median / permute.median,
+            });
+            result.ratio_to_copy = result.vs_buffer_copy;
+        }
+        for (const b of [src, dst, readback]) b.destroy();
+        work?.destroy();
+        copy?.destroy();
+        return result;
+    }
+
+    function addRow(r) {
+        const cells = [
+            r.label, (r.bytes / 2 ** 20).toFixed(1), r.kernel,
+            r.verified ? 'yes' : `NO: ${r.error}`,
+            r.permute_median_s === undefined ? '' : (r.permute_median_s * 1e3).toFixed(3),
+            r.gbps === undefined ? '' : r.gbps.toFixed(1),
+            r.vs_buffer_copy === undefined ? '' : r.vs_buffer_copy.toFixed(2),
+            r.vs_shader_copy === undefined ? '' : r.vs_shader_copy.toFixed(2),
+        ];
+        const row = document.querySelector('#results tbody').insertRow();
+        cells.forEach((text, i) => {
+            const cell = row.insertCell();
+            cell.textContent = text;
+            if (i === 2) cell.className = 'text';
+            if (i === 3 && !r.verified) cell.className = 'bad';
+        });
+    }
+
+    function finish(report) {
+        const text = JSON.stringify(report);
+        const pre = document.getElementById('json');
+        pre.textContent = JSON.stringify(report, null, 1);
+        pre.hidden = false;
+        const link = document.getElementById('download');
+        link.href = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+        link.hidden = false;
+        console.log('BENCH-JSON ' + text);
+    }
+
+    async function main() {
+        const suite = globalThis.WGPU_PERMUTE_SUITE;
+        if (!navigator.gpu) throw new Error('this browser has no WebGPU (navigator.gpu)');
+        const adapter = await navigator.gpu.requestAdapter({ powerPreference: 'high-performance' });
+        if (!adapter) throw new Error('no WebGPU adapter');
+        const info = adapter.info ?? {};
+        const name = [info.vendor, info.architecture, info.device, info.description]
+            .filter(Boolean).join(' ') || 'unknown adapter';
+        // WebGPU's default limits, which the suite was planned for; timestamps if offered.
+        const features = adapter.features.has('timestamp-query') ? ['timestamp-query'] : [];
+        const device = await adapter.requestDevice({ requiredFeatures: features });
+        device.addEventListener('uncapturederror', (e) => console.error('uncaptured: ' + e.error.message));
+        const timer = clock(device);
+        const cases = suite.cases.filter((c) => c.label.includes(FILTER));
+        const results = [];
+        for (const [i, c] of cases.entries()) {
+            status(`${name}: case ${i + 1} of ${cases.length}, ${c.label}`);
+            const r = await runCase(device, timer, c, suite.guard);
+            results.push(r);
+            addRow(r);
+        }
+        const ratios = results.map((r) => r.vs_buffer_copy).filter((x) => x !== undefined);
+        status(`${name}: ${results.filter((r) => r.verified).length} of ${results.length} cases checked` +
+            (ratios.length ? `; permute / copy median ${median(ratios).toFixed(2)}` : ''));
+        finish({
+            adapter: name,
+            device: `${name} (WebGPU, ${navigator.userAgent})`,
+            timing: timer.describe,
+            command: `web/bench.html${location.search}`,
+            suite: suite.made_by,
+            cases: results,
+        });
+    }
+
+    function start() {
+        main().catch((e) => {
+            status(`failed: ${e.message ?? e}`);
+            finish({ adapter: null, error: String(e.message ?? e), cases: [] });
+        });
+    }
+
+    // A classic script, as pages opened from file:// cannot fetch files.
+    const suiteFile = params.get('suite') ?? 'suite.js';
+    const script = document.createElement('script');
+    script.src = suiteFile;
+    script.onload = start;
+    script.onerror = () => {
+        status(`cannot load the suite ${suiteFile} (\`wgpu-permute web-suite\` writes it)`);
+        finish({ adapter: null, error: `cannot load the suite ${suiteFile}`, cases: [] });
+    };
+    document.head.appendChild(script);
+})();
