@@ -174,7 +174,7 @@ impl Work {
 
 /// The recorded form of several works (an operation's plans), self-contained: the WGSL of
 /// each distinct shader once, and the works referring to them by index. With the `json`
-/// feature, [`Recorded::to_json`] writes it for `web/replay.js`.
+/// feature, `Recorded::to_json` writes it for `web/replay.js`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Recorded {
     /// The distinct shaders, in first-use order.

@@ -32,7 +32,6 @@ pub use reasons::{
 pub(crate) use select::micro_block;
 #[doc(hidden)]
 pub use select::modelled_best;
-#[cfg(feature = "bench")]
 pub(crate) use select::prefers_access64;
 pub use simplify::{check_perm, element_count};
 pub(crate) use simplify::{movement_unit, pack_of, simplify};
