@@ -150,5 +150,12 @@ fuzz_target!(|input: Input| {
                 let _ = case.bytes();
             }
         }
+        args::Command::WebSuite { shrink, .. } => {
+            // Parsed as at least 1: every shrunk case is still a valid operation.
+            let outer = |n: usize| n / shrink as usize;
+            for case in wgpu_permute::bench::default_suite_sized(&outer) {
+                let _ = case.bytes();
+            }
+        }
     }
 });

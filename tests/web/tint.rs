@@ -88,3 +88,54 @@ fn every_webgpu_variant_compiles_under_tint_and_dawn() {
         variants.len()
     );
 }
+
+/// Every plan for the WebGPU profile runs one of the variants compiled above, within
+/// WebGPU's default limits: grids of at most 65,535 workgroups per dimension, binding
+/// windows of at most 128 MiB starting at multiples of 256 bytes. Permutes and views of
+/// every element size, small and past the binding limit (planning is pure: nothing is
+/// allocated); views past it are refused with `DeviceLimit`, never planned past it.
+#[test]
+fn webgpu_plans_run_compiled_variants_within_the_limits() {
+    use wgpu_permute::{DeviceCaps, PermuteError, Relayout, View};
+    let caps = DeviceCaps::webgpu();
+    let compiled: std::collections::HashSet<Variant> = webgpu_variants().into_iter().collect();
+    let shapes: [(&[usize], &[usize]); 7] = [
+        (&[33, 47], &[1, 0]),
+        (&[4096, 4096], &[1, 0]),
+        (&[64, 512, 512], &[0, 2, 1]),
+        (&[8, 512, 16, 64], &[0, 2, 1, 3]),
+        (&[2, 3, 4, 5, 6, 7], &[5, 3, 1, 0, 2, 4]),
+        (&[40_000, 4_000], &[1, 0]),
+        (&[3, 9000, 9000], &[2, 1, 0]),
+    ];
+    let mut planned = 0;
+    for elem in [1, 2, 4, 8, 16] {
+        for (shape, perm) in shapes {
+            let n: usize = shape.iter().product();
+            let flipped = View::contiguous(shape).invert_axis(0).unwrap();
+            // Views past one binding are a documented limit for now (`DeviceLimit`).
+            let view = Relayout::view(flipped.permuted_axes(perm).unwrap(), n, elem).unwrap();
+            let view_plans = match view.plan(&caps) {
+                Err(PermuteError::DeviceLimit { .. }) if n * elem > 128 << 20 => Vec::new(),
+                other => other.unwrap(),
+            };
+            let permute = Relayout::permute(shape, perm, elem).unwrap();
+            for plan in permute.plan(&caps).unwrap().into_iter().chain(view_plans) {
+                planned += 1;
+                if let Some(variant) = plan.variant() {
+                    assert!(
+                        compiled.contains(&variant),
+                        "{variant} is not compiled: {plan}"
+                    );
+                }
+                for chunk in &plan.chunks {
+                    assert!(chunk.workgroups.iter().all(|&g| g <= 65_535), "{plan}");
+                    for (offset, size) in [chunk.src_window, chunk.dst_window] {
+                        assert!(size <= 128 << 20 && offset % 256 == 0, "{plan}");
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{planned} plans for the WebGPU profile, each within its limits");
+}
