@@ -21,13 +21,15 @@ subset=(every_permutation edges_of_every_kernel colour_channels random_permutes 
 echo "GL backend subset (WGPU_BACKEND=gl, shader cache off):"
 WGPU_BACKEND=gl MESA_SHADER_CACHE_DISABLE=true cargo test --release --features cli \
     --test gpu --test reliability -- "${subset[@]}"
-# SwiftShader: the same subset, then views, regions and recorded operations. Not the
+WGPU_BACKEND=gl MESA_SHADER_CACHE_DISABLE=true cargo test --release --features cli --test convert
+# SwiftShader: the same subset, then views, regions, recorded operations and the element
+# conversions (GL runs those too). Not the
 # variant sweep: SwiftShader keeps every compiled pipeline's code (its 880 took 11 GiB).
 echo "SwiftShader subset (Vulkan, Chromium's driver: 256 invocations, 256-byte alignment):"
 VK_ICD_FILENAMES="$SWIFTSHADER_ICD" cargo test --release --features cli \
     --test gpu --test reliability -- "${subset[@]}"
 VK_ICD_FILENAMES="$SWIFTSHADER_ICD" cargo test --release --features cli \
-    --test views --test regions --test relayout --test rearrange
+    --test views --test regions --test relayout --test rearrange --test convert
 # Its own workspace (no dev-dependencies), built into this target directory.
 echo "An app that depends on wgpu-permute alone (tests/crate-only), with the default features, then with none:"
 app=(cargo run --release --quiet --manifest-path tests/crate-only/Cargo.toml)

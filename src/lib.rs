@@ -88,6 +88,7 @@
 #[cfg(feature = "bench")]
 #[doc(hidden)]
 pub mod bench;
+pub mod convert;
 mod error;
 mod gpu;
 pub mod model;

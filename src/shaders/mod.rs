@@ -22,11 +22,13 @@ use crate::plan::{
     MAX_RANK, MicroVariant, Plan, Strip, Tile, TiledVariant, Variant, micro_block, pack_of,
 };
 
+mod convert;
 mod generic;
 mod micro;
 mod template;
 mod tiled;
 
+pub use convert::{CONVERT_WGSL, convert_source};
 use generic::*;
 pub use generic::{GENERIC_FILL, GENERIC_VALUES};
 use micro::*;

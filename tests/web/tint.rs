@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::fmt::Write;
 use std::path::Path;
 
+use wgpu_permute::convert::Dtype;
 use wgpu_permute::plan::{IndexMath, Variant};
 use wgpu_permute::shaders;
 
@@ -41,6 +42,14 @@ fn pipelined(variants: &[Variant]) -> Vec<bool> {
     chosen
 }
 
+/// Every (source, destination) pair of element types a conversion takes.
+fn conversions() -> Vec<(Dtype, Dtype)> {
+    Dtype::ALL
+        .into_iter()
+        .flat_map(|from| Dtype::DESTINATIONS.map(|to| (from, to)))
+        .collect()
+}
+
 /// The manifest `web/tint.mjs` reads: each variant's file, entry point, label, whether to
 /// build its pipeline and, for a shape-specialised one, its pipeline constants (any values
 /// compile).
@@ -59,14 +68,25 @@ fn write_shaders(dir: &Path, variants: &[Variant]) -> std::path::PathBuf {
         };
         let _ = writeln!(
             manifest,
-            "  {{\"file\": \"{file}\", \"entry\": \"{}\", \"label\": \"{v}\", \"pipeline\": {}, \"constants\": {{{}}}}}{}",
+            "  {{\"file\": \"{file}\", \"entry\": \"{}\", \"label\": \"{v}\", \"pipeline\": {}, \"constants\": {{{}}}}},",
             v.kernel().name(),
             pipelined[i],
             constants.join(", "),
-            if i + 1 < variants.len() { "," } else { "" }
         );
     }
-    manifest.push(']');
+    // The element conversions of every pair of types (no entry point: the front end only).
+    for (i, (from, to)) in conversions().into_iter().enumerate() {
+        let file = format!("convert-{i}.wgsl");
+        std::fs::write(dir.join(&file), shaders::convert_source(from, to).unwrap()).unwrap();
+        let _ = writeln!(
+            manifest,
+            "  {{\"file\": \"{file}\", \"entry\": \"\", \"label\": \"convert {} -> {}\", \"pipeline\": false, \"constants\": {{}}}},",
+            from.name(),
+            to.name()
+        );
+    }
+    manifest.truncate(manifest.trim_end().trim_end_matches(',').len());
+    manifest.push_str("\n]");
     let path = dir.join("manifest.json");
     std::fs::write(&path, manifest).unwrap();
     path
@@ -81,11 +101,13 @@ fn every_webgpu_variant_compiles_under_tint_and_dawn() {
     let manifest = write_shaders(&root.join("target/tint-variants"), &variants);
     let summary = super::node(&root, "tint.mjs", &manifest, &icd, "TINT-JSON ");
     let pipelines = pipelined(&variants).iter().filter(|&&p| p).count();
-    let counts = format!("\"compiled\":{},\"pipelines\":{pipelines},", variants.len());
+    let compiled = variants.len() + conversions().len();
+    let counts = format!("\"compiled\":{compiled},\"pipelines\":{pipelines},");
     assert!(summary.contains(&counts), "{summary}");
     eprintln!(
-        "{} WebGPU variants compiled by Tint, {pipelines} of them into pipelines on Dawn",
-        variants.len()
+        "{} WebGPU variants and {} conversion pairs compiled by Tint, {pipelines} variants into pipelines on Dawn",
+        variants.len(),
+        conversions().len()
     );
 }
 
