@@ -15,6 +15,8 @@
 
 use half::{bf16, f16};
 
+use crate::PermuteError;
+
 /// An element type a conversion reads or writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Dtype {
@@ -145,5 +147,248 @@ pub fn convert(from: Dtype, to: Dtype, bits: u32, affine: Option<(f32, f32)>) ->
     match affine {
         None => to.encode(x),
         Some((scale, bias)) => to.encode(x * f64::from(scale) + f64::from(bias)),
+    }
+}
+
+/// Most channels a per-channel affine takes (its values travel in the kernels' uniforms).
+pub const MAX_CHANNELS: usize = 64;
+
+/// `y = x * scale[c] + bias[c]`, computed in `f32`, where `c` is the index along output
+/// axis `axis`; one value applies to every channel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Affine {
+    /// The output axis the values vary over.
+    pub axis: usize,
+    /// One scale per channel, or one for all.
+    pub scale: Vec<f32>,
+    /// One bias per channel, or one for all.
+    pub bias: Vec<f32>,
+}
+
+/// What a move also does to each element: from one type to another, with an optional
+/// per-channel affine (the normalisation of an image on its way into a model).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Conversion {
+    from: Dtype,
+    to: Dtype,
+    affine: Option<Affine>,
+}
+
+fn invalid<T>(why: String) -> Result<T, PermuteError> {
+    Err(PermuteError::InvalidConversion(why))
+}
+
+impl Conversion {
+    /// `from` elements written as `to` elements (a destination type: f32, f16, bf16, u8).
+    pub fn new(from: Dtype, to: Dtype) -> Result<Conversion, PermuteError> {
+        if !to.is_destination() {
+            return invalid(format!(
+                "{} is not a destination type (f32, f16, bf16 or u8)",
+                to.name()
+            ));
+        }
+        Ok(Conversion {
+            from,
+            to,
+            affine: None,
+        })
+    }
+
+    /// With `y = x * scale[c] + bias[c]` over output axis `axis` (1 to [`MAX_CHANNELS`]
+    /// values each, the same count; one value applies to every channel).
+    pub fn with_affine(
+        self,
+        axis: usize,
+        scale: &[f32],
+        bias: &[f32],
+    ) -> Result<Conversion, PermuteError> {
+        if scale.len() != bias.len() || scale.is_empty() || scale.len() > MAX_CHANNELS {
+            return invalid(format!(
+                "{} scales and {} biases: give the same count, 1 to {MAX_CHANNELS}",
+                scale.len(),
+                bias.len()
+            ));
+        }
+        if let Some(v) = scale.iter().chain(bias).find(|v| !v.is_finite()) {
+            return invalid(format!("scale and bias must be finite, not {v}"));
+        }
+        Ok(Conversion {
+            affine: Some(Affine {
+                axis,
+                scale: scale.to_vec(),
+                bias: bias.to_vec(),
+            }),
+            ..self
+        })
+    }
+
+    /// With torchvision's normalisation over output axis `axis`: `(x / 255 - mean) / std`
+    /// for 8-bit unsigned sources, `(x - mean) / std` for others, as the affine with
+    /// `scale = 1 / (255 * std)` (or `1 / std`) and `bias = -mean / std`, computed in `f64`
+    /// and rounded to `f32`.
+    pub fn normalized(
+        self,
+        axis: usize,
+        mean: &[f32],
+        std: &[f32],
+    ) -> Result<Conversion, PermuteError> {
+        if mean.len() != std.len() {
+            return invalid(format!(
+                "{} means and {} stds: give one of each per channel",
+                mean.len(),
+                std.len()
+            ));
+        }
+        if let Some(s) = std.iter().find(|&&s| s == 0.0 || !s.is_finite()) {
+            return invalid(format!("std must be finite and non-zero, not {s}"));
+        }
+        let range = if self.from == Dtype::U8 { 255.0 } else { 1.0 };
+        let scale: Vec<f32> = std
+            .iter()
+            .map(|&s| (1.0 / (range * f64::from(s))) as f32)
+            .collect();
+        let bias: Vec<f32> = mean
+            .iter()
+            .zip(std)
+            .map(|(&m, &s)| (-f64::from(m) / f64::from(s)) as f32)
+            .collect();
+        self.with_affine(axis, &scale, &bias)
+    }
+
+    /// The source type.
+    pub fn from(&self) -> Dtype {
+        self.from
+    }
+
+    /// The destination type.
+    pub fn to(&self) -> Dtype {
+        self.to
+    }
+
+    /// The affine, if any.
+    pub fn affine(&self) -> Option<&Affine> {
+        self.affine.as_ref()
+    }
+
+    /// Checks the conversion against an output of `out_shape`: the affine's axis exists and
+    /// its channel count is the axis's length (or one).
+    pub fn check(&self, out_shape: &[usize]) -> Result<(), PermuteError> {
+        let Some(affine) = &self.affine else {
+            return Ok(());
+        };
+        let Some(&len) = out_shape.get(affine.axis) else {
+            return invalid(format!(
+                "channel axis {} does not exist in an output of rank {}",
+                affine.axis,
+                out_shape.len()
+            ));
+        };
+        if affine.scale.len() != 1 && affine.scale.len() != len {
+            return invalid(format!(
+                "{} channel values for output axis {} of length {len}",
+                affine.scale.len(),
+                affine.axis
+            ));
+        }
+        Ok(())
+    }
+
+    /// The reference: `moved`, an output of `out_shape` in the source type (what the move
+    /// alone gives), converted element by element into the destination type.
+    pub fn apply(&self, out_shape: &[usize], moved: &[u8]) -> Result<Vec<u8>, PermuteError> {
+        self.check(out_shape)?;
+        let (from, to) = (self.from.size(), self.to.size());
+        if moved.len() % from != 0 {
+            return Err(PermuteError::DataLength {
+                need: moved.len().div_ceil(from),
+                have: moved.len() / from,
+            });
+        }
+        // Output elements per step of the channel axis, and its length.
+        let (inner, channels) = match &self.affine {
+            Some(a) => (out_shape[a.axis + 1..].iter().product(), out_shape[a.axis]),
+            None => (1, 1),
+        };
+        let mut out = Vec::with_capacity(moved.len() / from * to);
+        for (i, element) in moved.chunks(from).enumerate() {
+            let mut word = [0u8; 4];
+            word[..from].copy_from_slice(element);
+            let affine = self.affine.as_ref().map(|a| {
+                let c = if a.scale.len() == 1 {
+                    0
+                } else {
+                    i / inner.max(1) % channels
+                };
+                (a.scale[c], a.bias[c])
+            });
+            let bits = convert(self.from, self.to, u32::from_le_bytes(word), affine);
+            out.extend_from_slice(&bits.to_le_bytes()[..to]);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_image_becomes_normalised_planes() {
+        // A 1x2 RGB image, already moved to planes (C, H, W) = (3, 1, 2), still u8.
+        let planes = [0u8, 255, 51, 102, 0, 255];
+        let op = Conversion::new(Dtype::U8, Dtype::F32)
+            .unwrap()
+            .normalized(0, &[0.5, 0.2, 0.0], &[0.5, 0.2, 1.0])
+            .unwrap();
+        let out = op.apply(&[3, 1, 2], &planes).unwrap();
+        let got: Vec<f32> = out
+            .chunks(4)
+            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        let want = [-1.0f32, 1.0, 0.0, 1.0, 0.0, 1.0];
+        for (g, w) in got.iter().zip(want) {
+            assert!((g - w).abs() < 1e-6, "{got:?}");
+        }
+    }
+
+    #[test]
+    fn bad_conversions_are_refused_with_the_reason() {
+        let f32_to = |to| Conversion::new(Dtype::F32, to);
+        let why = |r: Result<Conversion, PermuteError>| match r {
+            Err(PermuteError::InvalidConversion(why)) => why,
+            other => panic!("{other:?}"),
+        };
+        assert!(why(f32_to(Dtype::I16)).contains("not a destination"));
+        let c = f32_to(Dtype::F16).unwrap();
+        assert!(why(c.clone().normalized(0, &[0.5], &[0.0])).contains("non-zero"));
+        assert!(why(c.clone().normalized(0, &[0.5, 1.0], &[1.0])).contains("means"));
+        assert!(why(c.clone().with_affine(0, &[1.0; 65], &[0.0; 65])).contains("1 to 64"));
+        assert!(why(c.clone().with_affine(0, &[f32::NAN], &[0.0])).contains("finite"));
+        let affine = c.with_affine(2, &[1.0, 2.0], &[0.0, 0.0]).unwrap();
+        let check = |shape: &[usize]| match affine.check(shape) {
+            Err(PermuteError::InvalidConversion(why)) => why,
+            other => panic!("{other:?}"),
+        };
+        assert!(check(&[4, 4]).contains("does not exist"));
+        assert!(check(&[4, 4, 3]).contains("2 channel values"));
+        assert!(affine.check(&[4, 4, 2]).is_ok());
+    }
+
+    #[test]
+    fn one_value_applies_to_every_channel() {
+        let c = Conversion::new(Dtype::I16, Dtype::BF16)
+            .unwrap()
+            .with_affine(1, &[2.0], &[1.0])
+            .unwrap();
+        let moved: Vec<u8> = [1i16, -2, 3, 100]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let out = c.apply(&[2, 2], &moved).unwrap();
+        let got: Vec<f32> = out
+            .chunks(2)
+            .map(|b| bf16::from_le_bytes(b.try_into().unwrap()).to_f32())
+            .collect();
+        assert_eq!(got, [3.0, -3.0, 7.0, 201.0]);
     }
 }

@@ -49,6 +49,12 @@ pub enum PermuteError {
     #[error("invalid view: {0}")]
     InvalidView(String),
 
+    /// An element conversion that cannot be made (the message says why): a destination
+    /// that is not one, a channel count that does not match its axis, a zero std, an axis
+    /// that does not exist.
+    #[error("invalid conversion: {0}")]
+    InvalidConversion(String),
+
     /// A view's existing positions would read, or its output would write, outside the
     /// buffer region given for it. `lowest` and `highest` are the first and last element
     /// the view reaches, counted from the region's start (negative: before it).

@@ -73,6 +73,7 @@
 //! | `SameBuffer`, `ForeignBuffer` | source and destination are one buffer, or a buffer belongs to another device or instance |
 //! | `DestroyedBuffer`, `MappedBuffer` | a buffer was destroyed, or is mapped |
 //! | `InvalidView`, `FillSize` | a view's strides or bounds do not fit its rank or each other; a fill value is not one element |
+//! | `InvalidConversion` | an element conversion names no destination type, a zero std, a channel axis that does not exist or a channel count that does not match it |
 //! | `ViewOutOfBounds`, `OverlappingOutput` | a view reads or writes outside its regions; destination strides or parts that may write one element twice |
 //! | `DataLength` | a host slice does not match the shape |
 //! | `DeviceLimit` | a device limit makes the request impossible (names the limit) |
