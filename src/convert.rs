@@ -298,7 +298,7 @@ impl Conversion {
     pub fn apply(&self, out_shape: &[usize], moved: &[u8]) -> Result<Vec<u8>, PermuteError> {
         self.check(out_shape)?;
         let (from, to) = (self.from.size(), self.to.size());
-        if moved.len() % from != 0 {
+        if !moved.len().is_multiple_of(from) {
             return Err(PermuteError::DataLength {
                 need: moved.len().div_ceil(from),
                 have: moved.len() / from,
