@@ -154,8 +154,8 @@ pub fn convert(from: Dtype, to: Dtype, bits: u32, affine: Option<(f32, f32)>) ->
 pub const MAX_CHANNELS: usize = 64;
 
 /// `y = x * scale[c] + bias[c]`, computed in `f32`, where `c` is the index along output
-/// axis `axis`; one value applies to every channel.
-#[derive(Clone, Debug, PartialEq)]
+/// axis `axis`; one value applies to every channel. Equal when the values' bits are.
+#[derive(Clone, Debug)]
 pub struct Affine {
     /// The output axis the values vary over.
     pub axis: usize,
@@ -165,9 +165,20 @@ pub struct Affine {
     pub bias: Vec<f32>,
 }
 
+impl PartialEq for Affine {
+    fn eq(&self, other: &Affine) -> bool {
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        self.axis == other.axis
+            && bits(&self.scale) == bits(&other.scale)
+            && bits(&self.bias) == bits(&other.bias)
+    }
+}
+
+impl Eq for Affine {}
+
 /// What a move also does to each element: from one type to another, with an optional
 /// per-channel affine (the normalisation of an image on its way into a model).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Conversion {
     from: Dtype,
     to: Dtype,

@@ -6,8 +6,18 @@ use crate::plan::{View, check_perm, element_count};
 
 /// What [`crate::Permuter::run`] returns for `op` on `src` (the source region's bytes): the
 /// destination region, zero where no part writes. A permute goes through the typed
-/// [`permute_slice`] (far faster on big tensors), anything else walks every position.
+/// [`permute_slice`] (far faster on big tensors), anything else walks every position; a
+/// conversion then converts each element ([`crate::convert::Conversion::apply`]).
 pub fn run(op: &Relayout, src: &[u8]) -> Result<Vec<u8>, PermuteError> {
+    let moved = run_move(op, src)?;
+    match op.conversion() {
+        Some(c) => c.apply(op.out_shape(), &moved),
+        None => Ok(moved),
+    }
+}
+
+/// [`run`] without the conversion: the elements moved, in the source type.
+fn run_move(op: &Relayout, src: &[u8]) -> Result<Vec<u8>, PermuteError> {
     let elem = op.elem_size();
     if op.src_len().checked_mul(elem) != Some(src.len()) {
         return Err(PermuteError::DataLength {

@@ -12,6 +12,7 @@
 //! [`Permuter::run`]: crate::Permuter::run
 
 use crate::PermuteError;
+use crate::convert::Conversion;
 use crate::plan::{
     self, DeviceCaps, ELEM_SIZES, Learned, Options, Plan, Request, View, ViewRequest, element_count,
 };
@@ -33,6 +34,8 @@ pub struct Relayout {
     src_offset: u64,
     dst_offset: u64,
     options: Options,
+    /// Boxed: most operations have none, and a `Relayout` travels by value.
+    conversion: Option<Box<Conversion>>,
 }
 
 impl Relayout {
@@ -160,6 +163,45 @@ impl Relayout {
         Relayout { options, ..self }
     }
 
+    /// Each element converted on the way (see [`crate::convert`]): `conversion`'s source
+    /// type must have the operation's element size, and its affine's axis (an output axis)
+    /// and channel count must fit the output. For now a permute's (views, padding and crops
+    /// come next), run by the generic kernel within one storage binding.
+    pub fn with_conversion(self, conversion: Conversion) -> Result<Self, PermuteError> {
+        let refuse = |why: String| Err(PermuteError::InvalidConversion(why));
+        if self.permute.is_none() {
+            return refuse(
+                "only permutes convert for now (views, padding and crops do not yet)".into(),
+            );
+        }
+        if conversion.from().size() != self.elem_size {
+            return refuse(format!(
+                "the source type {} has {} bytes but the elements have {}",
+                conversion.from().name(),
+                conversion.from().size(),
+                self.elem_size
+            ));
+        }
+        conversion.check(&self.out_shape)?;
+        Ok(Relayout {
+            conversion: Some(Box::new(conversion)),
+            ..self
+        })
+    }
+
+    /// The conversion, if any.
+    pub fn conversion(&self) -> Option<&Conversion> {
+        self.conversion.as_deref()
+    }
+
+    /// Bytes per destination element: the element size, or the conversion's destination
+    /// type's.
+    pub fn dst_elem_size(&self) -> usize {
+        self.conversion
+            .as_ref()
+            .map_or(self.elem_size, |c| c.to().size())
+    }
+
     /// The output's shape (one dim, the span, for strided outputs and parts).
     pub fn out_shape(&self) -> &[usize] {
         &self.out_shape
@@ -220,9 +262,12 @@ impl Relayout {
     /// with its destination region from its first element on.
     pub(crate) fn requests(&self) -> Result<Vec<PartRequest<'_>>, PermuteError> {
         if let Some((shape, perm)) = &self.permute {
-            let req = Request::new(shape, perm, self.elem_size)
-                .with_offsets(self.src_offset, self.dst_offset)
-                .with_options(self.options);
+            let req = Request {
+                conversion: self.conversion.as_deref(),
+                ..Request::new(shape, perm, self.elem_size)
+                    .with_offsets(self.src_offset, self.dst_offset)
+                    .with_options(self.options)
+            };
             return Ok(vec![PartRequest::Permute(req)]);
         }
         self.parts
@@ -282,6 +327,7 @@ impl Relayout {
             src_offset: 0,
             dst_offset: 0,
             options: Options::default(),
+            conversion: None,
         })
     }
 }

@@ -87,6 +87,27 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
     }
 }
 
+/// The conversions' variants: every pair of types, with and without the affine, at every
+/// index width, ranks 1-3 and 16; each validates, shipped and traced.
+#[test]
+fn every_conversion_variant_validates() {
+    let variants = shaders::convert_variants();
+    assert_eq!(variants.len(), 9 * 4 * 2 * 3 * 4);
+    for v in variants {
+        let source = shaders::source(&v).unwrap_or_else(|e| panic!("{v}: {e}"));
+        assert!(!source.contains("{{"), "unfilled placeholder in {v}");
+        let caps = match v.index() {
+            IndexMath::U64 => naga::valid::Capabilities::SHADER_INT64,
+            _ => naga::valid::Capabilities::empty(),
+        };
+        validate(&source, caps).unwrap_or_else(|e| panic!("{v}:\n{e}"));
+        for padding in [true, false] {
+            let traced = shaders::traced_source(&v, padding).unwrap();
+            validate(&traced, caps).unwrap_or_else(|e| panic!("{v} traced:\n{e}"));
+        }
+    }
+}
+
 #[test]
 fn u64_variants_really_need_int64() {
     let v = shaders::all_variants()

@@ -119,8 +119,8 @@ impl Permuter {
 
     /// Host round trip of `op`: `data` is the source region (`src_len()` elements of
     /// `elem_size()` bytes, any `Pod` type whose size divides the regions' bytes); returns
-    /// the destination region (`dst_len()` elements, zero where no part writes). One
-    /// upload, one submission, one read back.
+    /// the destination region (`dst_len()` elements of `dst_elem_size()` bytes, as `T`s;
+    /// zero where no part writes). One upload, one submission, one read back.
     pub fn run<T: bytemuck::Pod>(
         &self,
         op: &impl Operation,
@@ -135,7 +135,7 @@ impl Permuter {
             });
         }
         let size = size_of::<T>();
-        let out_bytes = relayout.dst_len() * elem;
+        let out_bytes = relayout.dst_len() * relayout.dst_elem_size();
         if size == 0 || !out_bytes.is_multiple_of(size) {
             return Err(PermuteError::ElemSize(size));
         }
@@ -187,7 +187,7 @@ impl Permuter {
         take: impl FnOnce(&[u8]),
     ) -> Result<(), PermuteError> {
         let (src_offset, dst_offset) = op.offsets();
-        let out_bytes = (op.dst_len() * op.elem_size()) as u64;
+        let out_bytes = (op.dst_len() * op.dst_elem_size()) as u64;
         if plans.iter().all(|p| p.kernel == Kernel::Empty) {
             take(&vec![0; out_bytes as usize]);
             return Ok(());

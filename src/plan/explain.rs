@@ -21,6 +21,9 @@ impl KernelReason {
             KernelReason::IdentityOddBytes => {
                 "the permutation is the identity, but its byte count is not a multiple of 4 as buffer copies need".into()
             }
+            KernelReason::Conversion => {
+                "elements are converted on the way: the generic kernel converts each one as it gathers it".into()
+            }
             KernelReason::InnermostStays => {
                 "the innermost dim stays innermost: each thread decodes its output positions and gathers whole rows' units".into()
             }

@@ -42,6 +42,7 @@ pub use view_plan::*;
 pub use windows::fold_grid;
 
 use crate::PermuteError;
+use crate::convert::Conversion;
 
 /// Highest rank accepted. The kernels are generated per rank; simplification usually brings
 /// real tensors far below this.
@@ -191,6 +192,8 @@ pub struct Request<'a> {
     pub dst_offset: u64,
     /// Choices forced instead of the heuristics.
     pub options: Options,
+    /// Elements converted on the way (`elem_size` is the source type's).
+    pub conversion: Option<&'a Conversion>,
 }
 
 impl<'a> Request<'a> {
@@ -203,6 +206,7 @@ impl<'a> Request<'a> {
             src_offset: 0,
             dst_offset: 0,
             options: Options::default(),
+            conversion: None,
         }
     }
 
@@ -262,7 +266,18 @@ pub fn plan_with(
             .ok_or(PermuteError::SizeOverflow)?;
     }
 
+    if let Some(c) = req.conversion
+        && c.from().size() != req.elem_size
+    {
+        return Err(PermuteError::InvalidConversion(format!(
+            "the source type {} has {} bytes but the elements have {}",
+            c.from().name(),
+            c.from().size(),
+            req.elem_size
+        )));
+    }
     let mut plan = Plan {
+        conversion: req.conversion.cloned(),
         shape: req.shape.to_vec(),
         perm: req.perm.to_vec(),
         elem_size: req.elem_size,
@@ -287,6 +302,21 @@ pub fn plan_with(
         return Ok(plan);
     }
 
+    if plan.conversion.is_some() {
+        // Element by element: the two sides' elements differ in size.
+        let shape: Vec<u64> = req.shape.iter().map(|&d| d as u64).collect();
+        (plan.dims, plan.dims_perm) = simplify(&shape, req.perm);
+        (plan.index, plan.reasons.index) = select::choose_index(&plan, caps, opts)?;
+        if opts.kernel.is_some_and(|k| k != Kernel::Generic) {
+            return Err(PermuteError::ForcedChoice {
+                what: "kernel",
+                why: "conversions run on the generic kernel",
+            });
+        }
+        plan.kernel = Kernel::Generic;
+        plan.reasons.kernel = KernelReason::Conversion;
+        return finish(plan, caps, opts, learned);
+    }
     let (dims, dims_perm, unit) = simplify::in_units(
         req.shape,
         req.perm,
@@ -329,6 +359,15 @@ fn finish(
 ) -> Result<Plan, PermuteError> {
     let limit = binding_limit(caps, opts);
     let one_binding = plan.src_extent() <= limit && plan.dst_extent() <= limit;
+    let converting = plan.conversion.is_some();
+    if !one_binding && converting {
+        return Err(PermuteError::DeviceLimit {
+            what: "a conversion (conversions are not split into binding windows yet)",
+            limit: "max_storage_buffer_binding_size",
+            need: plan.src_extent().max(plan.dst_extent()),
+            have: limit,
+        });
+    }
     if !one_binding && plan.view.is_some() {
         return Err(PermuteError::DeviceLimit {
             what: "a strided view (views are not split into binding windows yet)",
@@ -337,7 +376,7 @@ fn finish(
             have: limit,
         });
     }
-    plan.runs = select::choose_runs(&plan, caps, one_binding);
+    plan.runs = !converting && select::choose_runs(&plan, caps, one_binding);
     if one_binding {
         let total = plan.workgroups();
         plan.chunks = vec![Chunk {
@@ -350,6 +389,11 @@ fn finish(
         }];
     } else {
         plan.chunks = windows::split_into_chunks(&plan, caps, limit)?;
+    }
+    if converting {
+        // The element-by-element kernel, as it is: no shape constants, runs or wide accesses.
+        plan.reasons.specialize = Some(SpecializeReason::NotApplicable);
+        return Ok(plan);
     }
     if let Some((on, why)) = select::choose_specialize(&plan, opts, learned) {
         plan.specialized = on;

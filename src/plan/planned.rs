@@ -69,6 +69,9 @@ pub struct Plan {
     pub wide_stores: bool,
     /// Why each choice was made, as recorded when it was made.
     pub reasons: Reasons,
+    /// Elements converted on the way (the generic kernel, element by element: `unit` is the
+    /// source type's size, the destination's elements are the destination type's).
+    pub conversion: Option<Conversion>,
     /// Where the dims sit in the buffers, for a view that is not a plain permute (`None`:
     /// the input is contiguous and the output its permutation).
     pub view: Option<ViewLayout>,
@@ -130,9 +133,22 @@ impl Plan {
         strides
     }
 
-    /// Output items the generic kernel writes: units, or whole words for packed data.
+    /// Output items the generic kernel writes: units, or whole words for packed data (of
+    /// the destination type, when converting).
     pub fn items(&self) -> u64 {
-        self.units().div_ceil(self.pack() as u64)
+        self.units().div_ceil(self.dst_pack() as u64)
+    }
+
+    /// Bytes of one destination element: the unit, or the destination type's size.
+    pub fn dst_unit(&self) -> u32 {
+        self.conversion
+            .as_ref()
+            .map_or(self.unit, |c| c.to().size() as u32)
+    }
+
+    /// Destination elements per storage word (see [`Plan::pack`]).
+    pub fn dst_pack(&self) -> u32 {
+        pack_of(self.dst_unit())
     }
 
     /// Bytes of the source buffer the kernels touch: 1- and 2-byte data is read as whole
@@ -148,7 +164,7 @@ impl Plan {
     pub fn dst_extent(&self) -> u64 {
         match &self.view {
             Some(v) => v.dst_end,
-            None => (self.dst_offset + self.bytes).next_multiple_of(4),
+            None => (self.dst_offset + self.units() * self.dst_unit() as u64).next_multiple_of(4),
         }
     }
 
@@ -189,6 +205,11 @@ impl Plan {
                         _ => 0,
                     },
                     wide_stores: self.wide_stores,
+                    convert: self.conversion.as_ref().map(|c| ConvertKey {
+                        from: c.from(),
+                        to: c.to(),
+                        affine: c.affine().is_some(),
+                    }),
                 }))
             }
             Kernel::Tiled => Some(Variant::Tiled(TiledVariant { rank, unit })),

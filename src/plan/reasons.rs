@@ -183,6 +183,8 @@ pub enum KernelReason {
     IdentityOddBytes,
     /// The innermost dim stays innermost: the generic kernel moves whole rows' units.
     InnermostStays,
+    /// Elements are converted on the way: the generic kernel converts, element by element.
+    Conversion,
     /// The tensor exceeds one storage binding (of this many bytes): the generic kernel over
     /// windows, the only kernel that splits.
     Windowed {

@@ -4,6 +4,7 @@
 //! a padded one's).
 
 use super::*;
+use crate::convert::Dtype;
 
 /// Identifies one generated shader: the kernel family and what changes its WGSL text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -39,6 +40,20 @@ pub struct GenericVariant {
     pub reverse: u32,
     /// Runs write their units 16 bytes at a time (see [`Plan::wide_stores`]).
     pub wide_stores: bool,
+    /// Elements converted on the way (see [`Plan::conversion`]).
+    pub convert: Option<ConvertKey>,
+}
+
+/// What of a conversion changes a shader's text: the two types and whether an affine runs
+/// (its values are uniforms).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ConvertKey {
+    /// The source type.
+    pub from: Dtype,
+    /// The destination type.
+    pub to: Dtype,
+    /// `y = x * scale[c] + bias[c]` runs.
+    pub affine: bool,
 }
 
 /// How a generic kernel addresses its output.
@@ -237,6 +252,12 @@ impl std::fmt::Display for Variant {
                 }
                 if g.wide_stores {
                     write!(f, " wide stores")?;
+                }
+                if let Some(c) = g.convert {
+                    write!(f, " convert {} -> {}", c.from.name(), c.to.name())?;
+                    if c.affine {
+                        write!(f, " affine")?;
+                    }
                 }
             }
             Variant::Tiled(_) => {}

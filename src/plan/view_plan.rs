@@ -152,6 +152,7 @@ pub fn plan_view(
         .and_then(|e| e.checked_next_multiple_of(4))
         .ok_or_else(overflow)?;
     let mut plan = Plan {
+        conversion: None,
         shape: view.shape.clone(),
         perm: (0..view.shape.len()).collect(),
         elem_size: elem,

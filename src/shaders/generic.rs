@@ -2,6 +2,7 @@
 //! straight-line index decode generated per rank, and its parameter block (index values).
 
 use super::*;
+use crate::convert::Conversion;
 
 pub(super) const GENERIC_WHOLE_WGSL: &str =
     include_str!("../../shaders/fragments/generic_whole.wgsl");
@@ -28,6 +29,29 @@ pub(super) const GENERIC_PADDED_WGSL: &str =
 
 pub(super) const GENERIC_PADDED_PACKED_WGSL: &str =
     include_str!("../../shaders/fragments/generic_padded_packed.wgsl");
+
+pub(super) const GENERIC_CONVERT_WGSL: &str =
+    include_str!("../../shaders/fragments/generic_convert.wgsl");
+
+/// Words of a conversion's block after the index values: the output elements per channel
+/// step, the channel count, two unused, then [`MAX_CHANNELS`] scales and as many biases.
+pub(super) fn convert_words() -> usize {
+    4 + 2 * MAX_CHANNELS
+}
+
+/// The move of a converting plan (`generic_convert.wgsl`) and the conversions it calls.
+fn convert_move(c: ConvertKey) -> Result<String, TemplateError> {
+    let fragment = fill(
+        "fragments/generic_convert.wgsl",
+        GENERIC_CONVERT_WGSL,
+        &[
+            ("DST_PACK", &format!("{}u", pack_of(c.to.size() as u32))),
+            ("AFFINE", if c.affine { "true" } else { "false" }),
+            ("MAX_CHANNELS", &format!("{MAX_CHANNELS}u")),
+        ],
+    )?;
+    Ok(convert_source(c.from, c.to)? + "\n" + &fragment)
+}
 
 /// The word where the generic kernel's index values start (word 0 is the workgroup count,
 /// words [`GENERIC_FILL`].. the fill unit of padded views; values start on a whole `vec4`).
@@ -228,7 +252,17 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
     for (i, array) in arrays.iter().enumerate() {
         decls.push((array.wgsl_name(), GenericValue::ALL.len() + i * v.rank));
     }
+    let mut param_words = GENERIC_VALUES + values * value_words(v.index);
+    if v.convert.is_some() {
+        decls.push(("CONVERT_WORDS", param_words));
+        param_words += convert_words();
+    }
+    let convert_fn = match v.convert {
+        Some(c) => convert_move(c)?,
+        None => String::new(),
+    };
     let move_fn = match (mode, pack_of(v.unit)) {
+        _ if v.convert.is_some() => &convert_fn,
         // Wide stores move whole runs (generic_runs_wide.wgsl), never one item.
         _ if v.wide_stores => "",
         (Mode::Whole, 1) => GENERIC_WHOLE_WGSL,
@@ -257,7 +291,7 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
     };
     let prelude = prelude_with(
         access,
-        GENERIC_VALUES + values * value_words(v.index),
+        param_words,
         &decls,
         pack_of(v.unit),
         build,
@@ -395,7 +429,8 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
     let src_bias = (plan.src_offset / unit)
         .wrapping_sub(chunk.src_window.0 / unit)
         .wrapping_add(base);
-    let dst_bias = (plan.dst_offset / unit).wrapping_sub(chunk.dst_window.0 / unit);
+    let dst_unit = plan.dst_unit() as u64;
+    let dst_bias = (plan.dst_offset / dst_unit).wrapping_sub(chunk.dst_window.0 / dst_unit);
     let corner = |strides: &[u64]| -> u64 {
         (0..rank).fold(0u64, |a, d| {
             a.wrapping_add(chunk.lo[d].wrapping_mul(strides[d]))
@@ -447,6 +482,31 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
             words.push((value >> 32) as u32);
         }
     }
+    if let Some(c) = &plan.conversion {
+        words.extend(convert_block(plan, c));
+    }
+    words
+}
+
+/// A conversion's words (see [`convert_words`]): the affine's channel geometry over the
+/// output (the request's permuted shape) and its values; one value serves every channel.
+fn convert_block(plan: &Plan, c: &Conversion) -> Vec<u32> {
+    let mut words = vec![0u32; convert_words()];
+    let (mut inner, mut channels) = (1u64, 1u64);
+    if let Some(a) = c.affine() {
+        if a.scale.len() > 1 {
+            let out: Vec<u64> = plan.perm.iter().map(|&p| plan.shape[p] as u64).collect();
+            inner = out[a.axis + 1..].iter().product();
+            channels = out[a.axis];
+        }
+        for (i, (s, b)) in a.scale.iter().zip(&a.bias).enumerate() {
+            words[4 + i] = s.to_bits();
+            words[4 + MAX_CHANNELS + i] = b.to_bits();
+        }
+    }
+    // Within one storage binding an output has fewer than 2^32 elements.
+    words[0] = inner as u32;
+    words[1] = channels as u32;
     words
 }
 

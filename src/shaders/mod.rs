@@ -13,13 +13,15 @@ use std::fmt::Write;
 
 use thiserror::Error;
 
+use crate::convert::{Dtype, MAX_CHANNELS};
 use crate::model;
 use crate::plan::tuning::{
     GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, MICRO_RUN, MICRO_WORKGROUP, STRIP_MAX,
 };
 use crate::plan::{
-    Block, Chunk, ELEM_SIZES, GenericLayout, GenericVariant, IndexMath, Kernel, MAX_BOUNDS,
-    MAX_RANK, MicroVariant, Plan, Strip, Tile, TiledVariant, Variant, micro_block, pack_of,
+    Block, Chunk, ConvertKey, ELEM_SIZES, GenericLayout, GenericVariant, IndexMath, Kernel,
+    MAX_BOUNDS, MAX_RANK, MicroVariant, Plan, Strip, Tile, TiledVariant, Variant, micro_block,
+    pack_of,
 };
 
 mod convert;
@@ -304,6 +306,7 @@ pub fn all_variants() -> Vec<Variant> {
                     access64: false,
                     reverse: 0,
                     wide_stores: false,
+                    convert: None,
                 };
                 for layout in [
                     GenericLayout::Plain,
@@ -386,6 +389,36 @@ pub fn all_variants() -> Vec<Variant> {
         })
         .collect();
     all.extend(access64);
+    all
+}
+
+/// The variants of conversions: every pair of types, with and without the affine, at every
+/// index width, at ranks 1-3 and the highest (the decode is the generic kernel's, checked
+/// at every rank with it; the conversion is the same at every rank).
+pub fn convert_variants() -> Vec<Variant> {
+    let mut all = Vec::new();
+    for from in Dtype::ALL {
+        for to in Dtype::DESTINATIONS {
+            for affine in [false, true] {
+                for index in [IndexMath::U32, IndexMath::U64, IndexMath::U32Pair] {
+                    for rank in [1, 2, 3, MAX_RANK] {
+                        all.push(Variant::Generic(GenericVariant {
+                            rank,
+                            unit: from.size() as u32,
+                            index,
+                            layout: GenericLayout::Plain,
+                            specialized: false,
+                            runs: false,
+                            access64: false,
+                            reverse: 0,
+                            wide_stores: false,
+                            convert: Some(ConvertKey { from, to, affine }),
+                        }));
+                    }
+                }
+            }
+        }
+    }
     all
 }
 

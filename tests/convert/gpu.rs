@@ -144,7 +144,7 @@ fn the_wgsl_conversions_match_the_reference_bit_for_bit() {
 }
 
 /// One unit in the last place of `to` at `value` (at least the smallest step of `to`).
-fn ulp(to: Dtype, value: f64) -> f64 {
+pub(crate) fn ulp(to: Dtype, value: f64) -> f64 {
     let (mantissa, min_exp) = match to {
         Dtype::F32 => (23, -126),
         Dtype::F16 => (10, -14),

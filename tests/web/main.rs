@@ -19,6 +19,7 @@
 mod page;
 #[cfg(all(feature = "json", feature = "bench"))]
 mod replay;
+#[cfg(feature = "json")]
 mod tint;
 
 use std::io::{BufRead, BufReader};

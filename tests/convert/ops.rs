@@ -1,0 +1,189 @@
+//! Permutes that convert, run by a permuter on the GPU, against the reference: every pair
+//! of types bit for bit, the affine within its bound, and the refusals.
+
+use wgpu_permute::convert::{Conversion, Dtype};
+use wgpu_permute::plan::{DeviceCaps, Kernel, Options};
+use wgpu_permute::{PermuteError, Relayout, reference};
+
+use super::{common, gpu::ulp, same};
+
+/// Elements of `dtype` from `bytes`, as bits.
+fn elements(dtype: Dtype, bytes: &[u8]) -> Vec<u32> {
+    super::bits_of(dtype, bytes)
+}
+
+#[test]
+fn permutes_convert_every_pair_as_the_reference_does() {
+    let Some(p) = common::gpu() else { return };
+    let shapes: [(&[usize], &[usize]); 4] = [
+        (&[5, 7, 3], &[2, 0, 1]),
+        (&[4, 9], &[1, 0]),
+        (&[2, 3, 4, 5], &[0, 2, 3, 1]),
+        (&[13], &[0]),
+    ];
+    let mut checked = 0;
+    for from in Dtype::ALL {
+        for to in Dtype::DESTINATIONS {
+            for (i, (shape, perm)) in shapes.into_iter().enumerate() {
+                let n: usize = shape.iter().product();
+                let op = Relayout::permute(shape, perm, from.size())
+                    .unwrap()
+                    .with_offsets(4 * i as u64, 8 * i as u64)
+                    .with_conversion(Conversion::new(from, to).unwrap())
+                    .unwrap();
+                let src = common::test_bytes(n * from.size(), (checked + i) as u64);
+                let got = p.run::<u8>(&op, &src).unwrap();
+                let want = reference::run(&op, &src).unwrap();
+                assert_eq!(got.len(), n * to.size());
+                for (k, (g, w)) in elements(to, &got)
+                    .into_iter()
+                    .zip(elements(to, &want))
+                    .enumerate()
+                {
+                    assert!(
+                        same(to, g, w),
+                        "{} -> {} {shape:?} {perm:?}, element {k}: GPU {g:#x}, reference {w:#x}",
+                        from.name(),
+                        to.name()
+                    );
+                }
+                checked += n;
+            }
+        }
+    }
+    eprintln!("{checked} elements permuted and converted, bit for bit");
+}
+
+#[test]
+fn images_normalise_and_heads_narrow_within_the_bound() {
+    let Some(p) = common::gpu() else { return };
+    let mean = [0.485, 0.456, 0.406];
+    let std = [0.229, 0.224, 0.225];
+    let normalise = |from, to| {
+        Conversion::new(from, to)
+            .unwrap()
+            .normalized(1, &mean, &std)
+            .unwrap()
+    };
+    let heads = Conversion::new(Dtype::F32, Dtype::F16)
+        .unwrap()
+        .with_affine(1, &[1.0, 0.5, 0.25, 0.125], &[0.0; 4])
+        .unwrap();
+    let to_bytes = Conversion::new(Dtype::F32, Dtype::U8)
+        .unwrap()
+        .with_affine(2, &[255.0, 200.0, 100.0], &[0.5, 0.0, -3.0])
+        .unwrap();
+    let nhwc: (&[usize], &[usize]) = (&[2, 6, 5, 3], &[0, 3, 1, 2]);
+    let cases: Vec<(&str, &[usize], &[usize], Conversion)> = vec![
+        // NHWC u8 images -> NCHW normalised planes.
+        (
+            "u8 NHWC -> f32 NCHW",
+            nhwc.0,
+            nhwc.1,
+            normalise(Dtype::U8, Dtype::F32),
+        ),
+        (
+            "u8 NHWC -> f16 NCHW",
+            nhwc.0,
+            nhwc.1,
+            normalise(Dtype::U8, Dtype::F16),
+        ),
+        (
+            "u8 NHWC -> bf16 NCHW",
+            nhwc.0,
+            nhwc.1,
+            normalise(Dtype::U8, Dtype::BF16),
+        ),
+        // And back: planes of floats to interleaved, rounded, clamped bytes.
+        ("f32 CHW -> u8 HWC", &[3, 8, 8], &[1, 2, 0], to_bytes),
+        // Attention heads: [b, s, h, d] f32 -> [b, h, s, d] f16, scaled per head.
+        (
+            "f32 -> f16 head split",
+            &[2, 16, 4, 8],
+            &[0, 2, 1, 3],
+            heads,
+        ),
+    ];
+    for (label, shape, perm, c) in cases {
+        let (from, to) = (c.from(), c.to());
+        let plain = Relayout::permute(shape, perm, from.size()).unwrap();
+        let op = plain.clone().with_conversion(c.clone()).unwrap();
+        // Finite sources of moderate size: images' bytes, floats in [-8, 8).
+        let src: Vec<u8> = (0..op.src_len())
+            .flat_map(|i| {
+                let bits = match from {
+                    Dtype::F32 => (((i * 37) % 256) as f32 / 16.0 - 8.0).to_bits(),
+                    _ => ((i * 37) % 256) as u32,
+                };
+                bits.to_le_bytes()[..from.size()].to_vec()
+            })
+            .collect();
+        let got = elements(to, &p.run::<u8>(&op, &src).unwrap());
+        let moved = elements(from, &reference::run(&plain, &src).unwrap());
+        let want = elements(to, &reference::run(&op, &src).unwrap());
+        let affine = c.affine().unwrap();
+        let out = op.out_shape();
+        let inner: usize = out[affine.axis + 1..].iter().product();
+        for (k, ((&g, &w), &x)) in got.iter().zip(&want).zip(&moved).enumerate() {
+            let ch = k / inner % out[affine.axis];
+            let (scale, bias) = (affine.scale[ch], affine.bias[ch]);
+            let v = from.value(x);
+            let exact = v * f64::from(scale) + f64::from(bias);
+            let bound =
+                4.0 * (-24f64).exp2() * ((v * f64::from(scale)).abs() + f64::from(bias).abs())
+                    + ulp(to, exact)
+                    + (-126f64).exp2();
+            let (g, w) = (to.value(g), to.value(w));
+            assert!(
+                (g - w).abs() <= bound,
+                "{label}, element {k}: GPU {g}, reference {w} (bound {bound})"
+            );
+        }
+    }
+}
+
+#[test]
+fn conversions_that_cannot_run_are_refused() {
+    let f32_to_f16 = || Conversion::new(Dtype::F32, Dtype::F16).unwrap();
+    let invalid = |r: Result<Relayout, PermuteError>| match r {
+        Err(PermuteError::InvalidConversion(why)) => why,
+        other => panic!("{other:?}"),
+    };
+    // The element size is the source type's.
+    let op = Relayout::permute(&[4, 4], &[1, 0], 2).unwrap();
+    assert!(invalid(op.with_conversion(f32_to_f16())).contains("has 4 bytes"));
+    // A channel axis the output lacks, or a count that does not match it.
+    let op = Relayout::permute(&[4, 3], &[1, 0], 4).unwrap();
+    let affine = |axis, n| {
+        f32_to_f16()
+            .with_affine(axis, &vec![1.0; n], &vec![0.0; n])
+            .unwrap()
+    };
+    assert!(invalid(op.clone().with_conversion(affine(2, 3))).contains("does not exist"));
+    assert!(invalid(op.clone().with_conversion(affine(1, 3))).contains("3 channel values"));
+    assert!(op.clone().with_conversion(affine(0, 3)).is_ok());
+    // Views do not convert yet.
+    let view = Relayout::view(wgpu_permute::View::contiguous(&[4, 3]), 12, 4).unwrap();
+    assert!(invalid(view.with_conversion(f32_to_f16())).contains("only permutes"));
+    // Another kernel cannot be forced, and a conversion past one binding is a limit.
+    let forced = Relayout::permute(&[64, 64], &[1, 0], 4)
+        .unwrap()
+        .with_options(Options {
+            kernel: Some(Kernel::Tiled),
+            ..Options::default()
+        })
+        .with_conversion(f32_to_f16())
+        .unwrap();
+    assert!(matches!(
+        forced.plan(&DeviceCaps::webgpu()),
+        Err(PermuteError::ForcedChoice { .. })
+    ));
+    let big = Relayout::permute(&[12_000, 12_000], &[1, 0], 4)
+        .unwrap()
+        .with_conversion(f32_to_f16())
+        .unwrap();
+    assert!(matches!(
+        big.plan(&DeviceCaps::webgpu()),
+        Err(PermuteError::DeviceLimit { .. })
+    ));
+}
