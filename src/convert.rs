@@ -150,6 +150,34 @@ pub fn convert(from: Dtype, to: Dtype, bits: u32, affine: Option<(f32, f32)>) ->
     }
 }
 
+/// Whether `got` (bits of a `to` element) is within the documented bound of `x * scale +
+/// bias` (see the module docs): the GPU computes the affine in `f32`, and a device may fuse
+/// the multiply and add or flush subnormal results, so only a bound is exact.
+pub fn within_bound(to: Dtype, x: f64, scale: f32, bias: f32, got: u32) -> bool {
+    let exact = x * f64::from(scale) + f64::from(bias);
+    let (want, got) = (to.value(to.encode(exact)), to.value(got));
+    if !want.is_finite() || !got.is_finite() {
+        // Near overflow the rounding decides between the largest value and infinity.
+        return want.is_nan() == got.is_nan() && want.signum() == got.signum();
+    }
+    let ulp = match to {
+        Dtype::F16 => float_ulp(exact, 10, -14),
+        Dtype::BF16 => float_ulp(exact, 7, -126),
+        Dtype::F32 => float_ulp(exact, 23, -126),
+        _ => 1.0,
+    };
+    let bound = 4.0 * (-24f64).exp2() * ((x * f64::from(scale)).abs() + f64::from(bias).abs())
+        + ulp
+        + (-126f64).exp2();
+    (got - want).abs() <= bound
+}
+
+/// One unit in the last place at `value` of a float type with `mantissa` bits and smallest
+/// normal exponent `min_exp`.
+fn float_ulp(value: f64, mantissa: i32, min_exp: i32) -> f64 {
+    (value.abs().log2().floor().max(f64::from(min_exp)) - f64::from(mantissa)).exp2()
+}
+
 /// Most channels a per-channel affine takes (its values travel in the kernels' uniforms).
 pub const MAX_CHANNELS: usize = 64;
 
@@ -302,6 +330,45 @@ impl Conversion {
             ));
         }
         Ok(())
+    }
+
+    /// The index of the first element of `got` (the GPU's output, destination type) that
+    /// is not `moved` (the output in the source type) converted: bit for bit without an
+    /// affine (NaN as NaN), within [`within_bound`] with one; `None` when all agree.
+    pub fn first_mismatch(
+        &self,
+        out_shape: &[usize],
+        moved: &[u8],
+        got: &[u8],
+    ) -> Result<Option<usize>, PermuteError> {
+        let want = self.apply(out_shape, moved)?;
+        let (from, to) = (self.from.size(), self.to.size());
+        if want.len() != got.len() {
+            return Ok(Some(got.len().min(want.len()) / to));
+        }
+        let bits = |b: &[u8]| {
+            let mut word = [0u8; 4];
+            word[..b.len()].copy_from_slice(b);
+            u32::from_le_bytes(word)
+        };
+        let inner: usize = self
+            .affine
+            .as_ref()
+            .map_or(1, |a| out_shape[a.axis + 1..].iter().product());
+        Ok((0..got.len() / to).find(|&i| {
+            let (g, w) = (bits(&got[i * to..][..to]), bits(&want[i * to..][..to]));
+            match &self.affine {
+                None => g != w && !(self.to.value(g).is_nan() && self.to.value(w).is_nan()),
+                Some(a) => {
+                    let c = match a.scale.len() {
+                        1 => 0,
+                        _ => i / inner.max(1) % out_shape[a.axis],
+                    };
+                    let x = self.from.value(bits(&moved[i * from..][..from]));
+                    !within_bound(self.to, x, a.scale[c], a.bias[c], g)
+                }
+            }
+        }))
     }
 
     /// The reference: `moved`, an output of `out_shape` in the source type (what the move

@@ -16,6 +16,24 @@ pub fn run(op: &Relayout, src: &[u8]) -> Result<Vec<u8>, PermuteError> {
     }
 }
 
+/// Whether `got`, what the GPU gave for `op` on `src`, is the reference's result: equal
+/// bytes, or for a conversion the same elements (NaN as NaN; with an affine, within
+/// [`crate::convert::within_bound`]). Returns the first differing element, if any.
+pub fn first_mismatch(
+    op: &Relayout,
+    src: &[u8],
+    got: &[u8],
+) -> Result<Option<usize>, PermuteError> {
+    let moved = run_move(op, src)?;
+    match op.conversion() {
+        Some(c) => c.first_mismatch(op.out_shape(), &moved, got),
+        None => Ok((moved != got).then(|| {
+            let at = moved.iter().zip(got).position(|(a, b)| a != b);
+            at.unwrap_or(moved.len().min(got.len())) / op.elem_size()
+        })),
+    }
+}
+
 /// [`run`] without the conversion: the elements moved, in the source type.
 fn run_move(op: &Relayout, src: &[u8]) -> Result<Vec<u8>, PermuteError> {
     let elem = op.elem_size();

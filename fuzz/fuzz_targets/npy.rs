@@ -15,6 +15,9 @@ use wgpu_permute::plan::{self, DeviceCaps, ELEM_SIZES, Request};
 #[path = "../../src/bin/wgpu-permute/args.rs"]
 mod args;
 #[allow(dead_code)]
+#[path = "../../src/bin/wgpu-permute/convert.rs"]
+mod convert;
+#[allow(dead_code)]
 #[path = "../../src/bin/wgpu-permute/npy.rs"]
 mod npy;
 
@@ -28,6 +31,8 @@ const WORDS: &[&str] = &[
     "2,0,1", "0,2,1,3", "8,512,16,64", "in.npy", "out.npy", "--help", "--version", "",
     "rearrange", "--axis", "--pad", "h=2", "w=3", "-1", "b c h w -> b h w c",
     "(h w) c -> c h w", "b c (h p1) (w p2) -> b (h w) (p1 p2 c)", "... a -> a ...",
+    "--to", "--mean", "--std", "--bias", "--channel-axis", "float16", "uint8", "bfloat16",
+    "0.5,0.5,0.5", "web-suite", "--shrink",
 ];
 
 #[derive(Arbitrary, Debug)]
@@ -107,7 +112,11 @@ fuzz_target!(|input: Input| {
             }
         }
         args::Command::Permute {
-            perm, input, force, ..
+            perm,
+            input,
+            force,
+            convert,
+            ..
         } => {
             let Ok(t) = tensor else { return };
             let Ok(stored) = args::stored_perm(&perm, t.shape.len(), t.fortran_order, &input)
@@ -115,6 +124,14 @@ fuzz_target!(|input: Input| {
                 return;
             };
             assert!(plan::check_perm(t.shape.len(), &stored).is_ok());
+            // A conversion the arguments describe is refused with a reason or plans.
+            if let Ok(Some((c, _))) = convert.conversion(&t.dtype) {
+                let op = wgpu_permute::Relayout::permute(&t.shape, &stored, t.elem_size)
+                    .and_then(|op| op.with_conversion(c));
+                if let Ok(op) = op {
+                    let _ = op.plan(&caps);
+                }
+            }
             let req = Request::new(&t.shape, &stored, t.elem_size).with_options(force.options());
             if let Ok(p) = plan::plan(&req, &caps) {
                 let _ = (p.to_string(), p.explain());

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::convert::ConvertArgs;
 use clap::{Parser, Subcommand, ValueEnum};
 use wgpu_permute::bench;
 use wgpu_permute::rearrange::Rearrangement;
@@ -70,6 +71,8 @@ pub enum Command {
         check: bool,
         #[command(flatten)]
         force: Force,
+        #[command(flatten)]
+        convert: ConvertArgs,
     },
     /// Rearrange a .npy file with an einops pattern (one permute on the GPU) and write the
     /// result as .npy.

@@ -24,6 +24,7 @@ macro_rules! eprint {
 }
 
 mod args;
+mod convert;
 mod model;
 mod npy;
 mod output;
@@ -87,7 +88,8 @@ fn run(cli: Cli) -> Result<()> {
             output,
             check,
             force,
-        } => permute(&perm, &input, &output, check, force.options()),
+            convert,
+        } => permute(&perm, &input, &output, check, force.options(), &convert),
         Command::Rearrange {
             pattern,
             input,
@@ -297,20 +299,28 @@ fn permute(
     output: &Path,
     check: bool,
     options: Options,
+    convert: &convert::ConvertArgs,
 ) -> Result<()> {
     // Everything that can be refused without the GPU is refused first.
     output::check_target(output)?;
     let tensor = npy::read(input)?;
     let perm = args::stored_perm(perm, tensor.shape.len(), tensor.fortran_order, input)?;
+    let mut op = Relayout::permute(&tensor.shape, &perm, tensor.elem_size)
+        .map_err(|e| e.to_string())?
+        .with_options(options);
+    let mut out_dtype = None;
+    if let Some((conversion, dtype)) = convert.conversion(&tensor.dtype)? {
+        op = op.with_conversion(conversion).map_err(|e| e.to_string())?;
+        out_dtype = Some(dtype);
+    }
     FilePermute {
         input,
         output,
         in_shape: tensor.shape.clone(),
         out_shape: perm.iter().map(|&d| tensor.shape[d]).collect(),
-        op: Relayout::permute(&tensor.shape, &perm, tensor.elem_size)
-            .map_err(|e| e.to_string())?
-            .with_options(options),
+        op,
         check,
+        out_dtype,
     }
     .run(tensor)
 }
@@ -326,12 +336,15 @@ struct FilePermute<'a> {
     /// The stored data's movement into the output.
     op: Relayout,
     check: bool,
+    /// The output's dtype when it converts (else the input's).
+    out_dtype: Option<npyz::TypeStr>,
 }
 
 impl FilePermute<'_> {
     /// Moves `tensor`'s data on the GPU, checks it with `check`, writes it, reports.
     fn run(self, tensor: npy::Tensor) -> Result<()> {
         let npy::Tensor { dtype, data, .. } = tensor;
+        let dtype = self.out_dtype.clone().unwrap_or(dtype);
         let p = permuter()?;
         let err = |e: wgpu_permute::PermuteError| e.to_string();
         let prepared = p.prepare(&self.op).map_err(err)?;
@@ -340,12 +353,13 @@ impl FilePermute<'_> {
             plans => format!("{} views, one per box of the crop", plans.len()),
         };
         let out = p.run(&prepared, &data).map_err(err)?;
-        let want = self.check.then(|| reference::run(&self.op, &data));
         // The output is committed only once it is complete and, with --check, correct.
-        if let Some(want) = want
-            && want.map_err(err)? != out
+        if self.check
+            && let Some(at) = reference::first_mismatch(&self.op, &data, &out).map_err(err)?
         {
-            return Err("check failed: the GPU result differs from the CPU reference".into());
+            return Err(format!(
+                "check failed: the GPU result differs from the CPU reference at element {at}"
+            ));
         }
         drop(data);
         let mut staged = output::Staged::new(self.output)?;

@@ -77,6 +77,7 @@ pub fn run(a: Args) -> Result<(), String> {
         out_shape: a.crop.map_or(r.out_shape, <[usize]>::to_vec),
         op,
         check: a.check,
+        out_dtype: None,
     }
     .run(tensor)
 }
