@@ -155,7 +155,14 @@ pub fn convert(from: Dtype, to: Dtype, bits: u32, affine: Option<(f32, f32)>) ->
 /// the multiply and add or flush subnormal results, so only a bound is exact.
 pub fn within_bound(to: Dtype, x: f64, scale: f32, bias: f32, got: u32) -> bool {
     let exact = x * f64::from(scale) + f64::from(bias);
+    if to.encode(exact) == got {
+        return true;
+    }
     let (want, got) = (to.value(to.encode(exact)), to.value(got));
+    if exact.is_nan() {
+        // NaN in, NaN out (0 for u8, equal above).
+        return want.is_nan() && got.is_nan();
+    }
     if !want.is_finite() || !got.is_finite() {
         // Near overflow the rounding decides between the largest value and infinity.
         return want.is_nan() == got.is_nan() && want.signum() == got.signum();
@@ -450,6 +457,17 @@ mod tests {
         assert!(check(&[4, 4]).contains("does not exist"));
         assert!(check(&[4, 4, 3]).contains("2 channel values"));
         assert!(affine.check(&[4, 4, 2]).is_ok());
+    }
+
+    #[test]
+    fn the_bound_takes_nan_and_exact_results() {
+        let nan = f64::from(f32::from_bits(0x7fe1_b6e1));
+        assert!(within_bound(Dtype::U8, nan, 255.0, 0.0, 0));
+        assert!(!within_bound(Dtype::U8, nan, 255.0, 0.0, 1));
+        assert!(within_bound(Dtype::F16, nan, 2.0, 1.0, 0x7e00));
+        assert!(!within_bound(Dtype::F16, nan, 2.0, 1.0, 0x3c00));
+        assert!(within_bound(Dtype::F32, 1.0, 3.0, 0.5, 3.5f32.to_bits()));
+        assert!(!within_bound(Dtype::F32, 1.0, 3.0, 0.5, 3.6f32.to_bits()));
     }
 
     #[test]

@@ -14,7 +14,9 @@ pub use crate::timing::{Clock, Stats};
 use crate::{PermuteError, Permuter, Prepared, Relayout, captured, reference, upload};
 use thiserror::Error;
 
+mod convert;
 mod suite;
+pub use convert::{ConvertCase, ConvertResult, convert_suite, convert_table};
 pub use suite::{Case, default_suite, default_suite_sized, view_suite, view_suite_sized};
 
 /// Measurements of one case.

@@ -408,7 +408,11 @@ fn run_bench(
                 .is_none_or(|f| c.label().contains(f.as_str()))
         })
         .collect();
-    if cases.is_empty() {
+    let conversions: Vec<_> = bench::convert_suite(scale)
+        .into_iter()
+        .filter(|c| filter.as_ref().is_none_or(|f| c.label.contains(f.as_str())))
+        .collect();
+    if cases.is_empty() && conversions.is_empty() {
         return Err("no benchmark case matches the filter".into());
     }
     eprintln!("device: {device}; timing: {}", bench.clock().describe());
@@ -440,6 +444,26 @@ fn run_bench(
             Err(e @ BenchError::Mismatch(_)) => return Err(e.to_string()),
         }
     }
+    let mut converted = Vec::new();
+    for (i, case) in conversions.iter().enumerate() {
+        eprint!("[{}/{}] {} ... ", i + 1, conversions.len(), case.label);
+        let _ = std::io::stderr().flush();
+        match bench.run_convert(case) {
+            Ok(r) => {
+                eprintln!(
+                    "{:.2}x shader copy, {:.2}x two passes",
+                    r.vs_shader_copy(),
+                    r.vs_two_pass()
+                );
+                converted.push(r);
+            }
+            Err(BenchError::Permute(e)) => {
+                eprintln!("skipped: {e}");
+                failed.push(format!("{}: {e}", case.label));
+            }
+            Err(e @ BenchError::Mismatch(_)) => return Err(e.to_string()),
+        }
+    }
     // First calls of many distinct shapes, with the whole suite only.
     let shapes = match filter {
         None => {
@@ -452,6 +476,9 @@ fn run_bench(
     };
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     println!("{}", bench::table(&device, bench.clock(), &results));
+    if !converted.is_empty() {
+        println!("{}", bench::convert_table(&converted));
+    }
     if let Some(shapes) = &shapes {
         println!("{shapes}");
     }
@@ -459,7 +486,8 @@ fn run_bench(
         println!("not measured: {f}");
     }
     if let Some(path) = json {
-        let value = report::json(&device, bench.clock(), &command, &results, shapes.as_ref());
+        let mut value = report::json(&device, bench.clock(), &command, &results, shapes.as_ref());
+        value["conversions"] = report::conversions_json(&converted);
         let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
         output::write_all(&path, text.as_bytes())?;
         eprintln!("wrote {}", path.display());

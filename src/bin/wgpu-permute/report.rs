@@ -2,7 +2,30 @@
 
 use plotters::prelude::*;
 use serde_json::{Value, json};
-use wgpu_permute::bench::{CaseResult, Clock, ShapesResult};
+use wgpu_permute::bench::{CaseResult, Clock, ConvertResult, ShapesResult};
+
+/// The conversions section's rows.
+pub fn conversions_json(results: &[ConvertResult]) -> Value {
+    results
+        .iter()
+        .map(|r| {
+            json!({
+                "case": r.case.label,
+                "label": r.case.label,
+                "from": r.case.fused.conversion().map(|c| c.from().name()),
+                "to": r.case.fused.conversion().map(|c| c.to().name()),
+                "bytes_read_written": r.case.traffic(),
+                "fused_median_s": r.fused.median.as_secs_f64(),
+                "fused_min_s": r.fused.min.as_secs_f64(),
+                "two_pass_median_s": r.two_pass.median.as_secs_f64(),
+                "shader_copy_median_s": r.shader_copy.median.as_secs_f64(),
+                "gbps": r.gbps(),
+                "vs_shader_copy": r.vs_shader_copy(),
+                "vs_two_pass": r.vs_two_pass(),
+            })
+        })
+        .collect()
+}
 
 pub fn json(
     device: &str,

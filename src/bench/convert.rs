@@ -1,0 +1,201 @@
+//! The conversions section: permutes that convert, each measured in the same run next to
+//! the shader copy of the same traffic (bytes read plus written) and next to the two-pass
+//! way (this crate's permute in the source type, then a conversion pass over its output).
+
+use super::{Bench, BenchError, Stats, bench_bytes};
+use crate::convert::{Conversion, Dtype};
+use crate::{Relayout, captured, reference, upload};
+
+/// One conversion case: the fused operation and its two passes.
+#[derive(Clone, Debug)]
+pub struct ConvertCase {
+    /// `[32,224,224,3] (0,3,1,2) u8 -> f32 normalised`.
+    pub label: String,
+    /// The permute that converts.
+    pub fused: Relayout,
+    /// The same permute in the source type.
+    pub permute: Relayout,
+    /// The conversion alone, over the permute's output.
+    pub convert: Relayout,
+}
+
+impl ConvertCase {
+    fn new(shape: &[usize], perm: &[usize], c: Conversion, what: &str) -> Self {
+        let list = |v: &[usize]| {
+            v.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let permute = Relayout::permute(shape, perm, c.from().size()).expect("a valid case");
+        let out = permute.out_shape().to_vec();
+        let identity: Vec<usize> = (0..out.len()).collect();
+        let convert = Relayout::permute(&out, &identity, c.from().size())
+            .and_then(|op| op.with_conversion(c.clone()))
+            .expect("a valid conversion");
+        ConvertCase {
+            label: format!(
+                "[{}] ({}) {} -> {}{what}",
+                list(shape),
+                list(perm),
+                c.from().name(),
+                c.to().name()
+            ),
+            fused: permute
+                .clone()
+                .with_conversion(c)
+                .expect("a valid conversion"),
+            permute,
+            convert,
+        }
+    }
+
+    /// Bytes the fused operation reads and writes.
+    pub fn traffic(&self) -> u64 {
+        let n = self.fused.src_len() as u64;
+        n * (self.fused.elem_size() + self.fused.dst_elem_size()) as u64
+    }
+}
+
+/// The suite: an image batch into a vision model and back out, and attention heads
+/// narrowed to f16. `scale` multiplies the outermost dim.
+pub fn convert_suite(scale: usize) -> Vec<ConvertCase> {
+    let s = scale.max(1);
+    let normalise = Conversion::new(Dtype::U8, Dtype::F32)
+        .and_then(|c| c.normalized(1, &[0.485, 0.456, 0.406], &[0.229, 0.224, 0.225]))
+        .expect("a valid normalisation");
+    let to_bytes = Conversion::new(Dtype::F32, Dtype::U8)
+        .and_then(|c| c.with_affine(3, &[255.0], &[0.0]))
+        .expect("a valid affine");
+    let narrow = Conversion::new(Dtype::F32, Dtype::F16).expect("a valid conversion");
+    vec![
+        ConvertCase::new(
+            &[32 * s, 224, 224, 3],
+            &[0, 3, 1, 2],
+            normalise,
+            " normalised",
+        ),
+        ConvertCase::new(&[32 * s, 3, 224, 224], &[0, 2, 3, 1], to_bytes, " * 255"),
+        ConvertCase::new(&[8 * s, 512, 16, 64], &[0, 2, 1, 3], narrow, ""),
+    ]
+}
+
+/// Measurements of one conversion case.
+#[derive(Clone, Debug)]
+pub struct ConvertResult {
+    pub case: ConvertCase,
+    pub fused: Stats,
+    pub two_pass: Stats,
+    /// The shader copy of half the traffic (so that it reads and writes as many bytes).
+    pub shader_copy: Stats,
+}
+
+impl ConvertResult {
+    /// Bandwidth of the fused operation (bytes read plus written, over the median).
+    pub fn gbps(&self) -> f64 {
+        self.fused.gbps(self.case.traffic())
+    }
+
+    /// The fused operation's speed over the shader copy's (median times).
+    pub fn vs_shader_copy(&self) -> f64 {
+        self.shader_copy.median.as_secs_f64() / self.fused.median.as_secs_f64().max(1e-12)
+    }
+
+    /// How many times faster the fused operation is than the two passes.
+    pub fn vs_two_pass(&self) -> f64 {
+        self.two_pass.median.as_secs_f64() / self.fused.median.as_secs_f64().max(1e-12)
+    }
+}
+
+impl Bench<'_> {
+    /// Checks the fused case against the reference, then times it, the two passes and the
+    /// shader copy.
+    pub fn run_convert(&self, case: &ConvertCase) -> Result<ConvertResult, BenchError> {
+        let p = self.permuter;
+        let device = p.device();
+        let src_bytes = case.fused.src_len() * case.fused.elem_size();
+        let data = bench_bytes(src_bytes);
+        let got = p.run(&case.fused, &data)?;
+        if reference::first_mismatch(&case.fused, &data, &got)?.is_some() {
+            return Err(BenchError::Mismatch(case.label.clone()));
+        }
+        let (fused, permute, convert) = (
+            p.prepare(&case.fused)?,
+            p.prepare(&case.permute)?,
+            p.prepare(&case.convert)?,
+        );
+        let copy_bytes = (case.traffic() / 2).next_multiple_of(16);
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+        let buffer = |label: &str, size: u64| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: size.next_multiple_of(16).max(copy_bytes),
+                usage: storage | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        };
+        let (src, mid, dst) = captured(device, || {
+            (
+                upload(
+                    device,
+                    p.queue(),
+                    "convert src",
+                    &pad16(data, copy_bytes),
+                    storage,
+                ),
+                buffer("convert mid", src_bytes as u64),
+                buffer("convert dst", case.traffic()),
+            )
+        })?;
+        let record = |e: &mut wgpu::CommandEncoder, s: &wgpu::Buffer, d, op| {
+            // Prepared and checked above: the same call cannot fail now.
+            let _ = p.record(e, s, d, op);
+        };
+        let fused_time = self.time(&|e| record(e, &src, &dst, &fused))?;
+        let two_pass = self.time(&|e| {
+            record(e, &src, &mid, &permute);
+            record(e, &mid, &dst, &convert);
+        })?;
+        let mut encoder = device.create_command_encoder(&Default::default());
+        p.record_shader_copy(&mut encoder, &src, &dst, copy_bytes)?;
+        let shader_copy = self.time(&|e| {
+            let _ = p.record_shader_copy(e, &src, &dst, copy_bytes);
+        })?;
+        Ok(ConvertResult {
+            case: case.clone(),
+            fused: fused_time,
+            two_pass,
+            shader_copy,
+        })
+    }
+}
+
+/// `data` padded with zeros to at least `len` bytes.
+fn pad16(mut data: Vec<u8>, len: u64) -> Vec<u8> {
+    if (data.len() as u64) < len {
+        data.resize(len as usize, 0);
+    }
+    data
+}
+
+/// The conversions section as a table.
+pub fn convert_table(results: &[ConvertResult]) -> String {
+    let mut out = String::from(
+        "conversions (GB/s and the copy's ratio count bytes read plus written; / two-pass: the permute, then a conversion pass):\n",
+    );
+    out += &format!(
+        "{:<52} {:>9} {:>7} {:>8} {:>11}\n",
+        "case", "fused ms", "GB/s", "/ shader", "/ two-pass"
+    );
+    for r in results {
+        out += &format!(
+            "{:<52} {:>9.3} {:>7.2} {:>8.2} {:>11.2}\n",
+            r.case.label,
+            r.fused.median.as_secs_f64() * 1e3,
+            r.gbps(),
+            r.vs_shader_copy(),
+            r.vs_two_pass()
+        );
+    }
+    out
+}
