@@ -88,11 +88,11 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
 }
 
 /// The conversions' variants: every pair of types, with and without the affine, at every
-/// index width, ranks 1-3 and 16; each validates, shipped and traced.
+/// index width and with runs, ranks 1-3 and 16; each validates, shipped and traced.
 #[test]
 fn every_conversion_variant_validates() {
     let variants = shaders::convert_variants();
-    assert_eq!(variants.len(), 9 * 4 * 2 * 3 * 4);
+    assert_eq!(variants.len(), 9 * 4 * 2 * (3 + 1) * 4);
     for v in variants {
         let source = shaders::source(&v).unwrap_or_else(|e| panic!("{v}: {e}"));
         assert!(!source.contains("{{"), "unfilled placeholder in {v}");

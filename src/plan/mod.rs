@@ -376,7 +376,7 @@ fn finish(
             have: limit,
         });
     }
-    plan.runs = !converting && select::choose_runs(&plan, caps, one_binding);
+    plan.runs = select::choose_runs(&plan, caps, one_binding);
     if one_binding {
         let total = plan.workgroups();
         plan.chunks = vec![Chunk {

@@ -238,8 +238,9 @@ impl Plan {
                 let per = select::micro_block(self).map_or(1, |b| b.elements() * b.run as u64);
                 (self.units() / per).div_ceil(MICRO_WORKGROUP as u64)
             }
+            // Runs are of units (of elements when converting), never packed words.
             _ if self.runs => self
-                .items()
+                .units()
                 .div_ceil((GENERIC_WORKGROUP * GENERIC_RUN) as u64),
             _ => self
                 .items()

@@ -283,11 +283,13 @@ pub fn choose_runs(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> bool {
         .view
         .as_ref()
         .is_none_or(|v| v.bounds.is_empty() && v.dst_contiguous);
+    // Converting runs fill whole destination words (a run's length is a multiple of any
+    // packing); other runs move unpacked units.
     caps.cpu
         && plan.kernel == Kernel::Generic
         && plan.index == IndexMath::U32
         && one_binding
-        && plan.pack() == 1
+        && (plan.pack() == 1 || plan.conversion.is_some())
         && whole
         && plan
             .out_dims()

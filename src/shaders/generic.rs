@@ -33,6 +33,9 @@ pub(super) const GENERIC_PADDED_PACKED_WGSL: &str =
 pub(super) const GENERIC_CONVERT_WGSL: &str =
     include_str!("../../shaders/fragments/generic_convert.wgsl");
 
+pub(super) const GENERIC_CONVERT_RUNS_WGSL: &str =
+    include_str!("../../shaders/fragments/generic_convert_runs.wgsl");
+
 /// Words of a conversion's block after the index values: the output elements per channel
 /// step, the channel count, two unused, then [`MAX_CHANNELS`] scales and as many biases.
 pub(super) fn convert_words() -> usize {
@@ -313,9 +316,13 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
             values.push(("GATHER", gather));
             values.push(("WIDE", wide_store(v.unit, v.access64)));
         }
-        let (name, template) = match v.wide_stores {
-            true => ("fragments/generic_runs_wide.wgsl", GENERIC_RUNS_WIDE_WGSL),
-            false => ("fragments/generic_runs.wgsl", GENERIC_RUNS_WGSL),
+        let (name, template) = match (v.wide_stores, v.convert.is_some()) {
+            (true, _) => ("fragments/generic_runs_wide.wgsl", GENERIC_RUNS_WIDE_WGSL),
+            (false, true) => (
+                "fragments/generic_convert_runs.wgsl",
+                GENERIC_CONVERT_RUNS_WGSL,
+            ),
+            (false, false) => ("fragments/generic_runs.wgsl", GENERIC_RUNS_WGSL),
         };
         let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
         fill(name, template, &values)?

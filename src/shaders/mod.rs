@@ -393,14 +393,20 @@ pub fn all_variants() -> Vec<Variant> {
 }
 
 /// The variants of conversions: every pair of types, with and without the affine, at every
-/// index width, at ranks 1-3 and the highest (the decode is the generic kernel's, checked
+/// index width and with runs, at ranks 1-3 and the highest (the decode is the generic kernel's, checked
 /// at every rank with it; the conversion is the same at every rank).
 pub fn convert_variants() -> Vec<Variant> {
     let mut all = Vec::new();
     for from in Dtype::ALL {
         for to in Dtype::DESTINATIONS {
             for affine in [false, true] {
-                for index in [IndexMath::U32, IndexMath::U64, IndexMath::U32Pair] {
+                let indices = [IndexMath::U32, IndexMath::U64, IndexMath::U32Pair];
+                // Runs (CPU devices) with 32-bit index math only.
+                let kinds = indices
+                    .map(|i| (i, false))
+                    .into_iter()
+                    .chain([(IndexMath::U32, true)]);
+                for (index, runs) in kinds {
                     for rank in [1, 2, 3, MAX_RANK] {
                         all.push(Variant::Generic(GenericVariant {
                             rank,
@@ -408,7 +414,7 @@ pub fn convert_variants() -> Vec<Variant> {
                             index,
                             layout: GenericLayout::Plain,
                             specialized: false,
-                            runs: false,
+                            runs,
                             access64: false,
                             reverse: 0,
                             wide_stores: false,
