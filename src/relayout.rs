@@ -165,13 +165,21 @@ impl Relayout {
 
     /// Each element converted on the way (see [`crate::convert`]): `conversion`'s source
     /// type must have the operation's element size, and its affine's axis (an output axis)
-    /// and channel count must fit the output. For now a permute's (views, padding and crops
-    /// come next), run by the generic kernel within one storage binding.
+    /// and channel count must fit the output. For now permutes and views without padding
+    /// or a destination layout of their own (rearrangements without padding, slices, flips,
+    /// broadcasts; padding and crops come next), run by the generic kernel within one
+    /// storage binding.
     pub fn with_conversion(self, conversion: Conversion) -> Result<Self, PermuteError> {
         let refuse = |why: String| Err(PermuteError::InvalidConversion(why));
-        if self.permute.is_none() {
+        let plain_view = matches!(
+            self.parts.as_slice(),
+            [(v, 0)] if v.bounds.is_empty() && v.dst_strides.is_none()
+        );
+        if self.permute.is_none() && !plain_view {
             return refuse(
-                "only permutes convert for now (views, padding and crops do not yet)".into(),
+                "views with padding or a destination layout of their own, crops and parts do \
+                 not convert yet"
+                    .into(),
             );
         }
         if conversion.from().size() != self.elem_size {
@@ -294,6 +302,7 @@ impl Relayout {
                     dst_len: self.dst_len.saturating_sub(*first),
                     fill: &self.fill,
                     options: self.options,
+                    conversion: self.conversion.as_deref(),
                 }))
             })
             .collect()

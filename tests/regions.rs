@@ -444,6 +444,7 @@ fn a_run_of_wide_elements_from_an_unaligned_region_moves_once() {
             dst_len: 81,
             fill: &[],
             options: Options::default(),
+            conversion: None,
         },
         p.caps(),
         &Default::default(),

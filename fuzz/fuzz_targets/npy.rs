@@ -125,7 +125,8 @@ fuzz_target!(|input: Input| {
             };
             assert!(plan::check_perm(t.shape.len(), &stored).is_ok());
             // A conversion the arguments describe is refused with a reason or plans.
-            if let Ok(Some((c, _))) = convert.conversion(&t.dtype) {
+            let axis = |name: &str| name.parse::<usize>().map_err(|e| e.to_string());
+            if let Ok(Some((c, _))) = convert.conversion(&t.dtype, axis) {
                 let op = wgpu_permute::Relayout::permute(&t.shape, &stored, t.elem_size)
                     .and_then(|op| op.with_conversion(c));
                 if let Ok(op) = op {

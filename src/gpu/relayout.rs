@@ -168,9 +168,12 @@ impl Permuter {
     fn plan_view(&self, req: &ViewRequest) -> Result<Plan, PermuteError> {
         let plan = plan::plan_view(req, self.caps(), &self.learned())?;
         if plan.view.is_none() && plan.kernel != Kernel::Empty {
-            let permute = Request::new(&plan.shape, &plan.perm, plan.elem_size)
-                .with_offsets(plan.src_offset, plan.dst_offset)
-                .with_options(req.options);
+            let permute = Request {
+                conversion: req.conversion,
+                ..Request::new(&plan.shape, &plan.perm, plan.elem_size)
+                    .with_offsets(plan.src_offset, plan.dst_offset)
+                    .with_options(req.options)
+            };
             return self.plan_tuned(&permute);
         }
         Ok(plan)

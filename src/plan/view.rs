@@ -434,6 +434,18 @@ pub struct Lowered {
 /// neighbouring output dims that could merge. Not API: public for the view tests.
 #[doc(hidden)]
 pub fn lower(view: &View, elem: usize, src_offset: u64, dst_offset: u64) -> Lowered {
+    lower_in(view, elem, src_offset, dst_offset, true)
+}
+
+/// [`lower`], element by element when `widen` is off: no runs of several elements, no
+/// reversed units (what a conversion, whose two sides' elements differ, moves).
+pub fn lower_in(
+    view: &View,
+    elem: usize,
+    src_offset: u64,
+    dst_offset: u64,
+    widen: bool,
+) -> Lowered {
     let dst = view
         .dst_strides
         .clone()
@@ -505,6 +517,7 @@ pub fn lower(view: &View, elem: usize, src_offset: u64, dst_offset: u64) -> Lowe
     let lowest = src_start.wrapping_sub((n as i64 - 1) * elem as i64);
     let reversed_unit = unit_for(n * elem, lowest);
     let (run, unit, reversed) = match (row && s == 1, backwards) {
+        _ if !widen => (elem, elem, false),
         (true, _) => (n * elem, unit_for(n * elem, src_start), false),
         (_, true) if reversed_unit > elem.max(2) => (n * elem, reversed_unit, true),
         _ => (elem, unit_for(elem, src_start), false),

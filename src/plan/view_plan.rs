@@ -23,6 +23,8 @@ pub struct ViewRequest<'a> {
     pub fill: &'a [u8],
     /// Choices forced instead of the heuristics.
     pub options: Options,
+    /// Elements converted on the way (`elem_size` is the source type's).
+    pub conversion: Option<&'a Conversion>,
 }
 
 impl<'a> ViewRequest<'a> {
@@ -39,6 +41,7 @@ impl<'a> ViewRequest<'a> {
             dst_len,
             fill: &[],
             options: Options::default(),
+            conversion: None,
         }
     }
 
@@ -92,16 +95,20 @@ pub fn plan_view(
     }
     let read = view.check(req.src_len, req.dst_len)?;
     if let Some((shape, perm)) = view.as_permute() {
-        let permute = Request::new(&shape, &perm, elem)
-            .with_offsets(req.src_offset, req.dst_offset)
-            .with_options(req.options);
+        let permute = Request {
+            conversion: req.conversion,
+            ..Request::new(&shape, &perm, elem)
+                .with_offsets(req.src_offset, req.dst_offset)
+                .with_options(req.options)
+        };
         return plan_with(&permute, caps, learned);
     }
     let n = view.len() as u64;
     let bytes = n
         .checked_mul(elem as u64)
         .ok_or(PermuteError::SizeOverflow)?;
-    let low = view::lower(view, elem, req.src_offset, req.dst_offset);
+    let converting = req.conversion.is_some();
+    let low = view::lower_in(view, elem, req.src_offset, req.dst_offset, !converting);
     if !low.bounds.is_empty() && (low.unit as usize) < elem {
         return Err(PermuteError::InvalidView(
             "a padded view of 8/16-byte elements needs offsets aligned to the element size".into(),
@@ -138,8 +145,10 @@ pub fn plan_view(
     // Where the regions' bytes end; `check` bounded both spans in elements, the bytes
     // are checked too (a region near the top of the address space).
     let overflow = || PermuteError::SizeOverflow;
+    // A conversion's destination elements are its destination type's.
+    let dst_elem = req.conversion.map_or(elem, |c| c.to().size());
     let dst_reach = (view.dst_span()? as u64)
-        .checked_mul(elem as u64)
+        .checked_mul(dst_elem as u64)
         .ok_or_else(overflow)?;
     let dst_end = req
         .dst_offset
@@ -151,8 +160,13 @@ pub fn plan_view(
         .and_then(|e| e.checked_add(req.src_offset))
         .and_then(|e| e.checked_next_multiple_of(4))
         .ok_or_else(overflow)?;
+    if converting && (!contiguous || !low.bounds.is_empty()) {
+        return Err(PermuteError::InvalidConversion(
+            "views with padding or a strided destination do not convert yet".into(),
+        ));
+    }
     let mut plan = Plan {
-        conversion: None,
+        conversion: req.conversion.cloned(),
         shape: view.shape.clone(),
         perm: (0..view.shape.len()).collect(),
         elem_size: elem,
@@ -188,6 +202,17 @@ pub fn plan_view(
         return Ok(plan);
     }
     (plan.index, plan.reasons.index) = select::choose_index(&plan, caps, &req.options)?;
+    if converting {
+        if req.options.kernel.is_some_and(|k| k != Kernel::Generic) {
+            return Err(PermuteError::ForcedChoice {
+                what: "kernel",
+                why: "conversions run on the generic kernel",
+            });
+        }
+        plan.kernel = Kernel::Generic;
+        plan.reasons.kernel = KernelReason::Conversion;
+        return finish(plan, caps, &req.options, learned);
+    }
     let layout = plan.view.as_ref().expect("set above");
     let copy = plan.dims.len() == 1
         && layout.src_strides[0] == 1

@@ -58,7 +58,11 @@ std = np.array([0.229, 0.224, 0.225]).reshape(1, 3, 1, 1)
 got = np.load(f"{d}/img_f32.npy")
 assert got.dtype == np.float32 and got.shape == (2, 3, 6, 5)
 assert np.abs(got - (img - mean) / std).max() < 1e-5, np.abs(got - (img - mean) / std).max()
-print(f"numpy agrees on {n + 1} conversions")
+half = np.load(f"{d}/img_f16.npy")
+assert half.dtype == np.float16 and half.shape == (2, 3, 30), half.shape
+want = ((img - mean) / std).reshape(2, 3, 30)
+assert np.abs(half.astype(np.float64) - want).max() < 2e-3, np.abs(half - want).max()
+print(f"numpy agrees on {n + 2} conversions")
 "#;
 
 #[test]
@@ -104,9 +108,23 @@ fn permute_to_converts_as_numpy_casts() {
         "1",
     ];
     run(&normalise, "img.npy", "img_f32.npy");
+    // The same through an einops pattern, its channel axis by name, into f16 planes.
+    let out = Command::new(BIN)
+        .args(["rearrange", "--check", "b h w c -> b c (h w)"])
+        .arg(dir.join("img.npy"))
+        .arg(dir.join("img_f16.npy"))
+        .args(["--to", "float16", "--mean", "0.485,0.456,0.406"])
+        .args(["--std", "0.229,0.224,0.225", "--channel-axis", "c"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report = python(CHECK, &dir);
     assert!(
-        report.contains("numpy agrees on 25 conversions"),
+        report.contains("numpy agrees on 26 conversions"),
         "{report}"
     );
     std::fs::remove_dir_all(dir).ok();

@@ -3,7 +3,7 @@
 
 use wgpu_permute::convert::{Conversion, Dtype};
 use wgpu_permute::plan::{DeviceCaps, Kernel, Options};
-use wgpu_permute::{PermuteError, Relayout, reference};
+use wgpu_permute::{PermuteError, Relayout, View, reference};
 
 use super::{common, gpu::ulp, same};
 
@@ -165,9 +165,12 @@ fn conversions_that_cannot_run_are_refused() {
     assert!(invalid(op.clone().with_conversion(affine(2, 3))).contains("does not exist"));
     assert!(invalid(op.clone().with_conversion(affine(1, 3))).contains("3 channel values"));
     assert!(op.clone().with_conversion(affine(0, 3)).is_ok());
-    // Views do not convert yet.
-    let view = Relayout::view(wgpu_permute::View::contiguous(&[4, 3]), 12, 4).unwrap();
-    assert!(invalid(view.with_conversion(f32_to_f16())).contains("only permutes"));
+    // Padded views do not convert yet.
+    let padded = wgpu_permute::View::contiguous(&[4, 3])
+        .pad(1, 1, 1)
+        .unwrap();
+    let view = Relayout::view(padded, 12, 4).unwrap().with_fill(&[0; 4]);
+    assert!(invalid(view.with_conversion(f32_to_f16())).contains("padding"));
     // Another kernel cannot be forced, and a conversion past one binding is a limit.
     let forced = Relayout::permute(&[64, 64], &[1, 0], 4)
         .unwrap()
@@ -189,4 +192,86 @@ fn conversions_that_cannot_run_are_refused() {
         big.plan(&DeviceCaps::webgpu()),
         Err(PermuteError::DeviceLimit { .. })
     ));
+}
+
+#[test]
+fn views_and_rearrangements_convert_as_the_reference_does() {
+    let Some(p) = common::gpu() else { return };
+    let pairs = [
+        (Dtype::U8, Dtype::F32),
+        (Dtype::F16, Dtype::F32),
+        (Dtype::F32, Dtype::F16),
+        (Dtype::F32, Dtype::BF16),
+        (Dtype::I16, Dtype::U8),
+        (Dtype::U16, Dtype::F16),
+    ];
+    let mut checked = 0;
+    for (k, (from, to)) in pairs.into_iter().enumerate() {
+        let elem = from.size();
+        let base = View::contiguous(&[12, 16]);
+        let views = [
+            (
+                "slice",
+                base.clone()
+                    .slice(0, 1..11, 3)
+                    .unwrap()
+                    .slice(1, 2..16, 2)
+                    .unwrap(),
+            ),
+            (
+                "flip",
+                base.clone()
+                    .invert_axis(1)
+                    .unwrap()
+                    .permuted_axes(&[1, 0])
+                    .unwrap(),
+            ),
+            (
+                "broadcast",
+                View::contiguous(&[1, 16]).broadcast(&[5, 16]).unwrap(),
+            ),
+        ];
+        let mut ops: Vec<(String, Relayout)> = views
+            .into_iter()
+            .map(|(name, view)| {
+                let src_len = if name == "broadcast" { 16 } else { 12 * 16 };
+                (
+                    name.to_string(),
+                    Relayout::view(view, src_len, elem).unwrap(),
+                )
+            })
+            .collect();
+        let rearrange =
+            |pattern: &str| Relayout::rearrange(pattern, &[2, 6, 8, 3], &[("h", 6)], elem).unwrap();
+        ops.push(("b h w c -> b c h w".into(), rearrange("b h w c -> b c h w")));
+        ops.push((
+            "b h w c -> b c (h w)".into(),
+            rearrange("b h w c -> b c (h w)"),
+        ));
+        let c = Conversion::new(from, to).unwrap();
+        // The channel axis of the rearranged image, normalised.
+        let normalise = c
+            .clone()
+            .normalized(1, &[0.5, 0.25, 0.75], &[0.5, 2.0, 0.25])
+            .unwrap();
+        for (label, op) in ops {
+            let conversion = if label.contains("->") {
+                normalise.clone()
+            } else {
+                c.clone()
+            };
+            let op = op.with_conversion(conversion).unwrap();
+            let src = common::test_bytes(op.src_len() * elem, (k * 10 + checked) as u64);
+            let got = p.run::<u8>(&op, &src).unwrap();
+            assert_eq!(
+                reference::first_mismatch(&op, &src, &got).unwrap(),
+                None,
+                "{} -> {} {label}",
+                from.name(),
+                to.name()
+            );
+            checked += 1;
+        }
+    }
+    eprintln!("{checked} views and rearrangements converted as the reference does");
 }

@@ -105,6 +105,8 @@ pub enum Command {
         /// Also compare the result with the CPU reference.
         #[arg(long)]
         check: bool,
+        #[command(flatten)]
+        convert: ConvertArgs,
     },
     /// Run the benchmark suite: each permute, then each view, next to copies of the same
     /// (output) bytes.

@@ -24,15 +24,21 @@ pub struct ConvertArgs {
     /// The bias of --scale.
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     pub bias: Vec<f32>,
-    /// The output axis the per-channel values vary over (an index of the output's dims).
+    /// The output axis the per-channel values vary over: an index of the output's dims for
+    /// `permute`, an axis name of the pattern's output for `rearrange`.
     #[arg(long, value_name = "AXIS")]
-    pub channel_axis: Option<usize>,
+    pub channel_axis: Option<String>,
 }
 
 impl ConvertArgs {
     /// The conversion from a file of `dtype`, and the output file's dtype; `None` without
-    /// `--to`. Refuses what cannot be done, in one line.
-    pub fn conversion(&self, dtype: &TypeStr) -> Result<Option<(Conversion, TypeStr)>, String> {
+    /// `--to`. `axis` resolves `--channel-axis` to an axis of the operation's output.
+    /// Refuses what cannot be done, in one line.
+    pub fn conversion(
+        &self,
+        dtype: &TypeStr,
+        axis: impl FnOnce(&str) -> Result<usize, String>,
+    ) -> Result<Option<(Conversion, TypeStr)>, String> {
         let affine = !(self.mean.is_empty()
             && self.std.is_empty()
             && self.scale.is_empty()
@@ -62,8 +68,8 @@ impl ConvertArgs {
             .max(self.std.len())
             .max(self.scale.len())
             .max(self.bias.len());
-        let axis = match self.channel_axis {
-            Some(axis) => axis,
+        let axis = match &self.channel_axis {
+            Some(name) => axis(name)?,
             None if values > 1 => {
                 return Err("per-channel values need --channel-axis (an output axis)".into());
             }

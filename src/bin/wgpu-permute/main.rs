@@ -98,6 +98,7 @@ fn run(cli: Cli) -> Result<()> {
             pad,
             crop,
             check,
+            convert,
         } => rearrange::run(rearrange::Args {
             pattern: &pattern,
             input: &input,
@@ -106,6 +107,7 @@ fn run(cli: Cli) -> Result<()> {
             pad: pad.as_deref(),
             crop: crop.as_deref(),
             check,
+            convert: &convert,
         }),
         Command::Bench {
             json,
@@ -309,7 +311,11 @@ fn permute(
         .map_err(|e| e.to_string())?
         .with_options(options);
     let mut out_dtype = None;
-    if let Some((conversion, dtype)) = convert.conversion(&tensor.dtype)? {
+    let axis = |name: &str| {
+        name.parse::<usize>()
+            .map_err(|_| format!("--channel-axis {name}: give an output axis's index"))
+    };
+    if let Some((conversion, dtype)) = convert.conversion(&tensor.dtype, axis)? {
         op = op.with_conversion(conversion).map_err(|e| e.to_string())?;
         out_dtype = Some(dtype);
     }

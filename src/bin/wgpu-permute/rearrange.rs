@@ -7,6 +7,7 @@ use npyz::{TypeChar, TypeStr};
 use wgpu_permute::Relayout;
 use wgpu_permute::rearrange::rearrange;
 
+use super::convert::ConvertArgs;
 use super::{FilePermute, args, npy, output};
 
 pub struct Args<'a> {
@@ -17,6 +18,7 @@ pub struct Args<'a> {
     pub pad: Option<&'a str>,
     pub crop: Option<&'a [usize]>,
     pub check: bool,
+    pub convert: &'a ConvertArgs,
 }
 
 pub fn run(a: Args) -> Result<(), String> {
@@ -69,7 +71,30 @@ pub fn run(a: Args) -> Result<(), String> {
         let (shape, perm) = args::stored_view(&r, tensor.fortran_order);
         Relayout::permute(&shape, &perm, elem)
     };
-    let op = op.map_err(|e| cannot(&e))?;
+    let mut op = op.map_err(|e| cannot(&e))?;
+    // A channel axis names one elementary output axis; the plain rearrangement is a permute
+    // of the elementary axes, whose output axis `k` is split axis `perm[k]`.
+    let axis = |name: &str| {
+        let plain = !r.is_padded() && a.crop.is_none() && !tensor.fortran_order;
+        let split = r.names.iter().position(|n| n == name);
+        match (
+            plain,
+            split.and_then(|i| r.perm.iter().position(|&p| p == i)),
+        ) {
+            (true, Some(k)) => Ok(k),
+            (false, _) => {
+                Err("--channel-axis: only a plain pattern on a C-order file takes one yet".into())
+            }
+            (true, None) => Err(format!(
+                "--channel-axis {name}: the pattern's output has no such axis"
+            )),
+        }
+    };
+    let mut out_dtype = None;
+    if let Some((conversion, dtype)) = a.convert.conversion(&tensor.dtype, axis)? {
+        op = op.with_conversion(conversion).map_err(|e| cannot(&e))?;
+        out_dtype = Some(dtype);
+    }
     FilePermute {
         input: a.input,
         output: a.output,
@@ -77,7 +102,7 @@ pub fn run(a: Args) -> Result<(), String> {
         out_shape: a.crop.map_or(r.out_shape, <[usize]>::to_vec),
         op,
         check: a.check,
-        out_dtype: None,
+        out_dtype,
     }
     .run(tensor)
 }

@@ -208,6 +208,7 @@ proptest::proptest! {
                 wide_stores: tri[wide_stores],
                 ..Options::default()
             },
+            conversion: None,
         };
         if let Ok(p) = plan::plan_view(&req, &caps, &Default::default())
             && let Some(v) = p.variant()
