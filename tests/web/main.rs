@@ -50,19 +50,38 @@ fn web_setup(what: &str) -> Option<(PathBuf, String)> {
     Some((root, icd))
 }
 
+/// Times a run of dawn.node may crash before the test gives up: dawn.node 0.6.2 on
+/// SwiftShader sometimes aborts on its own (`std::system_error`, a futex error), once in a
+/// CI run of four; a refusal exits normally with its messages and is never retried.
+const NODE_CRASHES: usize = 3;
+
 /// Runs `node web/<script> <manifest>` on the driver `icd`; asserts it succeeded and
-/// returns the JSON after its last line's `prefix`.
+/// returns the JSON after its last line's `prefix`. A run killed by a signal before its
+/// summary line is run again (see [`NODE_CRASHES`]), and says so.
 fn node(root: &Path, script: &str, manifest: &Path, icd: &str, prefix: &str) -> String {
-    let out = Command::new("node")
-        .arg(root.join("web").join(script))
-        .arg(manifest)
-        .env("VK_ICD_FILENAMES", icd)
-        .output()
-        .expect("node runs");
+    let mut crashes = 0;
+    let out = loop {
+        let out = Command::new("node")
+            .arg(root.join("web").join(script))
+            .arg(manifest)
+            .env("VK_ICD_FILENAMES", icd)
+            .output()
+            .expect("node runs");
+        let summarised = String::from_utf8_lossy(&out.stdout).contains(prefix);
+        if out.status.code().is_some() || summarised || crashes + 1 >= NODE_CRASHES {
+            break out;
+        }
+        crashes += 1;
+        eprintln!(
+            "web/{script} crashed ({}), run {crashes} of {NODE_CRASHES}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    };
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        out.status.success(),
+        out.status.success() || (stdout.contains(prefix) && out.status.code().is_none()),
         "web/{script} failed ({}):\n{stdout}\n{stderr}",
         out.status
     );

@@ -52,7 +52,7 @@ fn conversions() -> Vec<(Dtype, Dtype)> {
 
 /// Shaders per run of `web/tint.mjs`: dawn.node 0.6.2 on SwiftShader aborted or hung in one
 /// process of 3,755 modules (4 of 4 runs), never in runs of 3,143 or fewer.
-const PER_RUN: usize = 1000;
+const PER_RUN: usize = 500;
 
 /// The manifests `web/tint.mjs` reads, [`PER_RUN`] shaders each: each variant's file, entry
 /// point, label, whether to build its pipeline and, for a shape-specialised one, its
