@@ -4,10 +4,12 @@
 // block's SIDE input rows, transposes them in registers, and writes SIDE output rows. No
 // workgroup memory and no barrier, which suits devices where those are costly (lavapipe).
 //
-// A block row is ACCESSES loads or stores of STORE: one vec4<u32> for wide blocks, whose
-// side is the elements in 16 bytes, or 32-bit words for narrow 4x4 blocks (plan::Block). On
-// lavapipe every access is a loop over the SIMD lanes whatever its width, so wide accesses
-// move four times the bytes per loop. 8- and 16-bit data is packed PACK to a word.
+// A block row is loads or stores of STORE: vec4<u32>s for wide blocks, whose side is the
+// elements in 16 bytes (of the smaller element, when converting), or 32-bit words for
+// narrow 4x4 blocks (plan::Block). On lavapipe every access is a loop over the SIMD lanes
+// whatever its width, so wide accesses move four times the bytes per loop. 8- and 16-bit
+// data is packed PACK to a word. A conversion converts each element with `cvt` between its
+// load and its store (the two sides then count accesses of their own element sizes).
 //
 // The parameter words are those of the tiled kernel, counted in blocks, with offsets and
 // strides in accesses (plan::select::micro_block checks that they divide exactly, so
@@ -22,14 +24,13 @@
 // A padded view (bounds over the batch and row dims, never the columns) fills whole block
 // rows: a row outside a bound is not read, its accesses take the fill value.
 //
-// Filled in by src/shaders/micro.rs: SIDE, ACCESSES, RUN, BATCH_FN (the unrolled batch decode),
+// Filled in by src/shaders/micro.rs: SIDE, RUN, BATCH_FN (the unrolled batch decode),
 // BOUNDS_FN (for padded views: the batch's part of each bound's combined index, and the
 // row check; else nothing), BATCH_BOUNDS (padded: `bv`, the batch's part) and BLOCK_MOVE
 // (where the `j`th block starts, from `br0` and `bc0`, and its unrolled loads, register
 // transpose and stores).
 
 const SIDE: u32 = {{SIDE}};
-const ACCESSES: u32 = {{ACCESSES}}; // accesses per block row
 const RUN: u32 = {{RUN}}; // blocks per invocation
 
 // Input and output offsets (in accesses) of batch index `b`, unrolled over the batch dims.

@@ -80,6 +80,25 @@ pub fn convert_suite(scale: usize) -> Vec<ConvertCase> {
     ]
 }
 
+/// The permute suite's cases converted to `to` (`bench --to`): each permute of 1, 2 or
+/// 4-byte elements, read as u8, f16 or f32, without an affine.
+pub fn convert_suite_to(cases: &[super::Case], to: Dtype) -> Vec<ConvertCase> {
+    cases
+        .iter()
+        .filter(|c| c.view.is_none())
+        .filter_map(|c| {
+            let from = match c.op.elem_size() {
+                1 => Dtype::U8,
+                2 => Dtype::F16,
+                4 => Dtype::F32,
+                _ => return None,
+            };
+            let conversion = Conversion::new(from, to).ok()?;
+            Some(ConvertCase::new(&c.shape, &c.perm, conversion, ""))
+        })
+        .collect()
+}
+
 /// Measurements of one conversion case.
 #[derive(Clone, Debug)]
 pub struct ConvertResult {

@@ -69,7 +69,11 @@ impl Permuter {
         let trace = self
             .trace(plan, &model::sample(plan, false), padding, None)?
             .0;
-        Ok(model::analyse(&trace, warp, 2 * plan.bytes))
+        Ok(model::analyse(
+            &trace,
+            warp,
+            plan.bytes + plan.bytes_written(),
+        ))
     }
 
     /// The memory-model figures of each of `kernels` that can run `req` (the others are left

@@ -66,8 +66,26 @@ impl Plan {
         let n: u64 = self.shape.iter().map(|&d| d as u64).product();
         let mut why = vec![format!(
             "{n} elements of {} bytes: {} bytes read and {} written",
-            self.elem_size, self.bytes, self.bytes
+            self.elem_size,
+            self.bytes,
+            self.bytes_written()
         )];
+        if let Some(c) = &self.conversion {
+            why.push(match c.affine() {
+                Some(a) => format!(
+                    "converted from {} to {} in one pass, with y = x * scale + bias in f32 ({} value(s), over output axis {})",
+                    c.from().name(),
+                    c.to().name(),
+                    a.scale.len(),
+                    a.axis
+                ),
+                None => format!(
+                    "converted from {} to {} in one pass",
+                    c.from().name(),
+                    c.to().name()
+                ),
+            });
+        }
         if self.kernel == Kernel::Empty {
             why.push(format!("kernel empty: {}", self.reasons.kernel.sentence()));
             return why;
@@ -181,12 +199,17 @@ impl Plan {
                 Kernel::Micro => {
                     if let Ok(block) = super::select::micro_block(self) {
                         let (rows, cols) = (block.rows(), block.cols());
+                        // Accesses per block row on each side (a conversion's differ).
+                        let per_row = |unit| block.side / block.per_access(unit);
+                        let (ins, outs) = (per_row(self.unit), per_row(self.dst_unit()));
                         let how = match (block.strip, block.access_bytes) {
                             (Some(Strip::Cols(n)), _) => format!(
-                                "a strip: {rows} input rows of all {n} columns read as one span of {n} 16-byte accesses, each output row one access"
+                                "a strip: {rows} input rows of all {n} columns read as one span of {} 16-byte accesses, each output row {outs} access(es)",
+                                n * ins
                             ),
                             (Some(Strip::Rows(n)), _) => format!(
-                                "a strip: all {n} rows, each input row one 16-byte access, the {cols} output rows written as one span of {n} accesses"
+                                "a strip: all {n} rows, each input row {ins} 16-byte access(es), the {cols} output rows written as one span of {} accesses",
+                                n * outs
                             ),
                             (None, 16) => "each block row one 16-byte access".into(),
                             (None, _) => {

@@ -7,6 +7,7 @@
 //! (index width, kernel, shape specialisation, each with its reason), `windows` (binding
 //! windows and grid folding), `explain` (prints what was recorded).
 
+mod channels;
 mod explain;
 mod geometry;
 mod planned;
@@ -23,6 +24,7 @@ mod view_build;
 mod view_plan;
 mod windows;
 
+pub use channels::{ChannelAt, Channels};
 pub use geometry::*;
 pub use planned::*;
 pub use reasons::{
@@ -307,14 +309,7 @@ pub fn plan_with(
         let shape: Vec<u64> = req.shape.iter().map(|&d| d as u64).collect();
         (plan.dims, plan.dims_perm) = simplify(&shape, req.perm);
         (plan.index, plan.reasons.index) = select::choose_index(&plan, caps, opts)?;
-        if opts.kernel.is_some_and(|k| k != Kernel::Generic) {
-            return Err(PermuteError::ForcedChoice {
-                what: "kernel",
-                why: "conversions run on the generic kernel",
-            });
-        }
-        plan.kernel = Kernel::Generic;
-        plan.reasons.kernel = KernelReason::Conversion;
+        (plan.kernel, plan.reasons.kernel) = select::choose_convert_kernel(&plan, caps, opts)?;
         return finish(plan, caps, opts, learned);
     }
     let (dims, dims_perm, unit) = simplify::in_units(

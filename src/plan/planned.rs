@@ -139,6 +139,14 @@ impl Plan {
         self.units().div_ceil(self.dst_pack() as u64)
     }
 
+    /// Bytes the plan writes: the bytes it reads, or a conversion's destination elements'.
+    pub fn bytes_written(&self) -> u64 {
+        match &self.conversion {
+            Some(c) => self.bytes / self.elem_size as u64 * c.to().size() as u64,
+            None => self.bytes,
+        }
+    }
+
     /// Bytes of one destination element: the unit, or the destination type's size.
     pub fn dst_unit(&self) -> u32 {
         self.conversion
@@ -219,6 +227,14 @@ impl Plan {
                 block: select::micro_block(self).ok()?,
                 padded: bounded,
                 access64: self.access64,
+                convert: self.conversion.as_ref().map(|c| MicroConvert {
+                    key: ConvertKey {
+                        from: c.from(),
+                        to: c.to(),
+                        affine: c.affine().is_some(),
+                    },
+                    channel: self.channels().map(|ch| ch.at),
+                }),
             })),
             Kernel::Empty | Kernel::Copy => None,
         }

@@ -148,6 +148,30 @@ fn by_device(plan: &Plan, caps: &DeviceCaps, rows: u64, cols: u64) -> (Kernel, K
     }
 }
 
+/// The kernel of a conversion: register blocks on a CPU device where they fit (or where
+/// forced), else the generic kernel, which converts element by element.
+pub(super) fn choose_convert_kernel(
+    plan: &Plan,
+    caps: &DeviceCaps,
+    opts: &Options,
+) -> Result<(Kernel, KernelReason), PermuteError> {
+    let refuse = |what, why| PermuteError::ForcedChoice { what, why };
+    match opts.kernel {
+        Some(Kernel::Generic) => Ok((Kernel::Generic, KernelReason::Forced)),
+        Some(Kernel::Micro) => micro_fits(plan, true)
+            .map(|()| (Kernel::Micro, KernelReason::Forced))
+            .map_err(|m| refuse("micro kernel", m.why())),
+        Some(_) => Err(refuse(
+            "kernel",
+            "conversions run on the generic and micro kernels",
+        )),
+        None if prefer_micro(caps) && micro_fits(plan, true).is_ok() => {
+            Ok((Kernel::Micro, KernelReason::CpuMicro))
+        }
+        None => Ok((Kernel::Generic, KernelReason::Conversion)),
+    }
+}
+
 /// The kernel of a view that is not a permute (nor a copy): tiles where a column dim
 /// contiguous in the source is not the output's innermost and the layout suits them (see
 /// [`view_fits`]), as for a permute; else the generic kernel, which gathers by strides.
@@ -373,13 +397,21 @@ pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
         return Err(Misfit::InnermostStays);
     };
     view_fits(plan, true)?;
+    if plan.conversion.is_some() && plan.view.is_some() {
+        return Err(Misfit::ViewLayout);
+    }
     let (a, last) = (plan.row_dim().unwrap_or(0), plan.dims.len() - 1);
     let ins = plan.in_strides();
     let outs = plan.out_strides_by_input_dim();
     let padded = plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
+    // A conversion's two sides have elements of different sizes: the block's side is the
+    // elements of the smaller in one access, and each side counts its own accesses.
+    let (src_unit, dst_unit) = (plan.unit, plan.dst_unit());
+    let unit = src_unit.min(dst_unit);
     let fits = |b: &Block| {
-        let q = b.per_access(plan.unit) as i64;
+        let (q, qd) = (b.per_access(src_unit) as i64, b.per_access(dst_unit) as i64);
         let whole = |s: i64| s.rem_euclid(q) == 0;
+        let whole_out = |s: i64| s.rem_euclid(qd) == 0;
         // A strip's span side needs its rows back to back instead of in whole accesses.
         let (span_in, span_out) = match b.strip {
             None => (false, false),
@@ -391,26 +423,26 @@ pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
             && c % b.cols() as u64 == 0
             && (b.strip.is_none() || !padded)
             && (0..last).all(|d| (d == a && span_in) || whole(ins[d] as i64))
-            && (0..=last).all(|d| d == a || (d == last && span_out) || whole(outs[d] as i64))
+            && (0..=last).all(|d| d == a || (d == last && span_out) || whole_out(outs[d] as i64))
             && plan.src_start().is_multiple_of(b.access_bytes as u64)
             && plan.dst_offset.is_multiple_of(b.access_bytes as u64)
     };
     // A strip of a whole dim of `n` elements that square blocks cannot take: the columns,
     // else the rows (the extents `shaders::all_variants` has).
     let whole_dim = |n: u64, strip: fn(u32) -> Strip| {
-        let side = Block::wide(plan.unit)?.side as u64;
+        let side = Block::wide(unit)?.side as u64;
         ((2..=STRIP_MAX as u64).contains(&n) && !n.is_multiple_of(side))
-            .then(|| Block::wide_strip(plan.unit, strip(n as u32)))
+            .then(|| Block::wide_strip(unit, strip(n as u32)))
             .flatten()
     };
     let candidates = [
-        Block::wide(plan.unit),
+        Block::wide(unit),
         whole_dim(c, Strip::Cols),
         whole_dim(r, Strip::Rows),
-        Block::narrow(plan.unit),
+        Block::narrow(src_unit.max(dst_unit)),
     ];
     let Some(block) = candidates.into_iter().flatten().find(fits) else {
-        return Err(match Block::wide(plan.unit) {
+        return Err(match Block::wide(unit) {
             None => Misfit::WideUnit,
             Some(_) => Misfit::MicroSides,
         });

@@ -93,6 +93,18 @@ pub struct MicroVariant {
     pub padded: bool,
     /// Storage is accessed as 64-bit components (see [`Plan::access64`]).
     pub access64: bool,
+    /// Elements converted on the way, and where the affine's channel index comes from.
+    pub convert: Option<MicroConvert>,
+}
+
+/// A micro kernel's conversion: the types, and which of the block's indices names an
+/// element's channel (none: one scale and bias for all, or no affine).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MicroConvert {
+    /// The two types and whether an affine runs.
+    pub key: ConvertKey,
+    /// Where the channel comes from (see [`Plan::channels`]).
+    pub channel: Option<ChannelAt>,
 }
 
 impl Variant {

@@ -3,6 +3,11 @@
 
 use super::{TemplateError, fill};
 use crate::convert::Dtype;
+use crate::plan::tuning::MICRO_RUN;
+use crate::plan::{
+    Block, ChannelAt, ConvertKey, GenericLayout, GenericVariant, IndexMath, MAX_RANK, MicroConvert,
+    MicroVariant, Strip, Variant,
+};
 
 /// Every type's conversion functions (see [`crate::convert`] for the numbers).
 pub const CONVERT_WGSL: &str = include_str!("../../shaders/convert.wgsl");
@@ -43,4 +48,85 @@ pub fn convert_source(from: Dtype, to: Dtype) -> Result<String, TemplateError> {
         &[("FROM", wgsl_name(from)), ("TO", wgsl_name(to))],
     )?;
     Ok(format!("{CONVERT_WGSL}{pair}"))
+}
+
+/// The variants of conversions: every pair of types, with and without the affine, at every
+/// index width and with runs, at ranks 1-3 and the highest (the decode is the generic
+/// kernel's, checked at every rank with it; the conversion is the same at every rank); and
+/// the micro kernel's (see `micro_convert_variants`).
+pub fn convert_variants() -> Vec<Variant> {
+    let mut all = Vec::new();
+    for from in Dtype::ALL {
+        for to in Dtype::DESTINATIONS {
+            for affine in [false, true] {
+                let indices = [IndexMath::U32, IndexMath::U64, IndexMath::U32Pair];
+                // Runs (CPU devices) with 32-bit index math only.
+                let kinds = indices
+                    .map(|i| (i, false))
+                    .into_iter()
+                    .chain([(IndexMath::U32, true)]);
+                for (index, runs) in kinds {
+                    for rank in [1, 2, 3, MAX_RANK] {
+                        all.push(Variant::Generic(GenericVariant {
+                            rank,
+                            unit: from.size() as u32,
+                            index,
+                            layout: GenericLayout::Plain,
+                            specialized: false,
+                            runs,
+                            access64: false,
+                            reverse: 0,
+                            wide_stores: false,
+                            convert: Some(ConvertKey { from, to, affine }),
+                        }));
+                    }
+                }
+            }
+            all.extend(micro_convert_variants(from, to));
+        }
+    }
+    all
+}
+
+/// The micro kernel's conversions of one pair, at ranks 2 and 3 (and 64-bit accesses): each kind of block (wide
+/// squares alone and in runs, strips of 3 either way, narrow), the affine with its channel
+/// on each index a block can take it from, and without.
+fn micro_convert_variants(from: Dtype, to: Dtype) -> Vec<Variant> {
+    let unit = from.size().min(to.size()) as u32;
+    let wide = Block::wide(unit).expect("conversions move elements of up to 4 bytes");
+    let strip = |s| Block::wide_strip(unit, s).expect("a wide block");
+    let narrow = Block::narrow(unit).expect("a narrow block");
+    let affine = |channel| (true, channel);
+    let kinds = [
+        (wide, (false, None)),
+        (wide.with_run(MICRO_RUN), affine(Some(ChannelAt::Rows))),
+        (wide, affine(Some(ChannelAt::Cols))),
+        (wide, affine(Some(ChannelAt::Batch))),
+        (strip(Strip::Cols(3)), (false, None)),
+        (strip(Strip::Cols(3)), affine(Some(ChannelAt::Cols))),
+        (strip(Strip::Rows(3)), affine(Some(ChannelAt::Rows))),
+        (narrow, affine(None)),
+    ];
+    let mut all = Vec::new();
+    for (block, (affine, channel)) in kinds {
+        // 64-bit accesses (CPU devices with SHADER_INT64) for wide blocks, at rank 3.
+        let access = [(2, false), (3, false), (3, true)];
+        for (rank, access64) in access {
+            if access64 && block.access_bytes != 16 {
+                continue;
+            }
+            all.push(Variant::Micro(MicroVariant {
+                rank,
+                unit: from.size() as u32,
+                block,
+                padded: false,
+                access64,
+                convert: Some(MicroConvert {
+                    key: ConvertKey { from, to, affine },
+                    channel,
+                }),
+            }));
+        }
+    }
+    all
 }

@@ -490,30 +490,36 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
         }
     }
     if let Some(c) = &plan.conversion {
-        words.extend(convert_block(plan, c));
+        words.extend(convert_block(c, output_channels(plan, c)));
     }
     words
 }
 
-/// A conversion's words (see [`convert_words`]): the affine's channel geometry over the
-/// output (the request's permuted shape) and its values; one value serves every channel.
-fn convert_block(plan: &Plan, c: &Conversion) -> Vec<u32> {
-    let mut words = vec![0u32; convert_words()];
-    let (mut inner, mut channels) = (1u64, 1u64);
-    if let Some(a) = c.affine() {
-        if a.scale.len() > 1 {
+/// The affine's channel geometry over the output (the request's permuted shape): output
+/// elements per channel step, and channels; one channel where one value serves all.
+fn output_channels(plan: &Plan, c: &Conversion) -> (u64, u64) {
+    match c.affine() {
+        Some(a) if a.scale.len() > 1 => {
             let out: Vec<u64> = plan.perm.iter().map(|&p| plan.shape[p] as u64).collect();
-            inner = out[a.axis + 1..].iter().product();
-            channels = out[a.axis];
+            (out[a.axis + 1..].iter().product(), out[a.axis])
         }
+        _ => (1, 1),
+    }
+}
+
+/// A conversion's words (see [`convert_words`]): the channel geometry `(step, count)` (the
+/// channel of index `i` is `(i / step) % count`) and the affine's values.
+pub(super) fn convert_block(c: &Conversion, (step, count): (u64, u64)) -> Vec<u32> {
+    let mut words = vec![0u32; convert_words()];
+    if let Some(a) = c.affine() {
         for (i, (s, b)) in a.scale.iter().zip(&a.bias).enumerate() {
             words[4 + i] = s.to_bits();
             words[4 + MAX_CHANNELS + i] = b.to_bits();
         }
     }
     // Within one storage binding an output has fewer than 2^32 elements.
-    words[0] = inner as u32;
-    words[1] = channels as u32;
+    words[0] = step as u32;
+    words[1] = count as u32;
     words
 }
 

@@ -2,6 +2,7 @@
 //! bounds of padded views, and their parameter words.
 
 use super::*;
+use crate::plan::{ChannelAt, MicroConvert};
 
 /// The micro kernel's words for a padded view, from the first whole `vec4` after the batch
 /// dims' words: four each (one per bound, unused ones all-valid) for the fill unit, the
@@ -59,44 +60,82 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
         ),
         false => (String::new(), String::new()),
     };
+    let sides = Sides {
+        unit: v.unit,
+        dst_unit: v.convert.map_or(v.unit, |c| c.key.to.size() as u32),
+        convert: v.convert,
+    };
+    let convert_fn = match v.convert {
+        Some(c) => convert_source(c.key.from, c.key.to)? + &micro_convert_fn(c.key.affine),
+        None => String::new(),
+    };
     let kernel = fill(
         "micro.wgsl",
         MICRO_WGSL,
         &[
             ("SIDE", &format!("{}u", block.side)),
-            (
-                "ACCESSES",
-                &format!("{}u", block.side / block.per_access(v.unit)),
-            ),
             ("RUN", &format!("{}u", block.run)),
             ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2))),
             ("BOUNDS_FN", &bounds_fn),
             ("BATCH_BOUNDS", &batch_bounds),
             (
                 "BLOCK_MOVE",
-                &block_move(&block, v.unit, v.access64, v.padded),
+                &block_move(&block, sides, v.access64, v.padded),
             ),
         ],
     )?;
-    Ok(tile_prelude((v.rank, v.unit, v.padded), store, build, MICRO_WORKGROUP)? + &kernel)
+    let prelude = tile_prelude(
+        (v.rank, v.unit, v.padded),
+        v.convert.is_some(),
+        store,
+        build,
+        MICRO_WORKGROUP,
+    )?;
+    Ok(prelude + &convert_fn + &kernel)
+}
+
+/// A converting micro kernel's `cvt`: a source element's bits to the destination
+/// element's, through f32, with the affine's scale and bias (those of the element's
+/// channel, read once per block row or column).
+fn micro_convert_fn(affine: bool) -> String {
+    let (params, apply) = match affine {
+        true => (
+            ", scale: f32, bias: f32",
+            "    b = affine_f32(b, scale, bias);\n",
+        ),
+        false => ("", ""),
+    };
+    format!(
+        "\nconst MAX_CHANNELS: u32 = {MAX_CHANNELS}u;\n\n// Source bits to destination bits, through f32 (and the affine).\nfn cvt(bits: u32{params}) -> u32 {{\n    var b = src_to_f32(bits);\n{apply}    return f32_to_dst(b);\n}}\n\n"
+    )
+}
+
+/// Element sizes of the two sides of a micro block, and its conversion (if any).
+#[derive(Clone, Copy)]
+pub(super) struct Sides {
+    unit: u32,
+    dst_unit: u32,
+    convert: Option<MicroConvert>,
 }
 
 /// The micro kernel's move of the `j`th block of an invocation's run, unrolled: where the
 /// block starts (`first_in`, `first_out`, in accesses), its loads, and its stores, whose
 /// words are gathered from the loads at compile-time positions (whole words for 4 and
-/// 8-byte elements, packed lanes for 8/16-bit ones). A square block loads each input row
-/// and stores each output row as accesses; a strip loads or stores its span side as one run
-/// of accesses ([`Strip`]). With `padded`, an input row outside the view's bounds is not
-/// read and takes the fill value.
+/// 8-byte elements, packed lanes for 8/16-bit ones, converted by `cvt` where the sides'
+/// types differ). A square block loads each input row and stores each output row as
+/// accesses; a strip loads or stores its span side as one run of accesses ([`Strip`]). With
+/// `padded`, an input row outside the view's bounds is not read and takes the fill value.
 ///
 /// Generated rather than written as WGSL loops over the block: the same move as loops over
 /// a private array, with lanes picked by computed indices, left lavapipe to unroll it, and
 /// it did not (`[64,512,512] (0,2,1)` with 64-bit accesses, 3 alternating runs: 4-byte
 /// 0.64-0.79 of the shader copy unrolled against 0.47-0.58 as loops, 2-byte 0.56-0.58
 /// against 0.20-0.30, 1-byte 0.35-0.77 against 0.21-0.23).
-pub(super) fn block_move(block: &Block, unit: u32, access64: bool, padded: bool) -> String {
-    let (side, per) = (block.side, block.per_access(unit));
-    let accesses = side / per; // accesses per row of a square block
+pub(super) fn block_move(block: &Block, sides: Sides, access64: bool, padded: bool) -> String {
+    let (unit, side) = (sides.unit, block.side);
+    // Elements per access on each side, and accesses per block row.
+    let (per, per_d) = (block.per_access(unit), block.per_access(sides.dst_unit));
+    let (accesses, accesses_d) = (side / per, side / per_d);
     debug_assert!(block.strip.is_none() || !padded, "strips are never padded");
     // Where the `j`th block starts (its index along the run, then its first input and
     // output access), and its loads: the name and the address of each access.
@@ -104,8 +143,8 @@ pub(super) fn block_move(block: &Block, unit: u32, access64: bool, padded: bool)
         None => (
             (
                 "br = br0 + j".to_string(),
-                "ACCESSES * bc0 + SIDE * br * in_row".to_string(),
-                "ACCESSES * br + SIDE * bc0 * out_row".to_string(),
+                format!("{accesses}u * bc0 + SIDE * br * in_row"),
+                format!("{accesses_d}u * br + SIDE * bc0 * out_row"),
             ),
             (0..side)
                 .flat_map(|r| {
@@ -114,16 +153,29 @@ pub(super) fn block_move(block: &Block, unit: u32, access64: bool, padded: bool)
                 })
                 .collect(),
         ),
-        // `side` input rows back to back: one span of `n` accesses.
+        // `side` input rows back to back: one span of `side * n / per` accesses.
         Some(Strip::Cols(n)) => (
-            ("br = br0 + j".into(), format!("{n}u * br"), "br".into()),
-            (0..n).map(|k| (format!("x{k}"), format!("{k}u"))).collect(),
+            (
+                "br = br0 + j".into(),
+                format!("{}u * br", side * n / per),
+                format!("{accesses_d}u * br"),
+            ),
+            (0..side * n / per)
+                .map(|k| (format!("x{k}"), format!("{k}u")))
+                .collect(),
         ),
-        // `n` input rows of one access each; the output's `side` rows back to back.
+        // `n` input rows of whole accesses; the output's `side` rows back to back.
         Some(Strip::Rows(n)) => (
-            ("bc = bc0 + j".into(), "bc".into(), format!("{n}u * bc")),
+            (
+                "bc = bc0 + j".into(),
+                format!("{accesses}u * bc"),
+                format!("{}u * bc", side * n / per_d),
+            ),
             (0..n)
-                .map(|r| (format!("x{r}"), format!("{r}u * in_row")))
+                .flat_map(|r| {
+                    (0..accesses)
+                        .map(move |a| (format!("x{r}_{a}"), format!("{r}u * in_row + {a}u")))
+                })
                 .collect(),
         ),
     };
@@ -133,33 +185,26 @@ pub(super) fn block_move(block: &Block, unit: u32, access64: bool, padded: bool)
     // The load and the unit within it of the block's element at input row `r`, column `c`.
     let at = |r: u32, c: u32| -> (usize, u32) {
         match block.strip {
-            None => ((r * accesses + c / per) as usize, c % per),
+            None | Some(Strip::Rows(_)) => ((r * accesses + c / per) as usize, c % per),
             Some(Strip::Cols(n)) => (((r * n + c) / per) as usize, (r * n + c) % per),
-            Some(Strip::Rows(_)) => (r as usize, c),
         }
     };
     // The stores: the address of each access and the elements (row, column) it holds.
     let stores: Vec<(String, Vec<(u32, u32)>)> = match block.strip {
-        None => (0..side)
+        None | Some(Strip::Cols(_)) => (0..block.cols())
             .flat_map(|c| {
-                (0..accesses).map(move |a| {
-                    let rows = (a * per..(a + 1) * per).map(|r| (r, c)).collect();
+                (0..accesses_d).map(move |a| {
+                    let rows = (a * per_d..(a + 1) * per_d).map(|r| (r, c)).collect();
                     (format!("{c}u * out_row + {a}u"), rows)
                 })
             })
             .collect(),
-        Some(Strip::Cols(n)) => (0..n)
-            .map(|c| {
-                (
-                    format!("{c}u * out_row"),
-                    (0..side).map(|r| (r, c)).collect(),
-                )
-            })
-            .collect(),
         // Output unit `k` of the span is column `k / n`'s row `k % n`.
-        Some(Strip::Rows(n)) => (0..n)
+        Some(Strip::Rows(n)) => (0..side * n / per_d)
             .map(|a| {
-                let units = (a * per..(a + 1) * per).map(|k| (k % n, k / n)).collect();
+                let units = (a * per_d..(a + 1) * per_d)
+                    .map(|k| (k % n, k / n))
+                    .collect();
                 (format!("{a}u"), units)
             })
             .collect(),
@@ -183,6 +228,41 @@ pub(super) fn block_move(block: &Block, unit: u32, access64: bool, padded: bool)
             f += "        }\n";
         }
     }
+    // The channel of each row, column or the batch, where the affine varies over one.
+    let channel = sides.convert.and_then(|c| c.channel);
+    let (first_row, first_col) = match block.strip {
+        None => ("SIDE * br", "SIDE * bc0"),
+        Some(Strip::Cols(_)) => ("SIDE * br", "0u"),
+        Some(Strip::Rows(_)) => ("0u", "SIDE * bc"),
+    };
+    // Each channel's scale and bias are read once per block: `sc{sfx}`, `bi{sfx}`.
+    let affine = sides.convert.is_some_and(|c| c.key.affine);
+    let read = |sfx: &str, ch: &str| match affine {
+        true => format!(
+            "        let sc{sfx} = bitcast<f32>(param(CONVERT + 4u + {ch}));\n        let bi{sfx} = bitcast<f32>(param(CONVERT + 4u + MAX_CHANNELS + {ch}));\n"
+        ),
+        false => String::new(),
+    };
+    let channels = |first: &str, name: &str, n: u32| {
+        (0..n)
+            .map(|i| {
+                let ch = format!("(({first} + {i}u) / param(CONVERT)) % param(CONVERT + 1u)");
+                read(&format!("_{name}{i}"), &ch)
+            })
+            .collect::<String>()
+    };
+    f += &match channel {
+        Some(ChannelAt::Rows) => channels(first_row, "r", block.rows()),
+        Some(ChannelAt::Cols) => channels(first_col, "c", block.cols()),
+        Some(ChannelAt::Batch) => read("_b", "(b / param(CONVERT)) % param(CONVERT + 1u)"),
+        None => read("_", "0u"),
+    };
+    let channel_of = |r: u32, c: u32| match channel {
+        Some(ChannelAt::Rows) => format!("_r{r}"),
+        Some(ChannelAt::Cols) => format!("_c{c}"),
+        Some(ChannelAt::Batch) => "_b".into(),
+        None => "_".into(),
+    };
     // Word `k` of load `name` (of a 64-bit component: its low or high half).
     let vec = block.access_bytes / 4; // words per access
     let word = |name: &str, k: u32| match (vec, access64) {
@@ -197,25 +277,38 @@ pub(super) fn block_move(block: &Block, unit: u32, access64: bool, padded: bool)
         (4, false) => format!("{name}.{}", ["x", "y", "z", "w"][k as usize]),
         _ => name.to_string(),
     };
+    // The element at (r, c) as it is stored: its source bits, converted where the types
+    // differ (1, 2 and 4-byte elements, each within one word).
+    let pack = pack_of(unit);
+    let element = |(r, c): (u32, u32)| {
+        let (l, u) = at(r, c);
+        let bits = match pack {
+            1 => word(&loads[l].0, u),
+            _ => format!("lane({}, {}u)", word(&loads[l].0, u / pack), u % pack),
+        };
+        match sides.convert {
+            Some(_) if affine => {
+                let sfx = channel_of(r, c);
+                format!("cvt({bits}, sc{sfx}, bi{sfx})")
+            }
+            Some(_) => format!("cvt({bits})"),
+            None => bits,
+        }
+    };
     // Word `k` of a store holding `units`.
-    let out_word = |units: &[(u32, u32)], k: u32| match pack_of(unit) {
+    let out_word = |units: &[(u32, u32)], k: u32| match pack_of(sides.dst_unit) {
+        1 if sides.convert.is_some() => element(units[k as usize]),
         1 => {
             let e = unit / 4; // words per element
             let (l, u) = at(units[(k / e) as usize].0, units[(k / e) as usize].1);
             word(&loads[l].0, u * e + k % e)
         }
-        pack => {
-            let bits = 32 / pack;
-            (0..pack)
+        pack_d => {
+            let bits = 32 / pack_d;
+            (0..pack_d)
                 .map(|i| {
-                    let (r, c) = units[(k * pack + i) as usize];
-                    let (l, u) = at(r, c);
-                    format!(
-                        "(lane({}, {}u) << {}u)",
-                        word(&loads[l].0, u / pack),
-                        u % pack,
-                        bits * i
-                    )
+                    let value = element(units[(k * pack_d + i) as usize]);
+                    format!("({value} << {}u)", bits * i)
                 })
                 .collect::<Vec<_>>()
                 .join(" | ")

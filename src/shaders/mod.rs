@@ -13,7 +13,7 @@ use std::fmt::Write;
 
 use thiserror::Error;
 
-use crate::convert::{Dtype, MAX_CHANNELS};
+use crate::convert::MAX_CHANNELS;
 use crate::model;
 use crate::plan::tuning::{
     GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, MICRO_RUN, MICRO_WORKGROUP, STRIP_MAX,
@@ -30,7 +30,7 @@ mod micro;
 mod template;
 mod tiled;
 
-pub use convert::{CONVERT_WGSL, convert_source};
+pub use convert::{CONVERT_WGSL, convert_source, convert_variants};
 use generic::*;
 pub use generic::{GENERIC_FILL, GENERIC_VALUES};
 use micro::*;
@@ -271,6 +271,7 @@ pub fn all_variants() -> Vec<Variant> {
                         block,
                         padded,
                         access64: false,
+                        convert: None,
                     })
                 };
                 for block in [Block::wide(unit), Block::narrow(unit)]
@@ -389,42 +390,6 @@ pub fn all_variants() -> Vec<Variant> {
         })
         .collect();
     all.extend(access64);
-    all
-}
-
-/// The variants of conversions: every pair of types, with and without the affine, at every
-/// index width and with runs, at ranks 1-3 and the highest (the decode is the generic kernel's, checked
-/// at every rank with it; the conversion is the same at every rank).
-pub fn convert_variants() -> Vec<Variant> {
-    let mut all = Vec::new();
-    for from in Dtype::ALL {
-        for to in Dtype::DESTINATIONS {
-            for affine in [false, true] {
-                let indices = [IndexMath::U32, IndexMath::U64, IndexMath::U32Pair];
-                // Runs (CPU devices) with 32-bit index math only.
-                let kinds = indices
-                    .map(|i| (i, false))
-                    .into_iter()
-                    .chain([(IndexMath::U32, true)]);
-                for (index, runs) in kinds {
-                    for rank in [1, 2, 3, MAX_RANK] {
-                        all.push(Variant::Generic(GenericVariant {
-                            rank,
-                            unit: from.size() as u32,
-                            index,
-                            layout: GenericLayout::Plain,
-                            specialized: false,
-                            runs,
-                            access64: false,
-                            reverse: 0,
-                            wide_stores: false,
-                            convert: Some(ConvertKey { from, to, affine }),
-                        }));
-                    }
-                }
-            }
-        }
-    }
     all
 }
 

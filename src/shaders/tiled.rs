@@ -49,6 +49,7 @@ pub(super) fn batch_fn(batch: usize) -> String {
 /// view (micro kernel) its bound words (see [`micro_bound_words`]).
 pub(super) fn tile_prelude(
     (rank, unit, padded): (usize, u32, bool),
+    converting: bool,
     store: &str,
     build: Build,
     invocations: u32,
@@ -61,6 +62,11 @@ pub(super) fn tile_prelude(
         let (bound_decls, end) = micro_bound_words(batch);
         decls.extend(bound_decls);
         words = end;
+    }
+    if converting {
+        let start = words.next_multiple_of(4);
+        decls.push(("CONVERT", start));
+        words = start + convert_words();
     }
     prelude(store, words, &decls, pack_of(unit), build, invocations)
 }
@@ -102,6 +108,7 @@ pub(super) fn tiled_source(v: &TiledVariant, build: Build) -> Result<String, Tem
     )?;
     Ok(tile_prelude(
         (v.rank, v.unit, false),
+        false,
         store,
         build,
         tile.words * tile.rows,
@@ -116,7 +123,7 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
     let ((rows, cols), off_bytes, per) = match plan.kernel {
         Kernel::Tiled => {
             let tile = plan.tile.unwrap_or(Tile::for_unit(plan.unit));
-            ((tile.extent(), tile.extent()), unit.max(4), 1)
+            ((tile.extent(), tile.extent()), unit.max(4), (1, 1))
         }
         _ => {
             let block = micro_block(plan).unwrap_or(Block {
@@ -126,13 +133,15 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
                 strip: None,
             });
             let per = block.per_access(plan.unit) as i64;
+            let per_d = block.per_access(plan.dst_unit()) as i64;
             let sides = (block.rows() as u64, block.cols() as u64);
-            (sides, block.access_bytes as u64, per)
+            (sides, block.access_bytes as u64, (per, per_d))
         }
     };
     // Exact for the micro kernel's strides (`micro_block` checks), negative ones included;
     // but for a strip's span side, which the kernel does not read (whole rows back to back).
-    let stride = |s: u64| ((s as i64) / per) as u64;
+    let stride = |s: u64| ((s as i64) / per.0) as u64;
+    let stride_out = |s: u64| ((s as i64) / per.1) as u64;
     let (tiles_c, tiles_r) = (c.div_ceil(cols), r.div_ceil(rows));
     let a = plan.row_dim().unwrap_or(0);
     let in_strides = plan.in_strides();
@@ -151,18 +160,25 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
             TileWord::SrcOff => plan.src_start() / off_bytes,
             TileWord::DstOff => plan.dst_offset / off_bytes,
             TileWord::InRow => stride(in_strides[a]),
-            TileWord::OutRow => stride(out_strides[last]),
+            TileWord::OutRow => stride_out(out_strides[last]),
         };
     }
     let mut words: Vec<u32> = head
         .into_iter()
         .chain(batch.iter().map(|&d| plan.dims[d]))
         .chain(batch.iter().map(|&d| stride(in_strides[d])))
-        .chain(batch.iter().map(|&d| stride(out_strides[d])))
+        .chain(batch.iter().map(|&d| stride_out(out_strides[d])))
         .map(|v| v as u32)
         .collect();
     if plan.kernel == Kernel::Micro && plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty()) {
         words.extend(micro_bound_params(plan, &batch));
+    }
+    if plan.kernel == Kernel::Micro
+        && let Some(c) = &plan.conversion
+    {
+        words.resize(words.len().next_multiple_of(4), 0);
+        let channels = plan.channels().map_or((1, 1), |ch| (ch.step, ch.count));
+        words.extend(convert_block(c, channels));
     }
     words
 }

@@ -137,7 +137,7 @@ fn bad_conversions_are_one_line_errors() {
     for (args, says) in [
         (&["--mean", "1", "--std", "2"][..], "need --to"),
         (&["--to", "bfloat16"], "no bfloat16"),
-        (&["--to", "int16"], "float32, float16 or uint8"),
+        (&["--to", "int16"], "float32, float16, bfloat16 or uint8"),
         (&["--to", "float16", "--mean", "0"], "go together"),
         (
             &["--to", "float16", "--mean", "0", "--std", "0"],
@@ -167,4 +167,72 @@ fn bad_conversions_are_one_line_errors() {
         assert!(!dir.join("out.npy").exists());
     }
     std::fs::remove_dir_all(dir).ok();
+}
+
+/// `plan`, `shader` and `model` take the conversion as `permute` does: the image case
+/// plans on the micro kernel on a CPU adapter (the generic kernel on a GPU), says what it
+/// converts, and its shader converts (`cvt`).
+#[test]
+fn plan_shader_and_model_take_to() {
+    let image = [
+        "--shape",
+        "32,224,224,3",
+        "--perm",
+        "0,3,1,2",
+        "--dtype",
+        "u8",
+        "--to",
+        "float32",
+        "--mean",
+        "0.485,0.456,0.406",
+        "--std",
+        "0.229,0.224,0.225",
+        "--channel-axis",
+        "1",
+    ];
+    let run = |command: &str, extra: &[&str]| {
+        let out = Command::new(BIN)
+            .arg(command)
+            .args(image)
+            .args(extra)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{command}: {stderr}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let gpu = run("plan", &["--no-device"]);
+    for part in [
+        "4816896 bytes read and 19267584 written",
+        "converted from uint8 to float32 in one pass",
+        "kernel generic",
+    ] {
+        assert!(gpu.contains(part), "{gpu}");
+    }
+    if common::gpu().is_none() {
+        return;
+    }
+    let cpu = run("plan", &[]);
+    assert!(cpu.contains("kernel micro (16x3 strip blocks"), "{cpu}");
+    let wgsl = run("shader", &[]);
+    assert!(
+        wgsl.contains("fn cvt(bits: u32, scale: f32, bias: f32)"),
+        "{wgsl}"
+    );
+    let model = run("model", &[]);
+    assert!(
+        model.contains("converted from uint8 to float32: 24084480 bytes moved"),
+        "{model}"
+    );
+    let out = Command::new(BIN)
+        .args(["plan", "--shape", "4,4", "--perm", "1,0", "--dtype", "f64"])
+        .args(["--to", "float16"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("not a type conversions read"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
 }

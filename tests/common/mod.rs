@@ -138,7 +138,10 @@ pub fn check_many(p: &Permuter, cases: &[Relayout]) -> Vec<Result<Plan, String>>
 const GUARD: usize = 12;
 
 fn bytes(op: &Relayout) -> (usize, usize) {
-    (op.src_len() * op.elem_size(), op.dst_len() * op.elem_size())
+    (
+        op.src_len() * op.elem_size(),
+        op.dst_len() * op.dst_elem_size(),
+    )
 }
 
 fn region(p: &Permuter, op: &Relayout) -> usize {
@@ -173,7 +176,7 @@ fn check_batch_now(p: &Permuter, cases: &[Relayout]) -> Vec<Result<Plan, String>
     }
     let size = size.max(4);
     let mut src_init = test_bytes(size as usize, 0xFF ^ cases.len() as u64);
-    let mut expected = Vec::with_capacity(cases.len());
+    let (mut expected, mut sources) = (Vec::new(), Vec::new());
     for (case, &base) in cases.iter().zip(&bases) {
         let seed = case
             .out_shape()
@@ -183,6 +186,7 @@ fn check_batch_now(p: &Permuter, cases: &[Relayout]) -> Vec<Result<Plan, String>
         let at = (base + case.offsets().0) as usize;
         src_init[at..at + data.len()].copy_from_slice(&data);
         expected.push(reference::run(case, &data));
+        sources.push(data);
     }
     let device = p.device();
     use wgpu::util::DeviceExt;
@@ -243,7 +247,19 @@ fn check_batch_now(p: &Permuter, cases: &[Relayout]) -> Vec<Result<Plan, String>
                 continue;
             }
         };
-        if region != want.as_slice() {
+        // A conversion's elements compare as its numbers say (an affine within its bound).
+        if let Some(c) = case.conversion()
+            && let Ok(Some(k)) = reference::first_mismatch(case, &sources[i], region)
+        {
+            let size = c.to().size();
+            results[i] = Err(format!(
+                "wrong output for {} to {}: element {k}, got {:02x?} want {:02x?}\n  plan: {plan}",
+                describe(case),
+                c.to().name(),
+                &region[k * size..(k + 1) * size],
+                &want[k * size..(k + 1) * size]
+            ));
+        } else if case.conversion().is_none() && region != want.as_slice() {
             let first = region.iter().zip(want).position(|(a, b)| a != b).unwrap();
             results[i] = Err(format!(
                 "wrong output for {} offsets {:?}: first bad byte {first} (element {}), got \

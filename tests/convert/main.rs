@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod gpu;
+mod micro;
 mod ops;
 
 use std::process::Command;

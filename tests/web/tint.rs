@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use wgpu_permute::convert::Dtype;
-use wgpu_permute::plan::{IndexMath, Variant};
+use wgpu_permute::plan::{IndexMath, MicroVariant, Variant};
 use wgpu_permute::shaders;
 
 /// The variants a device without `SHADER_INT64` (any WebGPU device) can be planned to run.
@@ -38,6 +38,18 @@ fn pipelined(variants: &[Variant]) -> Vec<bool> {
     for (k, combination) in order.iter().enumerate() {
         let ranks = &by_combination[combination];
         chosen[ranks[k % ranks.len().min(3)]] = true;
+    }
+    // The micro kernel's conversions (CPU adapters; never planned for the WebGPU profile)
+    // are unrolled blocks of up to 256 conversions, which SwiftShader compiles slowly:
+    // the image pair's only (u8 -> f32 and back).
+    for (i, v) in variants.iter().enumerate() {
+        if let Variant::Micro(MicroVariant {
+            convert: Some(c), ..
+        }) = v
+        {
+            let image = [(Dtype::U8, Dtype::F32), (Dtype::F32, Dtype::U8)];
+            chosen[i] &= image.contains(&(c.key.from, c.key.to));
+        }
     }
     chosen
 }

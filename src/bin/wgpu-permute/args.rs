@@ -39,7 +39,7 @@ pub enum Command {
         perm: Vec<usize>,
         /// Model every case of the benchmark suite instead, as a Markdown table of the
         /// kernel a GPU permuter chooses.
-        #[arg(long, conflicts_with_all = ["shape", "perm", "dtype", "kernel", "json"])]
+        #[arg(long, conflicts_with_all = ["shape", "perm", "dtype", "kernel", "json", "to"])]
         suite: bool,
         /// Element type or its size in bytes (as for `plan`).
         #[arg(long, default_value = "f32")]
@@ -56,6 +56,8 @@ pub enum Command {
         /// Print the figures as JSON.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        convert: ConvertArgs,
     },
     /// Permute a .npy file on the GPU and write the result as .npy.
     Permute {
@@ -129,6 +131,11 @@ pub enum Command {
         /// Choose between kernels by timing them on first use (per shape class).
         #[arg(long)]
         autotune: bool,
+        /// Instead of the suites, each permute of 1, 2 or 4-byte elements (read as uint8,
+        /// float16, float32) converted to this dtype, next to the shader copy of its bytes
+        /// and the two passes (permute, then convert).
+        #[arg(long, value_name = "DTYPE")]
+        to: Option<String>,
         #[command(flatten)]
         force: Force,
     },
@@ -160,6 +167,8 @@ pub struct Planned {
     pub dtype: String,
     #[command(flatten)]
     pub force: Force,
+    #[command(flatten)]
+    pub convert: ConvertArgs,
     /// Plan for a GPU with the WebGPU default limits instead of the default adapter
     /// (the memory model still traces on the default adapter when there is one).
     #[arg(long)]

@@ -6,8 +6,9 @@ use wgpu_permute::convert::{Conversion, Dtype};
 /// Converting the elements on the way (one pass on the GPU).
 #[derive(clap::Args, Debug, Default)]
 pub struct ConvertArgs {
-    /// Write the output as this dtype (numpy names: float32, float16, uint8; or f32, f16,
-    /// u8): casts as numpy's astype, to uint8 as clip(rint(y), 0, 255).
+    /// Convert the elements to this dtype (numpy names: float32, float16, uint8; or f32,
+    /// f16, u8; bfloat16 too where no .npy is written): casts as numpy's astype, to uint8
+    /// as clip(rint(y), 0, 255).
     #[arg(long, value_name = "DTYPE")]
     pub to: Option<String>,
     /// Normalise as torchvision does, one value per channel (or one for all):
@@ -39,6 +40,31 @@ impl ConvertArgs {
         dtype: &TypeStr,
         axis: impl FnOnce(&str) -> Result<usize, String>,
     ) -> Result<Option<(Conversion, TypeStr)>, String> {
+        if self.to.as_deref().and_then(Dtype::parse) == Some(Dtype::BF16) {
+            return Err(
+                "--to bfloat16: .npy has no bfloat16 type (the library converts to it)".into(),
+            );
+        }
+        let Some(c) = self.conversion_from(|| source_type(dtype), axis)? else {
+            return Ok(None);
+        };
+        let out = match c.to() {
+            Dtype::F16 => "<f2",
+            Dtype::U8 => "|u1",
+            _ => "<f4",
+        };
+        let out: TypeStr = out.parse().map_err(|e| format!("{e}"))?;
+        Ok(Some((c, out)))
+    }
+
+    /// The conversion from elements of the type `from` gives (asked for only with `--to`);
+    /// `None` without `--to`. As [`ConvertArgs::conversion`], for `plan`, `shader` and
+    /// `model`, whose `--dtype` names the source type.
+    pub fn conversion_from(
+        &self,
+        from: impl FnOnce() -> Result<Dtype, String>,
+        axis: impl FnOnce(&str) -> Result<usize, String>,
+    ) -> Result<Option<Conversion>, String> {
         let affine = !(self.mean.is_empty()
             && self.std.is_empty()
             && self.scale.is_empty()
@@ -49,17 +75,14 @@ impl ConvertArgs {
             }
             return Ok(None);
         };
-        let from = source_type(dtype)?;
-        let (to, out) = match Dtype::parse(to) {
-            Some(Dtype::F32) => (Dtype::F32, "<f4"),
-            Some(Dtype::F16) => (Dtype::F16, "<f2"),
-            Some(Dtype::U8) => (Dtype::U8, "|u1"),
-            Some(Dtype::BF16) => {
-                return Err(
-                    "--to bfloat16: .npy has no bfloat16 type (the library converts to it)".into(),
-                );
+        let from = from()?;
+        let to = match Dtype::parse(to) {
+            Some(d) if d.is_destination() => d,
+            _ => {
+                return Err(format!(
+                    "--to {to}: convert to float32, float16, bfloat16 or uint8"
+                ));
             }
-            _ => return Err(format!("--to {to}: convert to float32, float16 or uint8")),
         };
         let mut c = Conversion::new(from, to).map_err(|e| e.to_string())?;
         let values = self
@@ -91,8 +114,7 @@ impl ConvertArgs {
             (false, false) => Ok(c),
         }
         .map_err(|e| e.to_string())?;
-        let out: TypeStr = out.parse().map_err(|e| format!("{e}"))?;
-        Ok(Some((c, out)))
+        Ok(Some(c))
     }
 }
 
@@ -113,5 +135,12 @@ fn source_type(dtype: &TypeStr) -> Result<Dtype, String> {
                 "--to: cannot convert from {dtype} (8 to 32-bit ints and floats can)"
             ));
         }
+    })
+}
+
+/// The source type `--dtype` names, for a conversion.
+pub fn named_type(dtype: &str) -> Result<Dtype, String> {
+    Dtype::parse(dtype).ok_or_else(|| {
+        format!("--to: --dtype {dtype} is not a type conversions read (u8, i8, u16, i16, u32, i32, f16, bf16, f32)")
     })
 }

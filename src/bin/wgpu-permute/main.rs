@@ -72,11 +72,13 @@ fn run(cli: Cli) -> Result<()> {
             no_padding,
             wave64,
             json,
+            convert,
             ..
         } => model::run(model::Args {
             shape: &shape,
             perm: &perm,
             elem_size: elem_size(&dtype)?,
+            conversion: convert.conversion_from(|| convert::named_type(&dtype), output_axis)?,
             kernel: kernel.map(|k| k.kernel()),
             padding: !no_padding,
             wave64,
@@ -116,8 +118,20 @@ fn run(cli: Cli) -> Result<()> {
             runs,
             filter,
             autotune,
+            to,
             force,
-        } => run_bench(json, plot, scale, runs, filter, autotune, force.options()),
+        } => run_bench(
+            BenchArgs {
+                json,
+                plot,
+                scale,
+                runs,
+                filter,
+                autotune,
+                to,
+            },
+            force.options(),
+        ),
         Command::WebSuite { out, shrink } => web_suite(&out, shrink as usize),
     }
 }
@@ -225,9 +239,15 @@ fn info() -> Result<()> {
 /// `--no-device`, for a GPU with the WebGPU default limits), refusing a bad request before
 /// any GPU work. Returns the permuter it planned on, if any.
 fn planned(args: &Planned) -> Result<(Option<Permuter>, wgpu_permute::Plan)> {
-    let op = Relayout::permute(&args.shape, &args.perm, elem_size(&args.dtype)?)
+    let mut op = Relayout::permute(&args.shape, &args.perm, elem_size(&args.dtype)?)
         .map_err(|e| e.to_string())?
         .with_options(args.force.options());
+    let conversion = args
+        .convert
+        .conversion_from(|| convert::named_type(&args.dtype), output_axis)?;
+    if let Some(c) = conversion {
+        op = op.with_conversion(c).map_err(|e| e.to_string())?;
+    }
     op.plan(&DeviceCaps::default()).map_err(|e| e.to_string())?;
     // The memory model traces on an adapter; without one, --no-device still plans.
     let p = match permuter() {
@@ -311,11 +331,7 @@ fn permute(
         .map_err(|e| e.to_string())?
         .with_options(options);
     let mut out_dtype = None;
-    let axis = |name: &str| {
-        name.parse::<usize>()
-            .map_err(|_| format!("--channel-axis {name}: give an output axis's index"))
-    };
-    if let Some((conversion, dtype)) = convert.conversion(&tensor.dtype, axis)? {
+    if let Some((conversion, dtype)) = convert.conversion(&tensor.dtype, output_axis)? {
         op = op.with_conversion(conversion).map_err(|e| e.to_string())?;
         out_dtype = Some(dtype);
     }
@@ -389,23 +405,46 @@ impl FilePermute<'_> {
     }
 }
 
-fn run_bench(
+/// `bench`'s arguments.
+struct BenchArgs {
     json: Option<PathBuf>,
     plot: Option<PathBuf>,
     scale: usize,
     runs: usize,
     filter: Option<String>,
     autotune: bool,
-    options: Options,
-) -> Result<()> {
+    to: Option<String>,
+}
+
+fn run_bench(args: BenchArgs, options: Options) -> Result<()> {
+    let BenchArgs {
+        json,
+        plot,
+        scale,
+        runs,
+        filter,
+        autotune,
+        to,
+    } = args;
     for path in json.iter().chain(&plot) {
         output::check_target(path)?;
     }
+    let to = match to.as_deref() {
+        Some(name) => match wgpu_permute::convert::Dtype::parse(name) {
+            Some(d) if d.is_destination() => Some(d),
+            _ => {
+                return Err(format!(
+                    "--to {name}: convert to float32, float16, bfloat16 or uint8"
+                ));
+            }
+        },
+        None => None,
+    };
     let p = permuter()?.with_autotune(autotune);
     let device = device_name(&p);
     let max_buffer = p.device().limits().max_buffer_size;
     let bench = Bench::new(&p, runs).map_err(|e| e.to_string())?;
-    let cases: Vec<_> = bench::default_suite(scale)
+    let mut cases: Vec<_> = bench::default_suite(scale)
         .into_iter()
         .chain(bench::view_suite(scale))
         .filter(|c| {
@@ -414,10 +453,14 @@ fn run_bench(
                 .is_none_or(|f| c.label().contains(f.as_str()))
         })
         .collect();
-    let conversions: Vec<_> = bench::convert_suite(scale)
-        .into_iter()
-        .filter(|c| filter.as_ref().is_none_or(|f| c.label.contains(f.as_str())))
-        .collect();
+    // With --to, the (filtered) permutes convert instead: the conversions section only.
+    let conversions: Vec<_> = match to {
+        Some(to) => bench::convert_suite_to(&std::mem::take(&mut cases), to),
+        None => bench::convert_suite(scale)
+            .into_iter()
+            .filter(|c| filter.as_ref().is_none_or(|f| c.label.contains(f.as_str())))
+            .collect(),
+    };
     if cases.is_empty() && conversions.is_empty() {
         return Err("no benchmark case matches the filter".into());
     }
@@ -503,4 +546,10 @@ fn run_bench(
         eprintln!("wrote {}", path.display());
     }
     Ok(())
+}
+
+/// `--channel-axis` of `permute`, `plan`, `shader` and `model`: an output axis's index.
+fn output_axis(name: &str) -> std::result::Result<usize, String> {
+    name.parse::<usize>()
+        .map_err(|_| format!("--channel-axis {name}: give an output axis's index"))
 }

@@ -2,6 +2,7 @@
 //! accesses run on the default adapter (see the library's `model` module).
 
 use serde_json::json;
+use wgpu_permute::convert::Conversion;
 use wgpu_permute::model::{Figures, GPUS, Warp};
 use wgpu_permute::plan::{self, Kernel};
 use wgpu_permute::{DeviceCaps, Options, Request, diagnostics};
@@ -10,6 +11,8 @@ pub struct Args<'a> {
     pub shape: &'a [usize],
     pub perm: &'a [usize],
     pub elem_size: usize,
+    /// Elements converted on the way (`--to`).
+    pub conversion: Option<Conversion>,
     pub kernel: Option<Kernel>,
     pub padding: bool,
     pub wave64: bool,
@@ -18,7 +21,10 @@ pub struct Args<'a> {
 
 pub fn run(args: Args) -> Result<(), String> {
     let err = |e: wgpu_permute::PermuteError| e.to_string();
-    let req = Request::new(args.shape, args.perm, args.elem_size);
+    let req = Request {
+        conversion: args.conversion.as_ref(),
+        ..Request::new(args.shape, args.perm, args.elem_size)
+    };
     // Check the request itself before any GPU work.
     let base = wgpu_permute::plan(&req, &DeviceCaps::default()).map_err(err)?;
     let p = super::permuter()?;
@@ -45,7 +51,7 @@ pub fn run(args: Args) -> Result<(), String> {
             "shape": args.shape,
             "perm": args.perm,
             "elem_size": args.elem_size,
-            "bytes_moved": 2 * base.bytes,
+            "bytes_moved": base.bytes + base.bytes_written(),
             "warp": warp.size(),
             "sector_bytes": wgpu_permute::model::SECTOR,
             "banks": wgpu_permute::model::BANKS,
@@ -61,11 +67,15 @@ pub fn run(args: Args) -> Result<(), String> {
         return Ok(());
     }
     println!(
-        "shape {:?} perm {:?}, {} B elements: {} bytes moved; a model of memory traffic, not a measurement",
+        "shape {:?} perm {:?}, {} B elements{}: {} bytes moved; a model of memory traffic, not a measurement",
         args.shape,
         args.perm,
         args.elem_size,
-        2 * base.bytes
+        match &args.conversion {
+            Some(c) => format!(" converted from {} to {}", c.from().name(), c.to().name()),
+            None => String::new(),
+        },
+        base.bytes + base.bytes_written()
     );
     println!(
         "warps of {}, {}-byte sectors, {} banks; traced on {device}{}",

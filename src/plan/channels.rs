@@ -1,0 +1,73 @@
+//! Where a conversion's affine finds an element's channel in the simplified dims: the
+//! register-block kernel reads it off one index of its block (a row, a column, or the
+//! batch) instead of dividing each element's output position.
+
+use super::Plan;
+
+/// The block index an element's channel is read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ChannelAt {
+    /// The row index (the input dim that becomes the output's innermost).
+    Rows,
+    /// The column index (the input's innermost dim).
+    Cols,
+    /// The batch index (the other dims, in their order).
+    Batch,
+}
+
+/// An affine's channels over the simplified dims: channel = `(index / step) % count` of
+/// the index `at` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Channels {
+    /// Which index.
+    pub at: ChannelAt,
+    /// Steps of that index per channel.
+    pub step: u64,
+    /// Channels.
+    pub count: u64,
+}
+
+impl Plan {
+    /// The affine's channels, when it has more than one value (else every element takes
+    /// the first). Simplification keeps the channel axis inside one simplified dim `d`, the
+    /// one whose output span holds the axis's output stride: there the channel is
+    /// `(i_d / (stride / out_stride_d)) % channels` of `d`'s index `i_d`.
+    pub fn channels(&self) -> Option<Channels> {
+        let a = self.conversion.as_ref()?.affine()?;
+        if a.scale.len() <= 1 {
+            return None;
+        }
+        let out: Vec<u64> = self.perm.iter().map(|&p| self.shape[p] as u64).collect();
+        let stride: u64 = out[a.axis + 1..].iter().product();
+        let count = out[a.axis];
+        let outs = self.out_strides_by_input_dim();
+        let d = (0..self.dims.len()).find(|&d| {
+            outs[d] <= stride && stride < outs[d] * self.dims[d] && stride.is_multiple_of(outs[d])
+        })?;
+        let step = stride / outs[d];
+        let last = self.dims.len() - 1;
+        if d == last {
+            return Some(Channels {
+                at: ChannelAt::Cols,
+                step,
+                count,
+            });
+        }
+        if Some(d) == self.row_dim() {
+            return Some(Channels {
+                at: ChannelAt::Rows,
+                step,
+                count,
+            });
+        }
+        // The batch index counts the batch dims in order, the last fastest.
+        let batch = self.batch_dims();
+        let k = batch.iter().position(|&b| b == d)?;
+        let below: u64 = batch[k + 1..].iter().map(|&b| self.dims[b]).product();
+        Some(Channels {
+            at: ChannelAt::Batch,
+            step: step * below,
+            count,
+        })
+    }
+}

@@ -1,0 +1,168 @@
+//! Conversions on the micro kernel (register blocks, CPU adapters): every pair of types on
+//! every kind of block (wide squares, runs of them, strips of a short dim on either side,
+//! narrow 4x4 blocks), the affine's channel read off a block's rows, columns or batch, each
+//! checked against the reference with guard bytes around the destination.
+
+use wgpu_permute::Relayout;
+use wgpu_permute::convert::{Conversion, Dtype};
+use wgpu_permute::plan::{Block, Kernel, Options, Strip, Variant};
+
+use super::common;
+
+/// Which block a case must run on.
+type Want = fn(&Block) -> bool;
+
+/// A permute forced onto the micro kernel, converting, at these byte offsets.
+fn micro(shape: &[usize], perm: &[usize], c: Conversion, src_at: u64, dst_at: u64) -> Relayout {
+    Relayout::permute(shape, perm, c.from().size())
+        .unwrap()
+        .with_options(Options {
+            kernel: Some(Kernel::Micro),
+            ..Options::default()
+        })
+        .with_offsets(src_at, dst_at)
+        .with_conversion(c)
+        .unwrap()
+}
+
+/// Checks every case (guard bytes included), and that each ran the block `want` says.
+fn check(p: &wgpu_permute::Permuter, cases: &[(Relayout, Want)]) {
+    let ops: Vec<Relayout> = cases.iter().map(|(op, _)| op.clone()).collect();
+    for ((op, want), result) in cases.iter().zip(common::check_many(p, &ops)) {
+        let plan = result.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(plan.kernel, Kernel::Micro, "{plan}");
+        let Some(Variant::Micro(m)) = plan.variant() else {
+            panic!("{plan}")
+        };
+        assert!(want(&m.block), "{op:?} ran {:?}", m.block);
+    }
+}
+
+/// Every pair on wide square blocks; for one pair of each pair of element sizes (which is
+/// what shapes a block), every other kind of block too. Pipelines are compiled per block
+/// and pair, so not every pair takes every block: the conversions themselves are the same
+/// functions, checked bit for bit on every pair (`gpu.rs`).
+#[test]
+fn every_pair_converts_on_every_micro_block() {
+    let Some(p) = common::gpu() else { return };
+    let mut cases: Vec<(Relayout, Want)> = Vec::new();
+    let mut sizes = std::collections::HashSet::new();
+    for from in Dtype::ALL {
+        for to in Dtype::DESTINATIONS {
+            let c = Conversion::new(from, to).unwrap();
+            // The block's side: the smaller element's count in 16 bytes.
+            let s = 16 / from.size().min(to.size());
+            let square = |b: &Block| b.strip.is_none() && b.access_bytes == 16 && b.run == 1;
+            cases.push((
+                micro(&[2, 2 * s, 2 * s], &[0, 2, 1], c.clone(), 0, 0),
+                square,
+            ));
+            if !sizes.insert((from.size(), to.size())) {
+                continue;
+            }
+            let others: [(Vec<usize>, Want); 3] = [
+                (vec![2, 4 * s, s], |b| b.run > 1),
+                (vec![2, 2 * s, 3], |b| b.strip == Some(Strip::Cols(3))),
+                (vec![2, 3, 2 * s], |b| b.strip == Some(Strip::Rows(3))),
+            ];
+            for (i, (shape, want)) in others.into_iter().enumerate() {
+                cases.push((micro(&shape, &[0, 2, 1], c.clone(), 16 * i as u64, 0), want));
+            }
+            // Offsets in whole words but not whole 16 bytes: narrow 4x4 blocks.
+            let narrow = |b: &Block| b.access_bytes == 4;
+            cases.push((micro(&[2, 12, 20], &[0, 2, 1], c.clone(), 4, 8), narrow));
+        }
+    }
+    assert_eq!(sizes.len(), 9);
+    check(p, &cases);
+    eprintln!(
+        "{} conversions on micro blocks, with guard bytes",
+        cases.len()
+    );
+}
+
+#[test]
+fn the_affine_takes_its_channel_from_rows_columns_or_the_batch() {
+    let Some(p) = common::gpu() else { return };
+    let values = |n: usize| -> (Vec<f32>, Vec<f32>) {
+        let scale = (0..n).map(|i| 0.5 + i as f32 * 0.25).collect();
+        let bias = (0..n).map(|i| i as f32 * 3.0 - 2.0).collect();
+        (scale, bias)
+    };
+    let affine = |from, to, axis, n| {
+        let (scale, bias) = values(n);
+        Conversion::new(from, to)
+            .unwrap()
+            .with_affine(axis, &scale, &bias)
+            .unwrap()
+    };
+    let any = |_: &Block| true;
+    let mut cases: Vec<(Relayout, Want)> = Vec::new();
+    for (from, to) in [
+        (Dtype::U8, Dtype::F32),
+        (Dtype::U8, Dtype::F16),
+        (Dtype::F32, Dtype::U8),
+        (Dtype::F32, Dtype::F16),
+        (Dtype::I16, Dtype::BF16),
+    ] {
+        let s = 16 / from.size().min(to.size());
+        // Interleaved images to planes (columns), and back (rows).
+        cases.push((
+            micro(&[2, 2 * s, 3], &[0, 2, 1], affine(from, to, 1, 3), 16, 32),
+            any,
+        ));
+        cases.push((
+            micro(&[2, 3, 2 * s], &[0, 2, 1], affine(from, to, 2, 3), 32, 64),
+            any,
+        ));
+        // Channels over square blocks' columns and rows, more than a block's side of
+        // them; and with a step: [2, s, 2, 2s] simplifies to [2, 2s, 2s], and its output
+        // axis 2 (s channels) steps every 2 rows.
+        cases.push((
+            micro(
+                &[2, 2 * s, 2 * s],
+                &[0, 2, 1],
+                affine(from, to, 1, 2 * s),
+                48,
+                96,
+            ),
+            any,
+        ));
+        cases.push((
+            micro(
+                &[2, 2 * s, 2 * s],
+                &[0, 2, 1],
+                affine(from, to, 2, 2 * s),
+                64,
+                128,
+            ),
+            any,
+        ));
+        cases.push((
+            micro(
+                &[2, s, 2, 2 * s],
+                &[0, 3, 1, 2],
+                affine(from, to, 2, s),
+                80,
+                160,
+            ),
+            any,
+        ));
+        // The batch: one dim, then a channel axis merged with another (a step of 2).
+        cases.push((
+            micro(&[4, s, 2 * s], &[0, 2, 1], affine(from, to, 0, 4), 96, 192),
+            any,
+        ));
+        cases.push((
+            micro(
+                &[3, 2, 2 * s, s],
+                &[0, 1, 3, 2],
+                affine(from, to, 0, 3),
+                112,
+                224,
+            ),
+            any,
+        ));
+    }
+    check(p, &cases);
+}
