@@ -31,10 +31,11 @@
 //! let x: Vec<f32> = (0..2 * 3 * 4 * 4).map(|i| i as f32).collect();
 //! let op = Relayout::rearrange_padded("n (cb c) h w -> n cb h w c", &[2, 3, 4, 4], &[("c", 4)], 4, &[0; 4])?;
 //! assert_eq!(op.out_shape(), [2, 1, 4, 4, 4]);
-//! let blocked = permuter.run(&op, &x)?;
+//! let blocked: Vec<f32> = permuter.run(&op, &x)?;
 //! // And back, cropped to the 3 channels.
 //! let back = Relayout::rearrange_cropped("n cb h w c -> n (cb c) h w", op.out_shape(), &[], 4, &[2, 3, 4, 4])?;
-//! assert_eq!(permuter.run(&back, &blocked)?, x);
+//! let restored: Vec<f32> = permuter.run(&back, &blocked)?;
+//! assert_eq!(restored, x);
 //! # Ok::<(), wgpu_permute::PermuteError>(())
 //! ```
 //!

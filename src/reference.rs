@@ -7,13 +7,38 @@ use crate::plan::{View, check_perm, element_count};
 /// What [`crate::Permuter::run`] returns for `op` on `src` (the source region's bytes): the
 /// destination region, zero where no part writes. A permute goes through the typed
 /// [`permute_slice`] (far faster on big tensors), anything else walks every position; a
-/// conversion then converts each element ([`crate::convert::Conversion::apply`]).
+/// conversion then converts each element ([`crate::convert::Conversion::apply`]) but the
+/// fill, which is a destination element already.
 pub fn run(op: &Relayout, src: &[u8]) -> Result<Vec<u8>, PermuteError> {
     let moved = run_move(op, src)?;
-    match op.conversion() {
-        Some(c) => c.apply(op.out_shape(), &moved),
-        None => Ok(moved),
+    let Some(c) = op.conversion() else {
+        return Ok(moved);
+    };
+    let mut out = c.apply(op.out_shape(), &moved)?;
+    let to = c.to().size();
+    for k in fill_positions(op, src.len())? {
+        out[k * to..][..to].copy_from_slice(op.fill());
     }
+    Ok(out)
+}
+
+/// The output elements a conversion's padded view fills: where a move of a source of ones
+/// with a fill of zeros gives zero (none without bounds).
+fn fill_positions(op: &Relayout, src_bytes: usize) -> Result<Vec<usize>, PermuteError> {
+    if op.views().iter().all(|(v, _)| v.bounds.is_empty()) {
+        return Ok(Vec::new());
+    }
+    let elem = op.elem_size();
+    let ones = materialize_parts(
+        &vec![0xFF; src_bytes],
+        op.views(),
+        elem,
+        &vec![0; elem],
+        op.dst_len(),
+    )?;
+    Ok((0..op.dst_len())
+        .filter(|&k| ones[k * elem..][..elem].iter().all(|&b| b == 0))
+        .collect())
 }
 
 /// Whether `got`, what the GPU gave for `op` on `src`, is the reference's result: equal
@@ -26,7 +51,20 @@ pub fn first_mismatch(
 ) -> Result<Option<usize>, PermuteError> {
     let moved = run_move(op, src)?;
     match op.conversion() {
-        Some(c) => c.first_mismatch(op.out_shape(), &moved, got),
+        Some(c) => {
+            // The fill is compared as bytes; elsewhere, the elements as the numbers say.
+            let to = c.to().size();
+            let want = c.apply(op.out_shape(), &moved)?;
+            let mut others = got.to_vec();
+            for k in fill_positions(op, src.len())? {
+                let at = k * to..(k + 1) * to;
+                if got.get(at.clone()) != Some(op.fill()) {
+                    return Ok(Some(k));
+                }
+                others[at.clone()].copy_from_slice(&want[at]);
+            }
+            c.first_mismatch(op.out_shape(), &moved, &others)
+        }
         None => Ok((moved != got).then(|| {
             let at = moved.iter().zip(got).position(|(a, b)| a != b);
             at.unwrap_or(moved.len().min(got.len())) / op.elem_size()
@@ -63,7 +101,13 @@ fn run_move(op: &Relayout, src: &[u8]) -> Result<Vec<u8>, PermuteError> {
             _ => typed::<u128>(src, &shape, &perm),
         });
     }
-    materialize_parts(src, op.views(), elem, op.fill(), op.dst_len())
+    // A conversion's fill is a destination element: the positions it fills are moved as
+    // zeros here, and filled after the conversion.
+    let fill = match op.conversion() {
+        Some(_) if !op.fill().is_empty() => vec![0; elem],
+        _ => op.fill().to_vec(),
+    };
+    materialize_parts(src, op.views(), elem, &fill, op.dst_len())
 }
 
 /// Permutes `src` (contiguous, row-major, `shape`) into a new vector where output dimension

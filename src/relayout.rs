@@ -165,20 +165,16 @@ impl Relayout {
 
     /// Each element converted on the way (see [`crate::convert`]): `conversion`'s source
     /// type must have the operation's element size, and its affine's axis (an output axis)
-    /// and channel count must fit the output. For now permutes and views without padding
-    /// or a destination layout of their own (rearrangements without padding, slices, flips,
-    /// broadcasts; padding and crops come next), run by the generic kernel within one
-    /// storage binding.
+    /// and channel count must fit the output. Permutes, views (slices, flips, broadcasts,
+    /// rearrangements, padding) and crops (per-channel values need one part), within one
+    /// storage binding; a padded view's fill ([`Relayout::with_fill`]) is then one
+    /// destination element, written as it is.
     pub fn with_conversion(self, conversion: Conversion) -> Result<Self, PermuteError> {
         let refuse = |why: String| Err(PermuteError::InvalidConversion(why));
-        let plain_view = matches!(
-            self.parts.as_slice(),
-            [(v, 0)] if v.bounds.is_empty() && v.dst_strides.is_none()
-        );
-        if self.permute.is_none() && !plain_view {
+        if self.parts.len() > 1 && conversion.affine().is_some_and(|a| a.scale.len() > 1) {
             return refuse(
-                "views with padding or a destination layout of their own, crops and parts do \
-                 not convert yet"
+                "per-channel values over an operation of several parts (a crop of merged axes) \
+                 do not convert yet"
                     .into(),
             );
         }
@@ -281,8 +277,9 @@ impl Relayout {
         self.parts
             .iter()
             .map(|(view, first)| {
+                // Where the part starts in the destination, in its elements' bytes.
                 let part = first
-                    .checked_mul(self.elem_size)
+                    .checked_mul(self.dst_elem_size())
                     .ok_or(PermuteError::SizeOverflow)? as u64;
                 if !part.is_multiple_of(4) {
                     return Err(PermuteError::InvalidView(format!(

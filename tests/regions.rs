@@ -312,7 +312,7 @@ fn parts_and_huge_sizes_get_typed_errors_on_the_gpu() {
     ];
     let src_len = data.len() / 4;
     let parts = |parts: &[(View, usize)], elem| Relayout::parts(parts.to_vec(), src_len, 24, elem);
-    let got = p.run(&parts(&fine, 4).unwrap(), &data).unwrap();
+    let got: Vec<u8> = p.run(&parts(&fine, 4).unwrap(), &data).unwrap();
     assert_eq!(
         got,
         wgpu_permute::reference::materialize_parts(&data, &fine, 4, &[], 24).unwrap()
@@ -343,7 +343,7 @@ fn parts_and_huge_sizes_get_typed_errors_on_the_gpu() {
     };
     let op = Relayout::view(wide, src_len, 4).unwrap();
     assert!(matches!(
-        p.run(&op, &data),
+        p.run::<_, u8>(&op, &data),
         Err(PermuteError::DeviceLimit { .. })
     ));
     // Region offsets near the top.

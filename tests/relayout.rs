@@ -101,17 +101,17 @@ fn host_round_trips_prepared_or_not_equal_the_cpu_reference() {
     ];
     for op in &ops {
         let want: Vec<f32> = bytemuck::pod_collect_to_vec(&reference::run(op, bytes).unwrap());
-        assert_eq!(p.run(op, &x).unwrap(), want, "{op:?}");
+        assert_eq!(p.run::<_, f32>(op, &x).unwrap(), want, "{op:?}");
         let prepared = p.prepare(op).unwrap();
         assert_eq!(prepared.relayout(), op);
-        assert_eq!(p.run(&prepared, &x).unwrap(), want, "{op:?}");
+        assert_eq!(p.run::<_, f32>(&prepared, &x).unwrap(), want, "{op:?}");
         // Elements of another size, where they tile the regions.
         let words: Vec<u16> = bytemuck::pod_collect_to_vec(bytes);
         let got: Vec<u16> = p.run(&prepared, &words).unwrap();
         assert_eq!(got, bytemuck::pod_collect_to_vec::<f32, u16>(&want));
     }
     // permute_slice is the permute's round trip.
-    let want = p.run(&ops[0], &x).unwrap();
+    let want: Vec<f32> = p.run(&ops[0], &x).unwrap();
     assert_eq!(p.permute_slice(&x, &NCHW, &[0, 2, 3, 1]).unwrap(), want);
 }
 
@@ -133,7 +133,7 @@ fn a_prepared_operation_records_without_planning_or_compiling_again() {
         p.queue().submit([encoder.finish()]);
     }
     assert_eq!(diagnostics::cached_pipelines(p), compiled);
-    let got = p.run(&prepared, &data).unwrap();
+    let got: Vec<u8> = p.run(&prepared, &data).unwrap();
     assert_eq!(got, reference::run(&op, &data).unwrap());
 }
 
@@ -163,7 +163,7 @@ fn bad_operations_are_typed_errors_before_anything_is_recorded() {
     let Some(p) = gpu() else { return };
     let op = Relayout::permute(&[4, 6], &[1, 0], 4).unwrap();
     assert!(matches!(
-        p.run(&op, &[0u32; 23]),
+        p.run::<_, u32>(&op, &[0u32; 23]),
         Err(PermuteError::DataLength { need: 24, .. })
     ));
     // A crop whose destination is too small for its last part: refused before any part

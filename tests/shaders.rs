@@ -88,12 +88,16 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
 }
 
 /// The conversions' variants: every pair of types, with and without the affine, at every
-/// index width and with runs, ranks 1-3 and 16, and on 8 kinds of micro block at ranks 2
-/// and 3 (the 7 wide ones also with 64-bit accesses); each validates, shipped and traced.
+/// index width element by element, in runs and in quads (and runs of them), ranks 1-3 and
+/// 16; views' padded modes at ranks 2 and 3; and 8 kinds of micro block at ranks 2 and 3
+/// (the 7 wide ones also with 64-bit accesses); each validates, shipped and traced.
 #[test]
 fn every_conversion_variant_validates() {
     let variants = shaders::convert_variants();
-    assert_eq!(variants.len(), 9 * 4 * (2 * (3 + 1) * 4 + 8 * 2 + 7));
+    assert_eq!(
+        variants.len(),
+        9 * 4 * (2 * (3 + 1 + 3 + 1) * 4 + 2 * 3 * 4 + 8 * 2 + 7)
+    );
     for v in variants {
         let source = shaders::source(&v).unwrap_or_else(|e| panic!("{v}: {e}"));
         assert!(!source.contains("{{"), "unfilled placeholder in {v}");

@@ -77,7 +77,7 @@ fn one(p: &Permuter, rng: &mut Rng, i: usize) {
     } else {
         let data = common::test_bytes(shape.iter().product::<usize>() * elem, i as u64);
         let op = Relayout::permute(&shape, &perm, elem).unwrap();
-        let got = p.run(&op, &data).unwrap();
+        let got: Vec<u8> = p.run(&op, &data).unwrap();
         let want = reference::permute_bytes(&data, &shape, &perm, elem).unwrap();
         assert_eq!(got, want, "{shape:?} {perm:?} elem {elem}");
     }

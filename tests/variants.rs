@@ -419,7 +419,7 @@ fn check_view(
     let plan = &op.plans()[0];
     assert_eq!(plan.variant(), Some(variant), "{plan}");
     let want = reference::materialize_bytes(data, v, elem, fill, v.dst_span().unwrap()).unwrap();
-    match p.run(&op, data) {
+    match p.run::<_, u8>(&op, data) {
         Ok(got) if got == want => Ok(()),
         Ok(_) => Err(format!("{plan}: differs from the reference")),
         Err(e) => Err(format!("{plan}: {e}")),

@@ -219,7 +219,7 @@ impl<'a> Bench<'a> {
         let cpu_reference = start.elapsed();
 
         // Correct first: the library's own round trip, compared with the reference.
-        if permuter.run(&op, source)? != want {
+        if permuter.run::<_, u8>(&op, source)? != want {
             return Err(BenchError::Mismatch(case.label()));
         }
 

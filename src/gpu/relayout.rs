@@ -118,14 +118,16 @@ impl Permuter {
     }
 
     /// Host round trip of `op`: `data` is the source region (`src_len()` elements of
-    /// `elem_size()` bytes, any `Pod` type whose size divides the regions' bytes); returns
-    /// the destination region (`dst_len()` elements of `dst_elem_size()` bytes, as `T`s;
-    /// zero where no part writes). One upload, one submission, one read back.
-    pub fn run<T: bytemuck::Pod>(
+    /// `elem_size()` bytes, any `Pod` type whose size divides its bytes); returns the
+    /// destination region (`dst_len()` elements of `dst_elem_size()` bytes, zero where no
+    /// part writes) as `D`s, any `Pod` type whose size divides its bytes: the source's type
+    /// for a move, the destination type for a conversion (`Vec<half::f16>` from `&[f32]`).
+    /// One upload, one submission, one read back.
+    pub fn run<S: bytemuck::Pod, D: bytemuck::Pod>(
         &self,
         op: &impl Operation,
-        data: &[T],
-    ) -> Result<Vec<T>, PermuteError> {
+        data: &[S],
+    ) -> Result<Vec<D>, PermuteError> {
         let relayout = op.relayout();
         let (bytes, elem): (&[u8], usize) = (bytemuck::cast_slice(data), relayout.elem_size());
         if relayout.src_len().checked_mul(elem) != Some(bytes.len()) {
@@ -134,7 +136,7 @@ impl Permuter {
                 have: bytes.len() / elem,
             });
         }
-        let size = size_of::<T>();
+        let size = size_of::<D>();
         let out_bytes = relayout.dst_len() * relayout.dst_elem_size();
         if size == 0 || !out_bytes.is_multiple_of(size) {
             return Err(PermuteError::ElemSize(size));

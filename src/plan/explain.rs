@@ -4,9 +4,9 @@
 use std::fmt;
 
 use super::{
-    Figures, GENERIC_RUN, IndexReason, Kernel, KernelReason, MAX_MODELLED, MIN_TILED_EXTENT,
-    Modelling, Plan, SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES, SpecializeReason, Strip, Tile,
-    Tuning, simplify,
+    Figures, IndexReason, Kernel, KernelReason, MAX_MODELLED, MIN_TILED_EXTENT, Modelling, Plan,
+    SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES, SpecializeReason, Strip, Tile, Tuning,
+    simplify,
 };
 
 impl KernelReason {
@@ -232,6 +232,13 @@ impl Plan {
         if self.wide_stores {
             why.push("each run's units are written 16 bytes at a time, gathered into one store: a CPU device pays per access".into());
         }
+        if self.quads {
+            why.push(format!(
+                "the innermost dim stays: each item converts 4 consecutive elements, one {}-byte source access and one {}-byte destination access",
+                4 * self.unit,
+                4 * self.dst_unit()
+            ));
+        }
         if self.view.as_ref().is_some_and(|v| v.reversed) {
             why.push(format!(
                 "the innermost dim is reversed in the source: it moves in {} B units, read whole, whose {} B elements the kernel puts back in order",
@@ -243,7 +250,8 @@ impl Plan {
         }
         if self.runs {
             why.push(format!(
-                "each invocation moves a run of {GENERIC_RUN} neighbouring output units, decoding the first and stepping through the source (a CPU device: items a workgroup apart pay only on GPUs)"
+                "each invocation moves a run of {} neighbouring output units, decoding the first and stepping through the source (a CPU device: items a workgroup apart pay only on GPUs)",
+                self.run_units()
             ));
         }
         if let Some(reason) = self.reasons.specialize {
@@ -303,7 +311,7 @@ impl fmt::Display for Plan {
             write!(f, " (compiled for this shape)")?;
         }
         if self.runs {
-            write!(f, " (runs of {GENERIC_RUN})")?;
+            write!(f, " (runs of {})", self.run_units())?;
         }
         if let Some(b) = self.variant().and_then(|v| v.block()) {
             let strip = if b.strip.is_some() { " strip" } else { "" };
@@ -320,6 +328,9 @@ impl fmt::Display for Plan {
         }
         if self.wide_stores {
             write!(f, " (wide stores)")?;
+        }
+        if self.quads {
+            write!(f, " (quads)")?;
         }
         if self.view.as_ref().is_some_and(|v| v.reversed) {
             write!(f, " (units reversed)")?;

@@ -295,6 +295,7 @@ pub fn plan_with(
         tile: None,
         specialized: false,
         runs: false,
+        quads: false,
         access64: false,
         wide_stores: false,
         view: None,
@@ -371,6 +372,7 @@ fn finish(
             have: limit,
         });
     }
+    plan.quads = select::choose_quads(&plan);
     plan.runs = select::choose_runs(&plan, caps, one_binding);
     if one_binding {
         let total = plan.workgroups();
@@ -386,8 +388,9 @@ fn finish(
         plan.chunks = windows::split_into_chunks(&plan, caps, limit)?;
     }
     if converting {
-        // The element-by-element kernel, as it is: no shape constants, runs or wide accesses.
+        // No shape constants; the micro kernel's wide blocks as 64-bit components.
         plan.reasons.specialize = Some(SpecializeReason::NotApplicable);
+        plan.access64 = select::choose_access64(&plan, caps, opts)?;
         return Ok(plan);
     }
     if let Some((on, why)) = select::choose_specialize(&plan, opts, learned) {

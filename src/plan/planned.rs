@@ -67,6 +67,10 @@ pub struct Plan {
     /// units gathered into one wide store: a CPU adapter pays per access (see
     /// `select::choose_wide_stores`).
     pub wide_stores: bool,
+    /// A conversion whose innermost dim stays moves 4 consecutive elements per item of the
+    /// generic kernel: one source access, 4 conversions, one destination access (see
+    /// `select::choose_quads`).
+    pub quads: bool,
     /// Why each choice was made, as recorded when it was made.
     pub reasons: Reasons,
     /// Elements converted on the way (the generic kernel, element by element: `unit` is the
@@ -136,7 +140,16 @@ impl Plan {
     /// Output items the generic kernel writes: units, or whole words for packed data (of
     /// the destination type, when converting).
     pub fn items(&self) -> u64 {
-        self.units().div_ceil(self.dst_pack() as u64)
+        match self.quads {
+            true => self.units() / 4,
+            false => self.units().div_ceil(self.dst_pack() as u64),
+        }
+    }
+
+    /// Units each run of the generic kernel moves ([`Plan::runs`]): [`GENERIC_RUN`], or
+    /// as many quads ([`Plan::quads`]).
+    pub fn run_units(&self) -> u64 {
+        GENERIC_RUN as u64 * if self.quads { 4 } else { 1 }
     }
 
     /// Bytes the plan writes: the bytes it reads, or a conversion's destination elements'.
@@ -193,7 +206,8 @@ impl Plan {
                 // A view's strided output: unpacked units go through the box mode; packed
                 // words, and padded views, through the view mode.
                 let strided = self.view.as_ref().is_some_and(|v| !v.dst_contiguous);
-                let padded = bounded || (strided && self.pack() > 1);
+                // A conversion's strided output goes through the padded mode too.
+                let padded = bounded || (strided && (self.pack() > 1 || self.conversion.is_some()));
                 let layout = match (padded, strided) {
                     (true, true) => GenericLayout::PaddedStrided,
                     (true, false) => GenericLayout::Padded,
@@ -213,6 +227,7 @@ impl Plan {
                         _ => 0,
                     },
                     wide_stores: self.wide_stores,
+                    quads: self.quads,
                     convert: self.conversion.as_ref().map(|c| ConvertKey {
                         from: c.from(),
                         to: c.to(),
@@ -257,7 +272,7 @@ impl Plan {
             // Runs are of units (of elements when converting), never packed words.
             _ if self.runs => self
                 .units()
-                .div_ceil((GENERIC_WORKGROUP * GENERIC_RUN) as u64),
+                .div_ceil(GENERIC_WORKGROUP as u64 * self.run_units()),
             _ => self
                 .items()
                 .div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64),

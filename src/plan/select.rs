@@ -295,6 +295,22 @@ pub(super) fn choose_specialize(
     })
 }
 
+/// Whether a conversion on the generic kernel moves quads: its innermost dim stays (so 4
+/// consecutive output elements are 4 consecutive source elements), divides by 4, and both
+/// offsets are whole quads of their side's elements. Each item is then one source access
+/// of 4, 8 or 16 bytes and one destination access likewise: neighbouring threads' accesses
+/// are contiguous on a GPU, and a CPU adapter pays one access per 4 elements instead of 8.
+pub fn choose_quads(plan: &Plan) -> bool {
+    let last = plan.dims.len() - 1;
+    plan.conversion.is_some()
+        && plan.kernel == Kernel::Generic
+        && plan.view.is_none()
+        && plan.dims_perm.last() == Some(&last)
+        && plan.dims[last].is_multiple_of(4)
+        && plan.src_offset.is_multiple_of(4 * plan.unit as u64)
+        && plan.dst_offset.is_multiple_of(4 * plan.dst_unit() as u64)
+}
+
 /// Whether the generic kernel's invocations move runs of consecutive output units: on CPU
 /// devices, for a tensor in one binding of unpacked units written contiguously (no bounds
 /// or destination strides) with 32-bit index math, whose innermost output dim is whole
@@ -308,7 +324,7 @@ pub fn choose_runs(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> bool {
         .as_ref()
         .is_none_or(|v| v.bounds.is_empty() && v.dst_contiguous);
     // Converting runs fill whole destination words (a run's length is a multiple of any
-    // packing); other runs move unpacked units.
+    // packing); other runs move unpacked units; runs of quads, quads.
     caps.cpu
         && plan.kernel == Kernel::Generic
         && plan.index == IndexMath::U32
@@ -318,7 +334,7 @@ pub fn choose_runs(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> bool {
         && plan
             .out_dims()
             .last()
-            .is_some_and(|&d| d.is_multiple_of(GENERIC_RUN as u64))
+            .is_some_and(|&d| d.is_multiple_of(plan.run_units()))
 }
 
 /// Whether the generic kernel's runs write 16 bytes at a time: runs of 4 or 8-byte units

@@ -42,6 +42,8 @@ pub struct GenericVariant {
     pub wide_stores: bool,
     /// Elements converted on the way (see [`Plan::conversion`]).
     pub convert: Option<ConvertKey>,
+    /// A conversion moves 4 consecutive elements per item (see [`Plan::quads`]).
+    pub quads: bool,
 }
 
 /// What of a conversion changes a shader's text: the two types and whether an affine runs
@@ -271,6 +273,9 @@ impl std::fmt::Display for Variant {
                         write!(f, " affine")?;
                     }
                 }
+                if g.quads {
+                    write!(f, " quads")?;
+                }
             }
             Variant::Tiled(_) => {}
             Variant::Micro(m) => {
@@ -289,6 +294,15 @@ impl std::fmt::Display for Variant {
                 )?;
                 if m.access64 {
                     write!(f, " access64")?;
+                }
+                if let Some(c) = m.convert {
+                    write!(f, " convert {} -> {}", c.key.from.name(), c.key.to.name())?;
+                    if c.key.affine {
+                        write!(f, " affine")?;
+                    }
+                    if let Some(at) = c.channel {
+                        write!(f, " channels on {at:?}")?;
+                    }
                 }
             }
         }

@@ -82,10 +82,12 @@ pub fn plan_view(
             return Err(PermuteError::UnalignedOffset { which, offset });
         }
     }
-    if !view.bounds.is_empty() && req.fill.len() != elem {
+    // A conversion's fill is a destination element, written as it is.
+    let dst_elem = req.conversion.map_or(elem, |c| c.to().size());
+    if !view.bounds.is_empty() && req.fill.len() != dst_elem {
         return Err(PermuteError::FillSize {
             fill: req.fill.len(),
-            elem,
+            elem: dst_elem,
         });
     }
     // The regions the caller claims, in bytes: a claim that does not fit is refused even
@@ -123,8 +125,13 @@ pub fn plan_view(
             .all(|(&d, w)| low.dims[d] == 1 || low.dst_strides[d] == w as u64)
     };
     // Packed words of a strided output are whole output rows' words: the innermost output
-    // dim runs on in the destination for whole words, and every other dim starts on one.
-    let pack = pack_of(low.unit) as u64;
+    // dim runs on in the destination for whole words, and every other dim starts on one
+    // (of the destination type's, when converting).
+    let pack = pack_of(if converting {
+        dst_elem as u32
+    } else {
+        low.unit
+    }) as u64;
     let inner = *low.perm.last().expect("a lowered view has a dim");
     let whole_words = low.dst_strides[inner] == 1
         && low.dims[inner].is_multiple_of(pack)
@@ -138,15 +145,13 @@ pub fn plan_view(
     let mut fill = [0u8; 16];
     if !view.bounds.is_empty() {
         for (i, b) in fill.iter_mut().enumerate() {
-            *b = req.fill[i % elem];
+            *b = req.fill[i % dst_elem];
         }
     }
     let fill = bytemuck::cast(fill);
     // Where the regions' bytes end; `check` bounded both spans in elements, the bytes
     // are checked too (a region near the top of the address space).
     let overflow = || PermuteError::SizeOverflow;
-    // A conversion's destination elements are its destination type's.
-    let dst_elem = req.conversion.map_or(elem, |c| c.to().size());
     let dst_reach = (view.dst_span()? as u64)
         .checked_mul(dst_elem as u64)
         .ok_or_else(overflow)?;
@@ -160,11 +165,6 @@ pub fn plan_view(
         .and_then(|e| e.checked_add(req.src_offset))
         .and_then(|e| e.checked_next_multiple_of(4))
         .ok_or_else(overflow)?;
-    if converting && (!contiguous || !low.bounds.is_empty()) {
-        return Err(PermuteError::InvalidConversion(
-            "views with padding or a strided destination do not convert yet".into(),
-        ));
-    }
     let mut plan = Plan {
         conversion: req.conversion.cloned(),
         shape: view.shape.clone(),
@@ -182,6 +182,7 @@ pub fn plan_view(
         tile: None,
         specialized: false,
         runs: false,
+        quads: false,
         access64: false,
         wide_stores: false,
         view: Some(ViewLayout {

@@ -61,11 +61,15 @@ pub fn convert_variants() -> Vec<Variant> {
             for affine in [false, true] {
                 let indices = [IndexMath::U32, IndexMath::U64, IndexMath::U32Pair];
                 // Runs (CPU devices) with 32-bit index math only.
+                // Element by element, in runs (CPU devices, 32-bit index math only), or
+                // in quads (an innermost dim that stays).
                 let kinds = indices
-                    .map(|i| (i, false))
+                    .map(|i| (i, false, false))
                     .into_iter()
-                    .chain([(IndexMath::U32, true)]);
-                for (index, runs) in kinds {
+                    .chain([(IndexMath::U32, true, false)])
+                    .chain(indices.map(|i| (i, false, true)))
+                    .chain([(IndexMath::U32, true, true)]);
+                for (index, runs, quads) in kinds {
                     for rank in [1, 2, 3, MAX_RANK] {
                         all.push(Variant::Generic(GenericVariant {
                             rank,
@@ -77,6 +81,27 @@ pub fn convert_variants() -> Vec<Variant> {
                             access64: false,
                             reverse: 0,
                             wide_stores: false,
+                            quads,
+                            convert: Some(ConvertKey { from, to, affine }),
+                        }));
+                    }
+                }
+            }
+            // Views with bounds or a strided output (the padded mode), at ranks 2 and 3.
+            for layout in [GenericLayout::Padded, GenericLayout::PaddedStrided] {
+                for index in [IndexMath::U32, IndexMath::U64, IndexMath::U32Pair] {
+                    for (rank, affine) in [(2, false), (2, true), (3, false), (3, true)] {
+                        all.push(Variant::Generic(GenericVariant {
+                            rank,
+                            unit: from.size() as u32,
+                            index,
+                            layout,
+                            specialized: false,
+                            runs: false,
+                            access64: false,
+                            reverse: 0,
+                            wide_stores: false,
+                            quads: false,
                             convert: Some(ConvertKey { from, to, affine }),
                         }));
                     }

@@ -33,6 +33,18 @@ pub(super) const GENERIC_PADDED_PACKED_WGSL: &str =
 pub(super) const GENERIC_CONVERT_WGSL: &str =
     include_str!("../../shaders/fragments/generic_convert.wgsl");
 
+pub(super) const GENERIC_CONVERT_ITEM_WGSL: &str =
+    include_str!("../../shaders/fragments/generic_convert_item.wgsl");
+
+pub(super) const GENERIC_CONVERT_PADDED_WGSL: &str =
+    include_str!("../../shaders/fragments/generic_convert_padded.wgsl");
+
+pub(super) const GENERIC_CONVERT_QUAD_WGSL: &str =
+    include_str!("../../shaders/fragments/generic_convert_quad.wgsl");
+
+pub(super) const GENERIC_CONVERT_QUAD_RUNS_WGSL: &str =
+    include_str!("../../shaders/fragments/generic_convert_quad_runs.wgsl");
+
 pub(super) const GENERIC_CONVERT_RUNS_WGSL: &str =
     include_str!("../../shaders/fragments/generic_convert_runs.wgsl");
 
@@ -42,8 +54,9 @@ pub(super) fn convert_words() -> usize {
     4 + 2 * MAX_CHANNELS
 }
 
-/// The move of a converting plan (`generic_convert.wgsl`) and the conversions it calls.
-fn convert_move(c: ConvertKey) -> Result<String, TemplateError> {
+/// The move of a converting plan (`generic_convert.wgsl`, then its items' move: words, with
+/// `quads` 4 elements, or in the padded mode words of a view) and the conversions it calls.
+fn convert_move(c: ConvertKey, quads: bool, mode: Mode) -> Result<String, TemplateError> {
     let fragment = fill(
         "fragments/generic_convert.wgsl",
         GENERIC_CONVERT_WGSL,
@@ -53,7 +66,38 @@ fn convert_move(c: ConvertKey) -> Result<String, TemplateError> {
             ("MAX_CHANNELS", &format!("{MAX_CHANNELS}u")),
         ],
     )?;
-    Ok(convert_source(c.from, c.to)? + "\n" + &fragment)
+    let item = match (quads, mode) {
+        (true, _) => fill(
+            "fragments/generic_convert_quad.wgsl",
+            GENERIC_CONVERT_QUAD_WGSL,
+            &[("QUAD", &quad(c.from.size(), c.to.size()))],
+        )?,
+        (false, Mode::Padded) => GENERIC_CONVERT_PADDED_WGSL.to_string(),
+        (false, _) => GENERIC_CONVERT_ITEM_WGSL.to_string(),
+    };
+    Ok(convert_source(c.from, c.to)? + "\n" + &fragment + "\n" + &item)
+}
+
+/// A quad's conversions (`generic_convert_quad.wgsl`): its 4 elements' bits picked from the
+/// source access `x` (of 4, 8 or 16 bytes), converted, and packed into the destination
+/// access `y`.
+fn quad(from: usize, to: usize) -> String {
+    const LANES: [&str; 4] = ["x", "y", "z", "w"];
+    let mut f = String::new();
+    for i in 0..4 {
+        let bits = match from {
+            1 => format!("(x >> {}u) & 0xffu", 8 * i),
+            2 => format!("(x.{} >> {}u) & 0xffffu", LANES[i / 2], 16 * (i % 2)),
+            _ => format!("x.{}", LANES[i]),
+        };
+        let _ = writeln!(f, "    let e{i} = converted({bits}, iadd(o, ix({i}u)));");
+    }
+    f += match to {
+        1 => "    let y = e0 | (e1 << 8u) | (e2 << 16u) | (e3 << 24u);",
+        2 => "    let y = vec2<u32>(e0 | (e1 << 16u), e2 | (e3 << 16u));",
+        _ => "    let y = vec4<u32>(e0, e1, e2, e3);",
+    };
+    f
 }
 
 /// The word where the generic kernel's index values start (word 0 is the workgroup count,
@@ -261,7 +305,7 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
         param_words += convert_words();
     }
     let convert_fn = match v.convert {
-        Some(c) => convert_move(c)?,
+        Some(c) => convert_move(c, v.quads, mode)?,
         None => String::new(),
     };
     let move_fn = match (mode, pack_of(v.unit)) {
@@ -283,14 +327,22 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
         (Mode::Padded, _) => GENERIC_PADDED_PACKED_WGSL,
     };
     let store = store_type(v.unit, v.access64);
-    let access = Access {
-        src: store,
-        // Wide stores write 16 bytes at a time.
-        dst: match v.wide_stores {
-            true => store_type(16, v.access64),
-            false => store,
+    let access = match (v.convert, v.quads) {
+        // A quad is one access of 4 elements on each side.
+        (Some(c), true) => Access {
+            src: store_type(4 * c.from.size() as u32, false),
+            dst: store_type(4 * c.to.size() as u32, false),
+            reversing: false,
         },
-        reversing: v.reverse > 0,
+        _ => Access {
+            src: store,
+            // Wide stores write 16 bytes at a time.
+            dst: match v.wide_stores {
+                true => store_type(16, v.access64),
+                false => store,
+            },
+            reversing: v.reverse > 0,
+        },
     };
     let prelude = prelude_with(
         access,
@@ -307,7 +359,11 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
             true => format!("ix(S{last})"),
             false => format!("ip(SRC_STRIDES + {last}u)"),
         };
-        let mut values = vec![("STEP", step), ("RUN", format!("{GENERIC_RUN}u"))];
+        let mut values = vec![("RUN", format!("{GENERIC_RUN}u"))];
+        // Runs of quads step a quad at a time, in their own fragment.
+        if !v.quads {
+            values.push(("STEP", step));
+        }
         if v.wide_stores {
             let gather: String = (0..16 / v.unit)
                 .map(|j| format!("        let u{j} = load_src(at + {j}u * step);\n"))
@@ -318,6 +374,10 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
         }
         let (name, template) = match (v.wide_stores, v.convert.is_some()) {
             (true, _) => ("fragments/generic_runs_wide.wgsl", GENERIC_RUNS_WIDE_WGSL),
+            (false, true) if v.quads => (
+                "fragments/generic_convert_quad_runs.wgsl",
+                GENERIC_CONVERT_QUAD_RUNS_WGSL,
+            ),
             (false, true) => (
                 "fragments/generic_convert_runs.wgsl",
                 GENERIC_CONVERT_RUNS_WGSL,

@@ -307,6 +307,7 @@ pub fn all_variants() -> Vec<Variant> {
                     access64: false,
                     reverse: 0,
                     wide_stores: false,
+                    quads: false,
                     convert: None,
                 };
                 for layout in [

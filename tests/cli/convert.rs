@@ -62,7 +62,12 @@ half = np.load(f"{d}/img_f16.npy")
 assert half.dtype == np.float16 and half.shape == (2, 3, 30), half.shape
 want = ((img - mean) / std).reshape(2, 3, 30)
 assert np.abs(half.astype(np.float64) - want).max() < 2e-3, np.abs(half - want).max()
-print(f"numpy agrees on {n + 2} conversions")
+blocked = np.load(f"{d}/img_blocked.npy")
+assert blocked.dtype == np.float16 and blocked.shape == (2, 1, 6, 5, 4), blocked.shape
+raw = np.load(f"{d}/img.npy").astype(np.float16)
+want = np.pad(raw, ((0, 0), (0, 0), (0, 0), (0, 1)), constant_values=-1)
+assert np.array_equal(blocked, want.reshape(2, 6, 5, 1, 4).transpose(0, 3, 1, 2, 4))
+print(f"numpy agrees on {n + 3} conversions")
 "#;
 
 #[test]
@@ -122,9 +127,22 @@ fn permute_to_converts_as_numpy_casts() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // Padded into blocks of 4 channels, the pad given as a float16.
+    let out = Command::new(BIN)
+        .args(["rearrange", "--check", "b h w (cb c) -> b cb h w c"])
+        .arg(dir.join("img.npy"))
+        .arg(dir.join("img_blocked.npy"))
+        .args(["--axis", "c=4", "--pad", "-1", "--to", "float16"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report = python(CHECK, &dir);
     assert!(
-        report.contains("numpy agrees on 26 conversions"),
+        report.contains("numpy agrees on 27 conversions"),
         "{report}"
     );
     std::fs::remove_dir_all(dir).ok();

@@ -35,7 +35,7 @@ fn permutes_convert_every_pair_as_the_reference_does() {
                     .with_conversion(Conversion::new(from, to).unwrap())
                     .unwrap();
                 let src = common::test_bytes(n * from.size(), (checked + i) as u64);
-                let got = p.run::<u8>(&op, &src).unwrap();
+                let got = p.run::<u8, u8>(&op, &src).unwrap();
                 let want = reference::run(&op, &src).unwrap();
                 assert_eq!(got.len(), n * to.size());
                 for (k, (g, w)) in elements(to, &got)
@@ -121,7 +121,7 @@ fn images_normalise_and_heads_narrow_within_the_bound() {
                 bits.to_le_bytes()[..from.size()].to_vec()
             })
             .collect();
-        let got = elements(to, &p.run::<u8>(&op, &src).unwrap());
+        let got = elements(to, &p.run::<u8, u8>(&op, &src).unwrap());
         let moved = elements(from, &reference::run(&plain, &src).unwrap());
         let want = elements(to, &reference::run(&op, &src).unwrap());
         let affine = c.affine().unwrap();
@@ -165,12 +165,28 @@ fn conversions_that_cannot_run_are_refused() {
     assert!(invalid(op.clone().with_conversion(affine(2, 3))).contains("does not exist"));
     assert!(invalid(op.clone().with_conversion(affine(1, 3))).contains("3 channel values"));
     assert!(op.clone().with_conversion(affine(0, 3)).is_ok());
-    // Padded views do not convert yet.
+    // A padded view's fill is a destination element.
     let padded = wgpu_permute::View::contiguous(&[4, 3])
         .pad(1, 1, 1)
         .unwrap();
     let view = Relayout::view(padded, 12, 4).unwrap().with_fill(&[0; 4]);
-    assert!(invalid(view.with_conversion(f32_to_f16())).contains("padding"));
+    assert!(matches!(
+        view.with_conversion(f32_to_f16())
+            .unwrap()
+            .plan(&DeviceCaps::webgpu()),
+        Err(PermuteError::FillSize { fill: 4, elem: 2 })
+    ));
+    // Per-channel values over several parts (a crop of merged axes) do not convert yet.
+    let crop = Relayout::rearrange_cropped(
+        "n cb h w c -> n (cb c) h w",
+        &[1, 2, 2, 2, 4],
+        &[],
+        4,
+        &[1, 6, 2, 2],
+    )
+    .unwrap();
+    assert!(crop.views().len() > 1);
+    assert!(invalid(crop.with_conversion(affine(1, 6))).contains("several parts"));
     // Another kernel cannot be forced, and a conversion past one binding is a limit.
     let forced = Relayout::permute(&[64, 64], &[1, 0], 4)
         .unwrap()
@@ -262,7 +278,7 @@ fn views_and_rearrangements_convert_as_the_reference_does() {
             };
             let op = op.with_conversion(conversion).unwrap();
             let src = common::test_bytes(op.src_len() * elem, (k * 10 + checked) as u64);
-            let got = p.run::<u8>(&op, &src).unwrap();
+            let got = p.run::<u8, u8>(&op, &src).unwrap();
             assert_eq!(
                 reference::first_mismatch(&op, &src, &got).unwrap(),
                 None,
@@ -274,4 +290,128 @@ fn views_and_rearrangements_convert_as_the_reference_does() {
         }
     }
     eprintln!("{checked} views and rearrangements converted as the reference does");
+}
+
+/// Quads (an innermost dim that stays, moved 4 elements per access on each side), alone
+/// and in runs: every pair, plain conversions (rank 1) and head splits, at offsets of
+/// whole quads; the affine's channel inside a quad and across rows; with guard bytes.
+#[test]
+fn quads_convert_every_pair() {
+    let Some(p) = common::gpu() else { return };
+    let mut ops = Vec::new();
+    for from in Dtype::ALL {
+        for to in Dtype::DESTINATIONS {
+            let c = Conversion::new(from, to).unwrap();
+            let at = |k: u64| (4 * from.size() as u64 * k, 4 * to.size() as u64 * k);
+            // The last two in runs of quads on CPU adapters (rows of 32).
+            let shapes: [(&[usize], &[usize]); 4] = [
+                (&[36], &[0]),
+                (&[3, 5, 8], &[1, 0, 2]),
+                (&[64], &[0]),
+                (&[3, 2, 32], &[1, 0, 2]),
+            ];
+            for (k, (shape, perm)) in shapes.into_iter().enumerate() {
+                let (s, d) = at(k as u64 + 1);
+                ops.push(
+                    Relayout::permute(shape, perm, from.size())
+                        .unwrap()
+                        .with_offsets(s, d)
+                        .with_conversion(c.clone())
+                        .unwrap(),
+                );
+            }
+            // Channels: the innermost axis (4 per quad), and the head axis.
+            for (axis, n) in [(3, 8), (1, 3)] {
+                let scale: Vec<f32> = (0..n).map(|i| 1.0 + i as f32 / 8.0).collect();
+                let bias: Vec<f32> = (0..n).map(|i| i as f32 - 2.0).collect();
+                ops.push(
+                    Relayout::permute(&[2, 3, 3, 8], &[0, 2, 1, 3], from.size())
+                        .unwrap()
+                        .with_conversion(c.clone().with_affine(axis, &scale, &bias).unwrap())
+                        .unwrap(),
+                );
+            }
+        }
+    }
+    let mut runs = 0;
+    for (op, result) in ops.iter().zip(common::check_many(p, &ops)) {
+        let plan = result.unwrap_or_else(|e| panic!("{e}"));
+        assert!(plan.quads, "{op:?}: {plan}");
+        runs += plan.runs as usize;
+    }
+    assert!(runs == 0 || runs == 2 * 36, "{runs} runs of quads");
+}
+
+/// Padding (NCHW -> NCHW4c, the fill a destination element written as it is), crops back
+/// (several parts), and a destination layout of its own (images spaced apart), each
+/// converting, on every kernel they plan for, with guard bytes.
+#[test]
+fn padding_crops_and_strided_outputs_convert() {
+    let Some(p) = common::gpu() else { return };
+    let mut ops = Vec::new();
+    for (from, to) in [
+        (Dtype::U8, Dtype::F32),
+        (Dtype::F32, Dtype::F16),
+        (Dtype::F16, Dtype::BF16),
+        (Dtype::F32, Dtype::U8),
+        (Dtype::I16, Dtype::F32),
+    ] {
+        let c = Conversion::new(from, to).unwrap();
+        // -1 in the destination type (255 for u8).
+        let fill: Vec<u8> = match to {
+            Dtype::F32 => (-1f32).to_le_bytes().to_vec(),
+            Dtype::F16 => vec![0x00, 0xbc],
+            Dtype::BF16 => vec![0x80, 0xbf],
+            _ => vec![0xff],
+        };
+        let blocked = Relayout::rearrange_padded(
+            "n (cb c) h w -> n cb h w c",
+            &[2, 6, 3, 4],
+            &[("c", 4)],
+            from.size(),
+            &fill,
+        )
+        .unwrap();
+        ops.push(blocked.with_conversion(c.clone()).unwrap());
+        // Interleaved channels padded to 4, the fill in the innermost dim.
+        let quads = Relayout::rearrange_padded(
+            "b h w (cb c) -> b cb h w c",
+            &[2, 6, 5, 3],
+            &[("c", 4)],
+            from.size(),
+            &fill,
+        )
+        .unwrap();
+        ops.push(quads.with_conversion(c.clone()).unwrap());
+        let scaled = c.clone().with_affine(0, &[0.5], &[1.0]).unwrap();
+        let crop = Relayout::rearrange_cropped(
+            "n cb h w c -> n (cb c) h w",
+            &[2, 2, 3, 4, 4],
+            &[],
+            from.size(),
+            &[2, 6, 3, 4],
+        )
+        .unwrap();
+        ops.push(crop.with_conversion(scaled).unwrap());
+        // [n, hw, 3] -> [n, 3, hw], images 8 elements apart in the destination (rows of
+        // whole words of any destination type).
+        let (n, hw) = (2, 40);
+        let spaced = View {
+            dst_strides: Some(vec![3 * hw + 8, hw, 1]),
+            ..View::permuted(&[n, hw, 3], &[0, 2, 1]).unwrap()
+        };
+        let op = Relayout::view(spaced, n * 3 * hw, from.size())
+            .unwrap()
+            .with_conversion(c.clone())
+            .unwrap();
+        // The gaps between images are not written: run (zeroed), not check_many (guard
+        // bytes).
+        let src = common::test_bytes(n * 3 * hw * from.size(), 7);
+        let got = p.run::<u8, u8>(&op, &src).unwrap();
+        let mismatch = reference::first_mismatch(&op, &src, &got).unwrap();
+        assert_eq!(mismatch, None, "{} -> {} spaced", from.name(), to.name());
+    }
+    for result in common::check_many(p, &ops) {
+        result.unwrap_or_else(|e| panic!("{e}"));
+    }
 }

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use wgpu_permute::convert::Dtype;
-use wgpu_permute::plan::{IndexMath, MicroVariant, Variant};
+use wgpu_permute::plan::{GenericVariant, IndexMath, MicroVariant, Variant};
 use wgpu_permute::shaders;
 
 /// The variants a device without `SHADER_INT64` (any WebGPU device) can be planned to run.
@@ -39,19 +39,42 @@ fn pipelined(variants: &[Variant]) -> Vec<bool> {
         let ranks = &by_combination[combination];
         chosen[ranks[k % ranks.len().min(3)]] = true;
     }
-    // The micro kernel's conversions (CPU adapters; never planned for the WebGPU profile)
-    // are unrolled blocks of up to 256 conversions, which SwiftShader compiles slowly:
-    // the image pair's only (u8 -> f32 and back).
+    // Conversions: the pipelines of one pair per pair of element sizes (the conversion
+    // functions are compiled for every pair by the front end); of the micro kernel's
+    // (CPU adapters; never planned for the WebGPU profile: unrolled blocks of up to 256
+    // conversions, which SwiftShader compiles slowly), the image pair's only.
+    let representative = representative_pairs();
     for (i, v) in variants.iter().enumerate() {
-        if let Variant::Micro(MicroVariant {
-            convert: Some(c), ..
-        }) = v
-        {
-            let image = [(Dtype::U8, Dtype::F32), (Dtype::F32, Dtype::U8)];
-            chosen[i] &= image.contains(&(c.key.from, c.key.to));
-        }
+        let pair = match v {
+            Variant::Generic(GenericVariant {
+                convert: Some(c), ..
+            }) => (c.from, c.to),
+            Variant::Micro(MicroVariant {
+                convert: Some(c), ..
+            }) => {
+                let image = [(Dtype::U8, Dtype::F32), (Dtype::F32, Dtype::U8)];
+                chosen[i] &= image.contains(&(c.key.from, c.key.to));
+                continue;
+            }
+            _ => continue,
+        };
+        chosen[i] &= representative.contains(&pair);
     }
     chosen
+}
+
+/// The first pair of types (in [`conversions`]' order) of each pair of element sizes.
+fn representative_pairs() -> Vec<(Dtype, Dtype)> {
+    let mut sizes = Vec::new();
+    conversions()
+        .into_iter()
+        .filter(|(from, to)| {
+            let size = (from.size(), to.size());
+            let first = !sizes.contains(&size);
+            sizes.push(size);
+            first
+        })
+        .collect()
 }
 
 /// Every (source, destination) pair of element types a conversion takes.

@@ -91,7 +91,7 @@ pub enum Command {
         #[arg(long = "axis", value_name = "NAME=SIZE")]
         axes: Vec<String>,
         /// Pad a split that does not divide (its inferred axis rounds up) with this value,
-        /// in the file's dtype (e.g. --pad -1): 'n (cb c) h w -> n cb h w c' --axis c=4
+        /// in the output's dtype (the file's, or --to's; e.g. --pad -1): 'n (cb c) h w -> n cb h w c' --axis c=4
         /// on 6 channels gives 2 blocks, the last 2 channels filled.
         #[arg(long, value_name = "VALUE", allow_hyphen_values = true)]
         pad: Option<String>,

@@ -34,10 +34,6 @@ pub fn run(a: Args) -> Result<(), String> {
     if tensor.fortran_order {
         shape.reverse();
     }
-    let fill = match a.pad {
-        Some(pad) => stored_order(pad_value(pad, &tensor.dtype)?, &tensor.dtype),
-        None => Vec::new(),
-    };
     let cannot = |e: &dyn std::fmt::Display| {
         format!(
             "cannot rearrange {} of shape {shape:?}: {e}",
@@ -59,19 +55,6 @@ pub fn run(a: Args) -> Result<(), String> {
         tensor.elem_size,
         tensor.data.len() / tensor.elem_size.max(1),
     );
-    let op = if r.is_padded() {
-        let view = r.view(&strides).map_err(|e| cannot(&e))?;
-        Relayout::view(view, len, elem).map(|op| op.with_fill(&fill))
-    } else if let Some(crop) = a.crop {
-        let parts = r.cropped_views(&strides, crop).map_err(|e| cannot(&e))?;
-        let crop_len = crop.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
-        let crop_len = crop_len.ok_or_else(|| cannot(&"the crop's size overflows"))?;
-        Relayout::parts(parts, len, crop_len, elem)
-    } else {
-        let (shape, perm) = args::stored_view(&r, tensor.fortran_order);
-        Relayout::permute(&shape, &perm, elem)
-    };
-    let mut op = op.map_err(|e| cannot(&e))?;
     // A channel axis names one elementary output axis; the plain rearrangement is a permute
     // of the elementary axes, whose output axis `k` is split axis `perm[k]`.
     let axis = |name: &str| {
@@ -90,8 +73,30 @@ pub fn run(a: Args) -> Result<(), String> {
             )),
         }
     };
+    let conversion = a.convert.conversion(&tensor.dtype, axis)?;
+    // --pad is a value of the output's dtype: the destination type's when converting.
+    let out_type = conversion
+        .as_ref()
+        .map_or(&tensor.dtype, |(_, dtype)| dtype);
+    let fill = match a.pad {
+        Some(pad) => stored_order(pad_value(pad, out_type)?, out_type),
+        None => Vec::new(),
+    };
+    let op = if r.is_padded() {
+        let view = r.view(&strides).map_err(|e| cannot(&e))?;
+        Relayout::view(view, len, elem).map(|op| op.with_fill(&fill))
+    } else if let Some(crop) = a.crop {
+        let parts = r.cropped_views(&strides, crop).map_err(|e| cannot(&e))?;
+        let crop_len = crop.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+        let crop_len = crop_len.ok_or_else(|| cannot(&"the crop's size overflows"))?;
+        Relayout::parts(parts, len, crop_len, elem)
+    } else {
+        let (shape, perm) = args::stored_view(&r, tensor.fortran_order);
+        Relayout::permute(&shape, &perm, elem)
+    };
+    let mut op = op.map_err(|e| cannot(&e))?;
     let mut out_dtype = None;
-    if let Some((conversion, dtype)) = a.convert.conversion(&tensor.dtype, axis)? {
+    if let Some((conversion, dtype)) = conversion {
         op = op.with_conversion(conversion).map_err(|e| cannot(&e))?;
         out_dtype = Some(dtype);
     }
