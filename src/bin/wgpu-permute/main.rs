@@ -524,7 +524,9 @@ fn run_bench(args: BenchArgs, options: Options) -> Result<()> {
         Some(_) => None,
     };
     let command = std::env::args().collect::<Vec<_>>().join(" ");
-    println!("{}", bench::table(&device, bench.clock(), &results));
+    if !results.is_empty() || converted.is_empty() {
+        println!("{}", bench::table(&device, bench.clock(), &results));
+    }
     if !converted.is_empty() {
         println!("{}", bench::convert_table(&converted));
     }

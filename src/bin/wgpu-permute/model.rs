@@ -43,7 +43,11 @@ pub fn run(args: Args) -> Result<(), String> {
     }
     let figures =
         diagnostics::model_kernels(&p, &req, &kernels, warp, args.padding).map_err(err)?;
-    let chosen = plan::modelled_best(&figures, &kernels);
+    // Conversions do not consult the model yet: a GPU permuter runs what the plan says.
+    let chosen = match args.conversion {
+        Some(_) => Some(base.kernel),
+        None => plan::modelled_best(&figures, &kernels),
+    };
     let device = super::device_name(&p);
     if args.json {
         let kernels: Vec<_> = figures.iter().map(figures_json).collect();
