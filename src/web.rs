@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::bench::Case;
+use crate::bench::{Case, ConvertCase};
 use crate::plan::{DeviceCaps, Options, SpecializeReason};
 use crate::work::{Recorded, Work};
 use crate::{PermuteError, Relayout, reference};
@@ -58,12 +58,18 @@ pub fn case(about: Value, op: &Relayout, caps: &DeviceCaps) -> Result<Value, Per
         });
         plans = op.plan(caps)?;
     }
-    let elem = op.elem_size() as u64;
+    let (elem, dst_elem) = (op.elem_size() as u64, op.dst_elem_size() as u64);
     let (src_offset, dst_offset) = op.offsets();
-    let (source_bytes, bytes) = (op.src_len() as u64 * elem, op.dst_len() as u64 * elem);
+    let (source_bytes, bytes) = (op.src_len() as u64 * elem, op.dst_len() as u64 * dst_elem);
     let size = |n: u64| usize::try_from(n).map_err(|_| PermuteError::SizeOverflow);
-    // The copies move the output's bytes in whole 16-byte units from offset 0.
-    let copy_bytes = bytes.next_multiple_of(16).max(16);
+    // The bytes a case counts as moved: the output's twice, as the benchmark counts them,
+    // or a conversion's read plus written. The copies move half of them in whole 16-byte
+    // units from offset 0 (reading and writing as many bytes).
+    let traffic = match op.conversion() {
+        Some(_) => source_bytes + bytes,
+        None => 2 * bytes,
+    };
+    let copy_bytes = (traffic / 2).next_multiple_of(16).max(16);
     let src_size = (src_offset + source_bytes)
         .next_multiple_of(16)
         .max(copy_bytes);
@@ -81,6 +87,7 @@ pub fn case(about: Value, op: &Relayout, caps: &DeviceCaps) -> Result<Value, Per
         "elem_size": elem,
         "bytes": bytes,
         "source_bytes": source_bytes,
+        "traffic": traffic,
         "kernel": plans.first().map(|p| p.kernel.name()),
         "plan": plans.first().map(|p| p.to_string()),
         "src_size": src_size,
@@ -106,6 +113,36 @@ pub fn bench_case(case: &Case, caps: &DeviceCaps) -> Result<Value, PermuteError>
         "view": case.view,
     });
     self::case(about, &case.op, caps)
+}
+
+/// A conversion case for the page, described as `wgpu-permute bench --json` describes the
+/// conversions section's rows.
+pub fn convert_case(case: &ConvertCase, caps: &DeviceCaps) -> Result<Value, PermuteError> {
+    let c = case.fused.conversion();
+    let about = json!({
+        "label": case.label,
+        "case": case.label,
+        "from": c.map(|c| c.from().name()),
+        "to": c.map(|c| c.to().name()),
+    });
+    self::case(about, &case.fused, caps)
+}
+
+/// The page's suite, each case's outermost dim divided by `shrink`: the permutes, the
+/// views, then the conversions (without their affines: the page checks outputs by
+/// checksum, and an affine's results may differ in the last bit between devices, within
+/// its bound), planned for the WebGPU profile.
+pub fn suite_cases(shrink: usize) -> Result<Vec<Value>, PermuteError> {
+    let outer = |n: usize| n / shrink.max(1);
+    let caps = DeviceCaps::webgpu();
+    let moves = crate::bench::default_suite_sized(&outer)
+        .into_iter()
+        .chain(crate::bench::view_suite_sized(&outer));
+    let conversions = crate::bench::convert_suite_sized(&|n| outer(n).max(1), false);
+    moves
+        .map(|case| bench_case(&case, &caps))
+        .chain(conversions.iter().map(|case| convert_case(case, &caps)))
+        .collect()
 }
 
 /// The suite as the classic script the page loads (pages opened from `file://` cannot

@@ -106,7 +106,7 @@
                 buffer_copy_median_s: bufferCopy.median,
                 shader_copy_median_s: shaderCopy.median,
                 repetitions: permute.reps,
-                gbps: (2 * c.bytes) / permute.median / 1e9,
+                gbps: (c.traffic ?? 2 * c.bytes) / permute.median / 1e9,
                 vs_buffer_copy: bufferCopy.median / permute.median,
                 vs_shader_copy: shaderCopy.median / permute.median,
             });

@@ -60,7 +60,36 @@ impl ConvertCase {
 /// The suite: an image batch into a vision model and back out, and attention heads
 /// narrowed to f16. `scale` multiplies the outermost dim.
 pub fn convert_suite(scale: usize) -> Vec<ConvertCase> {
-    let s = scale.max(1);
+    convert_suite_sized(&|n| n * scale.max(1), true)
+}
+
+/// The suite with each case's outermost dim `outer(n)` of its usual `n`; without
+/// `affine`, the same moves and types without their affines (outputs that are exact on
+/// every device, as the bench page checks them by checksum).
+pub fn convert_suite_sized(outer: &dyn Fn(usize) -> usize, affine: bool) -> Vec<ConvertCase> {
+    if !affine {
+        let plain = |from, to| Conversion::new(from, to).expect("a valid conversion");
+        return vec![
+            ConvertCase::new(
+                &[outer(32), 224, 224, 3],
+                &[0, 3, 1, 2],
+                plain(Dtype::U8, Dtype::F32),
+                "",
+            ),
+            ConvertCase::new(
+                &[outer(32), 3, 224, 224],
+                &[0, 2, 3, 1],
+                plain(Dtype::F32, Dtype::U8),
+                "",
+            ),
+            ConvertCase::new(
+                &[outer(8), 512, 16, 64],
+                &[0, 2, 1, 3],
+                plain(Dtype::F32, Dtype::F16),
+                "",
+            ),
+        ];
+    }
     let normalise = Conversion::new(Dtype::U8, Dtype::F32)
         .and_then(|c| c.normalized(1, &[0.485, 0.456, 0.406], &[0.229, 0.224, 0.225]))
         .expect("a valid normalisation");
@@ -70,13 +99,13 @@ pub fn convert_suite(scale: usize) -> Vec<ConvertCase> {
     let narrow = Conversion::new(Dtype::F32, Dtype::F16).expect("a valid conversion");
     vec![
         ConvertCase::new(
-            &[32 * s, 224, 224, 3],
+            &[outer(32), 224, 224, 3],
             &[0, 3, 1, 2],
             normalise,
             " normalised",
         ),
-        ConvertCase::new(&[32 * s, 3, 224, 224], &[0, 2, 3, 1], to_bytes, " * 255"),
-        ConvertCase::new(&[8 * s, 512, 16, 64], &[0, 2, 1, 3], narrow, ""),
+        ConvertCase::new(&[outer(32), 3, 224, 224], &[0, 2, 3, 1], to_bytes, " * 255"),
+        ConvertCase::new(&[outer(8), 512, 16, 64], &[0, 2, 1, 3], narrow, ""),
     ]
 }
 

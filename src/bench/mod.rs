@@ -16,7 +16,9 @@ use thiserror::Error;
 
 mod convert;
 mod suite;
-pub use convert::{ConvertCase, ConvertResult, convert_suite, convert_suite_to, convert_table};
+pub use convert::{
+    ConvertCase, ConvertResult, convert_suite, convert_suite_sized, convert_suite_to, convert_table,
+};
 pub use suite::{Case, default_suite, default_suite_sized, view_suite, view_suite_sized};
 
 /// Measurements of one case.

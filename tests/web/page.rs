@@ -2,19 +2,12 @@
 //! suite, shrunk, runs to the end with every case's output checked and timed against the
 //! copies; and the committed suite (web/suite.js) is the one the code makes now.
 
-use wgpu_permute::bench::{default_suite_sized, view_suite_sized};
-use wgpu_permute::{DeviceCaps, web};
+use wgpu_permute::web;
 
 /// The suite with each case's outermost dim divided by `shrink`, as `wgpu-permute
 /// web-suite --shrink` writes it.
 fn suite(shrink: usize, made_by: &str) -> String {
-    let outer = |n: usize| n / shrink;
-    let cases = default_suite_sized(&outer)
-        .iter()
-        .chain(&view_suite_sized(&outer))
-        .map(|case| web::bench_case(case, &DeviceCaps::webgpu()).unwrap())
-        .collect();
-    web::suite_script(cases, made_by)
+    web::suite_script(web::suite_cases(shrink).unwrap(), made_by)
 }
 
 #[test]
@@ -30,7 +23,7 @@ fn the_bench_page_runs_every_case_in_chromium() {
         &format!("runs=1&suite=file://{}", path.display()),
     );
     let cases = report["cases"].as_array().expect("cases");
-    assert_eq!(cases.len(), 22, "{report}");
+    assert_eq!(cases.len(), 22 + 3, "{report}");
     for case in cases {
         assert_eq!(case["verified"], true, "{case}");
         let ratio = case["ratio_to_copy"].as_f64().unwrap_or(f64::NAN);

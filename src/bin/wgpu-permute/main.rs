@@ -138,14 +138,7 @@ fn run(cli: Cli) -> Result<()> {
 
 /// Writes the bench page's suite: every benchmark case planned for the WebGPU profile.
 fn web_suite(out: &Path, shrink: usize) -> Result<()> {
-    let outer = |n: usize| n / shrink;
-    let caps = DeviceCaps::webgpu();
-    let cases = bench::default_suite_sized(&outer)
-        .iter()
-        .chain(&bench::view_suite_sized(&outer))
-        .map(|case| web::bench_case(case, &caps))
-        .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
+    let cases = web::suite_cases(shrink).map_err(|e| e.to_string())?;
     let made_by = match shrink {
         1 => "wgpu-permute web-suite".to_string(),
         n => format!("wgpu-permute web-suite --shrink {n}"),
