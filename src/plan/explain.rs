@@ -21,6 +21,9 @@ impl KernelReason {
             KernelReason::IdentityOddBytes => {
                 "the permutation is the identity, but its byte count is not a multiple of 4 as buffer copies need".into()
             }
+            KernelReason::ConversionStrips => {
+                "elements are converted on the way between interleaved channels and planes: the tiled kernel's strips, reads and writes coalesced".into()
+            }
             KernelReason::Conversion => {
                 "elements are converted on the way: the generic kernel converts each one as it gathers it".into()
             }
@@ -189,6 +192,18 @@ impl Plan {
         }
         if let Some((b, r, c)) = self.batch_rows_cols() {
             match self.kernel {
+                Kernel::Tiled if self.conversion.is_some() => {
+                    if let Ok(strip) = super::select::tiled_strip(self) {
+                        let (n, how) = match strip {
+                            Strip::Cols(n) => (n, "interleaved source to planes"),
+                            Strip::Rows(n) => (n, "planes to an interleaved destination"),
+                        };
+                        why.push(format!(
+                            "strips of {} quads ({how}, {n} channels): each invocation moves 4 neighbouring pixels of every channel, one access per plane, the interleaved side's whole words staged in workgroup memory and moved in order, {b} batches",
+                            super::tuning::TILED_STRIP_WORKGROUP
+                        ));
+                    }
+                }
                 Kernel::Tiled => {
                     let tile = self.tile.unwrap_or(Tile::for_unit(self.unit));
                     why.push(format!(

@@ -310,7 +310,10 @@ pub fn plan_with(
         let shape: Vec<u64> = req.shape.iter().map(|&d| d as u64).collect();
         (plan.dims, plan.dims_perm) = simplify(&shape, req.perm);
         (plan.index, plan.reasons.index) = select::choose_index(&plan, caps, opts)?;
-        (plan.kernel, plan.reasons.kernel) = select::choose_convert_kernel(&plan, caps, opts)?;
+        let limit = binding_limit(caps, opts);
+        let one_binding = plan.src_extent() <= limit && plan.dst_extent() <= limit;
+        (plan.kernel, plan.reasons.kernel) =
+            select::choose_convert_kernel(&plan, caps, opts, one_binding)?;
         return finish(plan, caps, opts, learned);
     }
     let (dims, dims_perm, unit) = simplify::in_units(
@@ -356,14 +359,6 @@ fn finish(
     let limit = binding_limit(caps, opts);
     let one_binding = plan.src_extent() <= limit && plan.dst_extent() <= limit;
     let converting = plan.conversion.is_some();
-    if !one_binding && converting {
-        return Err(PermuteError::DeviceLimit {
-            what: "a conversion (conversions are not split into binding windows yet)",
-            limit: "max_storage_buffer_binding_size",
-            need: plan.src_extent().max(plan.dst_extent()),
-            have: limit,
-        });
-    }
     if !one_binding && plan.view.is_some() {
         return Err(PermuteError::DeviceLimit {
             what: "a strided view (views are not split into binding windows yet)",
@@ -372,7 +367,7 @@ fn finish(
             have: limit,
         });
     }
-    plan.quads = select::choose_quads(&plan);
+    plan.quads = select::choose_quads(&plan, one_binding);
     plan.runs = select::choose_runs(&plan, caps, one_binding);
     if one_binding {
         let total = plan.workgroups();

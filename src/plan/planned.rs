@@ -235,14 +235,31 @@ impl Plan {
                     }),
                 }))
             }
-            Kernel::Tiled => Some(Variant::Tiled(TiledVariant { rank, unit })),
+            Kernel::Tiled => Some(Variant::Tiled(TiledVariant {
+                rank,
+                unit,
+                strip: match &self.conversion {
+                    Some(c) => Some(TiledStrip {
+                        strip: select::tiled_strip(self).ok()?,
+                        convert: BlockConvert {
+                            key: ConvertKey {
+                                from: c.from(),
+                                to: c.to(),
+                                affine: c.affine().is_some(),
+                            },
+                            channel: self.channels().map(|ch| ch.at),
+                        },
+                    }),
+                    None => None,
+                },
+            })),
             Kernel::Micro => Some(Variant::Micro(MicroVariant {
                 rank,
                 unit,
                 block: select::micro_block(self).ok()?,
                 padded: bounded,
                 access64: self.access64,
-                convert: self.conversion.as_ref().map(|c| MicroConvert {
+                convert: self.conversion.as_ref().map(|c| BlockConvert {
                     key: ConvertKey {
                         from: c.from(),
                         to: c.to(),
@@ -259,6 +276,15 @@ impl Plan {
     /// tile geometry of a tiled plan).
     pub(super) fn workgroups(&mut self) -> u64 {
         match self.kernel {
+            Kernel::Tiled if self.conversion.is_some() => {
+                // Strips: tiles of TILED_STRIP_WORKGROUP quads along the long dim.
+                let (b, r, c) = self.batch_rows_cols().unwrap_or((0, 0, 0));
+                let long = match select::tiled_strip(self) {
+                    Ok(Strip::Cols(_)) => r,
+                    _ => c,
+                };
+                b * (long / 4).div_ceil(TILED_STRIP_WORKGROUP as u64)
+            }
             Kernel::Tiled => {
                 let tile = Tile::for_unit(self.unit);
                 self.tile = Some(tile);

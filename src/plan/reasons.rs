@@ -132,6 +132,8 @@ pub enum Misfit {
     Windowed,
     /// A view whose layout the tiles cannot read or write (see `view_fits`).
     ViewLayout,
+    /// A conversion the tiled kernel's strips cannot take (see `select::tiled_strip`).
+    Strips,
     /// A padded view: the tiled kernel reads no bounds, and the micro kernel only bounds on
     /// whole block rows (not on the source's innermost dim, which its rows read whole).
     Padded,
@@ -152,6 +154,9 @@ impl Misfit {
                 "both block sides must be divisible by 4 elements with offsets in whole words, or (8-byte units) by 2 with offsets and strides in whole 16 bytes, or (unpadded) one side a dim of at most 8 elements contiguous on its side with the other divisible by the elements in 16 bytes"
             }
             Misfit::WideUnit => "16-byte units already move as whole vectors",
+            Misfit::Strips => {
+                "the tiled kernel converts only between an interleaved dim of 2 to 8 elements and planes whose length divides by 4, with offsets and strides in whole quads and words"
+            }
             Misfit::Index64 => "it uses 32-bit index math only",
             Misfit::WorkgroupLimits => "the tile does not fit the device's workgroup limits",
             Misfit::Windowed => {
@@ -185,6 +190,9 @@ pub enum KernelReason {
     InnermostStays,
     /// Elements are converted on the way: the generic kernel converts, element by element.
     Conversion,
+    /// Elements are converted on the way between interleaved channels and planes, on a
+    /// GPU: the tiled kernel's strips.
+    ConversionStrips,
     /// The tensor exceeds one storage binding (of this many bytes): the generic kernel over
     /// windows, the only kernel that splits.
     Windowed {

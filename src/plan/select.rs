@@ -148,25 +148,84 @@ fn by_device(plan: &Plan, caps: &DeviceCaps, rows: u64, cols: u64) -> (Kernel, K
     }
 }
 
+/// The tiled kernel's strips for a conversion between an interleaved `[L, n]` and a planar
+/// `[n, L]` layout of each batch (colour channels): the short dim `n` (2 to
+/// [`STRIP_MAX`]) is the columns, back to back in the source ([`Strip::Cols`]), or the
+/// rows, back to back in the destination ([`Strip::Rows`]); `L` divides into quads of 4,
+/// and every offset and stride keeps a quad one access on the planar side and the
+/// interleaved side's tile in whole words. One binding, 32-bit index math.
+pub fn tiled_strip(plan: &Plan) -> Result<Strip, Misfit> {
+    let Some((_, r, c)) = plan.batch_rows_cols() else {
+        return Err(Misfit::InnermostStays);
+    };
+    if plan.conversion.is_none() || plan.view.is_some() {
+        return Err(Misfit::ViewLayout);
+    }
+    if plan.index != IndexMath::U32 {
+        return Err(Misfit::Index64);
+    }
+    let (a, last) = (plan.row_dim().unwrap_or(0), plan.dims.len() - 1);
+    let ins = plan.in_strides();
+    let outs = plan.out_strides_by_input_dim();
+    let (ss, ds) = (plan.unit as u64, plan.dst_unit() as u64);
+    // Elements per word on each side (a word holds one to four elements).
+    let (spw, dpw) = (4 / ss, 4 / ds);
+    let short = |n: u64| (2..=STRIP_MAX as u64).contains(&n);
+    let batch = plan.batch_dims();
+    let strip = if short(c) && ins[a] == c && r.is_multiple_of(4) {
+        // Interleaved source (whole words per tile), planar destination (quads).
+        let words = |s: u64| s.is_multiple_of(spw);
+        let quads = |s: u64| s.is_multiple_of(4);
+        (words(plan.src_start() / ss) && batch.iter().all(|&d| words(ins[d])))
+            .then_some(())
+            .filter(|()| {
+                plan.dst_offset.is_multiple_of(4 * ds)
+                    && quads(outs[last])
+                    && batch.iter().all(|&d| quads(outs[d]))
+            })
+            .map(|()| Strip::Cols(c as u32))
+    } else if short(r) && outs[last] == r && c.is_multiple_of(4) {
+        // Planar source (quads), interleaved destination (whole words per tile).
+        let words = |s: u64| s.is_multiple_of(dpw);
+        let quads = |s: u64| s.is_multiple_of(4);
+        (plan.src_start().is_multiple_of(4 * ss)
+            && quads(ins[a])
+            && batch.iter().all(|&d| quads(ins[d])))
+        .then_some(())
+        .filter(|()| words(plan.dst_offset / ds) && batch.iter().all(|&d| words(outs[d])))
+        .map(|()| Strip::Rows(r as u32))
+    } else {
+        None
+    };
+    strip.ok_or(Misfit::Strips)
+}
+
 /// The kernel of a conversion: register blocks on a CPU device where they fit (or where
 /// forced), else the generic kernel, which converts element by element.
 pub(super) fn choose_convert_kernel(
     plan: &Plan,
     caps: &DeviceCaps,
     opts: &Options,
+    one_binding: bool,
 ) -> Result<(Kernel, KernelReason), PermuteError> {
     let refuse = |what, why| PermuteError::ForcedChoice { what, why };
     match opts.kernel {
         Some(Kernel::Generic) => Ok((Kernel::Generic, KernelReason::Forced)),
-        Some(Kernel::Micro) => micro_fits(plan, true)
+        Some(Kernel::Micro) => micro_fits(plan, one_binding)
             .map(|()| (Kernel::Micro, KernelReason::Forced))
             .map_err(|m| refuse("micro kernel", m.why())),
+        Some(Kernel::Tiled) => strips_fit(plan, one_binding)
+            .map(|()| (Kernel::Tiled, KernelReason::Forced))
+            .map_err(|m| refuse("tiled kernel", m.why())),
         Some(_) => Err(refuse(
             "kernel",
-            "conversions run on the generic and micro kernels",
+            "conversions run on the generic, tiled and micro kernels",
         )),
-        None if prefer_micro(caps) && micro_fits(plan, true).is_ok() => {
+        None if prefer_micro(caps) && micro_fits(plan, one_binding).is_ok() => {
             Ok((Kernel::Micro, KernelReason::CpuMicro))
+        }
+        None if !prefer_micro(caps) && strips_fit(plan, one_binding).is_ok() => {
+            Ok((Kernel::Tiled, KernelReason::ConversionStrips))
         }
         None => Ok((Kernel::Generic, KernelReason::Conversion)),
     }
@@ -295,14 +354,16 @@ pub(super) fn choose_specialize(
     })
 }
 
-/// Whether a conversion on the generic kernel moves quads: its innermost dim stays (so 4
+/// Whether a conversion on the generic kernel moves quads (in one binding): its innermost
+/// dim stays (so 4
 /// consecutive output elements are 4 consecutive source elements), divides by 4, and both
 /// offsets are whole quads of their side's elements. Each item is then one source access
 /// of 4, 8 or 16 bytes and one destination access likewise: neighbouring threads' accesses
 /// are contiguous on a GPU, and a CPU adapter pays one access per 4 elements instead of 8.
-pub fn choose_quads(plan: &Plan) -> bool {
+pub fn choose_quads(plan: &Plan, one_binding: bool) -> bool {
     let last = plan.dims.len() - 1;
-    plan.conversion.is_some()
+    one_binding
+        && plan.conversion.is_some()
         && plan.kernel == Kernel::Generic
         && plan.view.is_none()
         && plan.dims_perm.last() == Some(&last)
@@ -387,6 +448,16 @@ pub fn choose_access64(
 /// `SHADER_INT64` (see [`choose_access64`]). The bench's shader copy follows it too.
 pub fn prefers_access64(caps: &DeviceCaps) -> bool {
     caps.cpu && caps.int64
+}
+
+/// Whether the tiled kernel's strips can run this conversion (see [`tiled_strip`]), in one
+/// binding.
+fn strips_fit(plan: &Plan, one_binding: bool) -> Result<(), Misfit> {
+    tiled_strip(plan)?;
+    match one_binding {
+        true => Ok(()),
+        false => Err(Misfit::Windowed),
+    }
 }
 
 /// Whether the micro-tile kernel can run this plan: the innermost dim moves, 32-bit index

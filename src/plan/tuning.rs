@@ -12,6 +12,10 @@ pub const GENERIC_WORKGROUP: u32 = 256;
 /// large tensors do not notice the size (64, 128 and 256 measured alike).
 pub const MICRO_WORKGROUP: u32 = 128;
 
+/// Invocations per workgroup of the tiled kernel's strips (two warps of 32; each moves a
+/// quad of 4 pixels of every channel, so a tile is 256 pixels).
+pub const TILED_STRIP_WORKGROUP: u32 = 64;
+
 /// Output items (units, or packed words) each thread of the generic kernel writes. More items
 /// per thread amortise the workgroup bookkeeping; 4 keeps enough threads for small tensors.
 pub const GENERIC_ITEMS: u32 = 4;

@@ -80,6 +80,18 @@ pub struct TiledVariant {
     pub rank: usize,
     /// Movement size in bytes.
     pub unit: u32,
+    /// A conversion between interleaved and planar layouts of a short dim (colour
+    /// channels), in strips instead of square tiles (see `select::tiled_strip`).
+    pub strip: Option<TiledStrip>,
+}
+
+/// The tiled kernel's strips: which side is the short dim, and the conversion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TiledStrip {
+    /// [`Strip::Cols`]: the source interleaved; [`Strip::Rows`]: the destination.
+    pub strip: Strip,
+    /// The conversion.
+    pub convert: BlockConvert,
 }
 
 /// The micro kernel's shader: register blocks, 32-bit index math.
@@ -96,13 +108,13 @@ pub struct MicroVariant {
     /// Storage is accessed as 64-bit components (see [`Plan::access64`]).
     pub access64: bool,
     /// Elements converted on the way, and where the affine's channel index comes from.
-    pub convert: Option<MicroConvert>,
+    pub convert: Option<BlockConvert>,
 }
 
-/// A micro kernel's conversion: the types, and which of the block's indices names an
-/// element's channel (none: one scale and bias for all, or no affine).
+/// A conversion on a block of a tiled or micro kernel: the types, and which of the block's
+/// indices names an element's channel (none: one scale and bias for all, or no affine).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct MicroConvert {
+pub struct BlockConvert {
     /// The two types and whether an affine runs.
     pub key: ConvertKey,
     /// Where the channel comes from (see [`Plan::channels`]).
@@ -277,7 +289,24 @@ impl std::fmt::Display for Variant {
                     write!(f, " quads")?;
                 }
             }
-            Variant::Tiled(_) => {}
+            Variant::Tiled(t) => {
+                if let Some(s) = t.strip {
+                    let c = s.convert;
+                    write!(
+                        f,
+                        " strip {:?} convert {} -> {}",
+                        s.strip,
+                        c.key.from.name(),
+                        c.key.to.name()
+                    )?;
+                    if c.key.affine {
+                        write!(f, " affine")?;
+                    }
+                    if let Some(at) = c.channel {
+                        write!(f, " channels on {at:?}")?;
+                    }
+                }
+            }
             Variant::Micro(m) => {
                 if m.padded {
                     write!(f, " padded")?;

@@ -16,17 +16,20 @@ pub(super) fn split_into_chunks(
     caps: &DeviceCaps,
     limit: u64,
 ) -> Result<Vec<Chunk>, PermuteError> {
-    let unit = plan.unit as u64;
+    // A conversion's two sides have elements of their own sizes.
+    let (unit, dst_unit) = (plan.unit as u64, plan.dst_unit() as u64);
     let align = (caps.storage_offset_alignment.max(4)) as u64;
     let too_small = || PermuteError::DeviceLimit {
         what: "a binding window of one row",
         limit: "max_storage_buffer_binding_size",
-        need: align + 4 + unit,
+        need: align + 4 + unit.max(dst_unit),
         have: limit,
     };
-    // Window spans (in units) this box may have, leaving room for aligning its start.
-    let max_span = limit.checked_sub(align + 4).ok_or_else(too_small)? / unit;
-    if max_span == 0 {
+    // Window spans (in each side's units) this box may have, leaving room for aligning
+    // its start.
+    let room = limit.checked_sub(align + 4).ok_or_else(too_small)?;
+    let (max_src, max_dst) = (room / unit, room / dst_unit);
+    if max_src == 0 || max_dst == 0 {
         return Err(too_small());
     }
     let too_many = || PermuteError::DeviceLimit {
@@ -49,7 +52,7 @@ pub(super) fn split_into_chunks(
     while let Some((lo, hi)) = todo.pop() {
         let mut piece: Vec<u64> = (0..lo.len()).map(|d| hi[d] - lo[d]).collect();
         let mut fits = true;
-        for strides in [&in_strides, &out_strides] {
+        for (strides, max_span) in [(&in_strides, max_src), (&out_strides, max_dst)] {
             let whole = span(&lo, &hi, strides);
             if whole <= max_span {
                 continue;
@@ -105,7 +108,7 @@ pub(super) fn split_into_chunks(
     }
     boxes.sort();
 
-    let window = |offset: u64, lo: &[u64], hi: &[u64], strides: &[u64]| {
+    let window = |offset: u64, lo: &[u64], hi: &[u64], strides: &[u64], unit: u64| {
         let first: u64 = (0..lo.len()).map(|d| lo[d] * strides[d]).sum();
         let start = offset + first * unit;
         let end = start + span(lo, hi, strides) * unit;
@@ -115,15 +118,16 @@ pub(super) fn split_into_chunks(
     boxes
         .into_iter()
         .map(|(lo, hi)| {
-            let dst_window = window(plan.dst_offset, &lo, &hi, &out_strides);
-            let items = if plan.pack() == 1 {
+            let dst_window = window(plan.dst_offset, &lo, &hi, &out_strides, dst_unit);
+            // Units of the box, or (packed data, conversions) words of its window.
+            let items = if plan.pack() == 1 && plan.conversion.is_none() {
                 (0..lo.len()).map(|d| hi[d] - lo[d]).product()
             } else {
                 dst_window.1 / 4
             };
             let total = items.div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64);
             Ok(Chunk {
-                src_window: window(plan.src_offset, &lo, &hi, &in_strides),
+                src_window: window(plan.src_offset, &lo, &hi, &in_strides, unit),
                 dst_window,
                 lo,
                 hi,

@@ -5,8 +5,8 @@ use super::{TemplateError, fill};
 use crate::convert::Dtype;
 use crate::plan::tuning::MICRO_RUN;
 use crate::plan::{
-    Block, ChannelAt, ConvertKey, GenericLayout, GenericVariant, IndexMath, MAX_RANK, MicroConvert,
-    MicroVariant, Strip, Variant,
+    Block, BlockConvert, ChannelAt, ConvertKey, GenericLayout, GenericVariant, IndexMath, MAX_RANK,
+    MicroVariant, Strip, TiledStrip, TiledVariant, Variant,
 };
 
 /// Every type's conversion functions (see [`crate::convert`] for the numbers).
@@ -87,8 +87,13 @@ pub fn convert_variants() -> Vec<Variant> {
                     }
                 }
             }
-            // Views with bounds or a strided output (the padded mode), at ranks 2 and 3.
-            for layout in [GenericLayout::Padded, GenericLayout::PaddedStrided] {
+            // Boxes over binding windows, and views with bounds or a strided output (the
+            // padded mode), at ranks 2 and 3.
+            for layout in [
+                GenericLayout::Boxed,
+                GenericLayout::Padded,
+                GenericLayout::PaddedStrided,
+            ] {
                 for index in [IndexMath::U32, IndexMath::U64, IndexMath::U32Pair] {
                     for (rank, affine) in [(2, false), (2, true), (3, false), (3, true)] {
                         all.push(Variant::Generic(GenericVariant {
@@ -108,6 +113,7 @@ pub fn convert_variants() -> Vec<Variant> {
                 }
             }
             all.extend(micro_convert_variants(from, to));
+            all.extend(strip_convert_variants(from, to));
         }
     }
     all
@@ -146,9 +152,48 @@ fn micro_convert_variants(from: Dtype, to: Dtype) -> Vec<Variant> {
                 block,
                 padded: false,
                 access64,
-                convert: Some(MicroConvert {
+                convert: Some(BlockConvert {
                     key: ConvertKey { from, to, affine },
                     channel,
+                }),
+            }));
+        }
+    }
+    all
+}
+
+/// The tiled kernel's strips of one pair, at ranks 2 and 3: both ways with 3 channels,
+/// without the affine and with it on the planes, the pixels and the batch; the other short
+/// dims (2, 4 to 8) both ways without it.
+fn strip_convert_variants(from: Dtype, to: Dtype) -> Vec<Variant> {
+    let affine = |channel| (true, channel);
+    let mut kinds = Vec::new();
+    for (strip, planes, pixels) in [
+        (Strip::Cols(3), ChannelAt::Cols, ChannelAt::Rows),
+        (Strip::Rows(3), ChannelAt::Rows, ChannelAt::Cols),
+    ] {
+        kinds.push((strip, (false, None)));
+        for at in [planes, pixels, ChannelAt::Batch] {
+            kinds.push((strip, affine(Some(at))));
+        }
+        kinds.push((strip, affine(None)));
+    }
+    for n in [2, 4, 5, 6, 7, 8] {
+        kinds.push((Strip::Cols(n), (false, None)));
+        kinds.push((Strip::Rows(n), (false, None)));
+    }
+    let mut all = Vec::new();
+    for (strip, (affine, channel)) in kinds {
+        for rank in [2, 3] {
+            all.push(Variant::Tiled(TiledVariant {
+                rank,
+                unit: from.size() as u32,
+                strip: Some(TiledStrip {
+                    strip,
+                    convert: BlockConvert {
+                        key: ConvertKey { from, to, affine },
+                        channel,
+                    },
                 }),
             }));
         }

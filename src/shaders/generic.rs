@@ -39,6 +39,9 @@ pub(super) const GENERIC_CONVERT_ITEM_WGSL: &str =
 pub(super) const GENERIC_CONVERT_PADDED_WGSL: &str =
     include_str!("../../shaders/fragments/generic_convert_padded.wgsl");
 
+pub(super) const GENERIC_CONVERT_WINDOW_WGSL: &str =
+    include_str!("../../shaders/fragments/generic_convert_window.wgsl");
+
 pub(super) const GENERIC_CONVERT_QUAD_WGSL: &str =
     include_str!("../../shaders/fragments/generic_convert_quad.wgsl");
 
@@ -73,6 +76,7 @@ fn convert_move(c: ConvertKey, quads: bool, mode: Mode) -> Result<String, Templa
             &[("QUAD", &quad(c.from.size(), c.to.size()))],
         )?,
         (false, Mode::Padded) => GENERIC_CONVERT_PADDED_WGSL.to_string(),
+        (false, Mode::Window) => GENERIC_CONVERT_WINDOW_WGSL.to_string(),
         (false, _) => GENERIC_CONVERT_ITEM_WGSL.to_string(),
     };
     Ok(convert_source(c.from, c.to)? + "\n" + &fragment + "\n" + &item)
@@ -82,22 +86,13 @@ fn convert_move(c: ConvertKey, quads: bool, mode: Mode) -> Result<String, Templa
 /// source access `x` (of 4, 8 or 16 bytes), converted, and packed into the destination
 /// access `y`.
 fn quad(from: usize, to: usize) -> String {
-    const LANES: [&str; 4] = ["x", "y", "z", "w"];
     let mut f = String::new();
     for i in 0..4 {
-        let bits = match from {
-            1 => format!("(x >> {}u) & 0xffu", 8 * i),
-            2 => format!("(x.{} >> {}u) & 0xffffu", LANES[i / 2], 16 * (i % 2)),
-            _ => format!("x.{}", LANES[i]),
-        };
+        let bits = super::strip::quad_bits(from, "x", i);
         let _ = writeln!(f, "    let e{i} = converted({bits}, iadd(o, ix({i}u)));");
     }
-    f += match to {
-        1 => "    let y = e0 | (e1 << 8u) | (e2 << 16u) | (e3 << 24u);",
-        2 => "    let y = vec2<u32>(e0 | (e1 << 16u), e2 | (e3 << 16u));",
-        _ => "    let y = vec4<u32>(e0, e1, e2, e3);",
-    };
-    f
+    let e: Vec<String> = (0..4).map(|i| format!("e{i}")).collect();
+    f + &format!("    let y = {};", super::strip::quad_value(to, &e))
 }
 
 /// The word where the generic kernel's index values start (word 0 is the workgroup count,
@@ -132,7 +127,8 @@ pub(super) fn mode(v: &GenericVariant) -> Mode {
     match (v.layout.padded(), v.layout.boxed(), pack_of(v.unit)) {
         (true, _, _) => Mode::Padded,
         (false, false, _) => Mode::Whole,
-        (false, true, 1) => Mode::Box,
+        // A conversion's boxes are words of the destination window, whatever the packing.
+        (false, true, 1) if v.convert.is_none() => Mode::Box,
         (false, true, _) => Mode::Window,
     }
 }

@@ -2,7 +2,7 @@
 //! bounds of padded views, and their parameter words.
 
 use super::*;
-use crate::plan::{ChannelAt, MicroConvert};
+use crate::plan::{BlockConvert, ChannelAt};
 
 /// The micro kernel's words for a padded view, from the first whole `vec4` after the batch
 /// dims' words: four each (one per bound, unused ones all-valid) for the fill unit, the
@@ -66,7 +66,7 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
         convert: v.convert,
     };
     let convert_fn = match v.convert {
-        Some(c) => convert_source(c.key.from, c.key.to)? + &micro_convert_fn(c.key.affine),
+        Some(c) => convert_source(c.key.from, c.key.to)? + &block_convert_fn(c.key.affine),
         None => String::new(),
     };
     let kernel = fill(
@@ -94,10 +94,10 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
     Ok(prelude + &convert_fn + &kernel)
 }
 
-/// A converting micro kernel's `cvt`: a source element's bits to the destination
-/// element's, through f32, with the affine's scale and bias (those of the element's
-/// channel, read once per block row or column).
-fn micro_convert_fn(affine: bool) -> String {
+/// A converting block's `cvt` (the micro kernel's and the tiled kernel's strips): a source
+/// element's bits to the destination element's, through f32, with the affine's scale and
+/// bias (those of the element's channel, read once per block row or column).
+pub(super) fn block_convert_fn(affine: bool) -> String {
     let (params, apply) = match affine {
         true => (
             ", scale: f32, bias: f32",
@@ -115,7 +115,7 @@ fn micro_convert_fn(affine: bool) -> String {
 pub(super) struct Sides {
     unit: u32,
     dst_unit: u32,
-    convert: Option<MicroConvert>,
+    convert: Option<BlockConvert>,
 }
 
 /// The micro kernel's move of the `j`th block of an invocation's run, unrolled: where the

@@ -27,6 +27,7 @@ use crate::plan::{
 mod convert;
 mod generic;
 mod micro;
+mod strip;
 mod template;
 mod tiled;
 
@@ -34,6 +35,7 @@ pub use convert::{CONVERT_WGSL, convert_source, convert_variants};
 use generic::*;
 pub use generic::{GENERIC_FILL, GENERIC_VALUES};
 use micro::*;
+use strip::*;
 use template::*;
 pub use template::{TemplateError, fill};
 pub use tiled::TILE_BATCH;
@@ -263,7 +265,11 @@ pub fn all_variants() -> Vec<Variant> {
     for unit in ELEM_SIZES.map(|u| u as u32) {
         for rank in 1..=MAX_RANK {
             if rank >= 2 {
-                all.push(Variant::Tiled(TiledVariant { rank, unit }));
+                all.push(Variant::Tiled(TiledVariant {
+                    rank,
+                    unit,
+                    strip: None,
+                }));
                 let micro = |block: Block, padded| {
                     Variant::Micro(MicroVariant {
                         rank,
@@ -409,7 +415,10 @@ pub fn traced_source(v: &Variant, padding: bool) -> Result<String, TemplateError
 pub fn build(v: &Variant, build: Build) -> Result<String, TemplateError> {
     match v {
         Variant::Generic(g) => generic_source(g, build),
-        Variant::Tiled(t) => tiled_source(t, build),
+        Variant::Tiled(t) => match t.strip {
+            Some(s) => strip_source(t, s, build),
+            None => tiled_source(t, build),
+        },
         Variant::Micro(m) => micro_source(m, build),
     }
 }
@@ -467,6 +476,7 @@ pub fn constants(plan: &Plan) -> Vec<(String, f64)> {
 pub fn params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
     let mut words = match plan.variant() {
         Some(Variant::Generic(g)) => generic_params(plan, chunk, &g),
+        Some(Variant::Tiled(TiledVariant { strip: Some(s), .. })) => strip_params(plan, chunk, s),
         Some(Variant::Tiled(_) | Variant::Micro(_)) => tile_params(plan, chunk),
         None => Vec::new(),
     };

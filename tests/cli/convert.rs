@@ -223,7 +223,7 @@ fn plan_shader_and_model_take_to() {
     for part in [
         "4816896 bytes read and 19267584 written",
         "converted from uint8 to float32 in one pass",
-        "kernel generic",
+        "kernel tiled",
     ] {
         assert!(gpu.contains(part), "{gpu}");
     }

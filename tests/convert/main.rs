@@ -10,6 +10,7 @@ mod common;
 mod gpu;
 mod micro;
 mod ops;
+mod tiled;
 
 use std::process::Command;
 

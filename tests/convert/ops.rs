@@ -187,7 +187,7 @@ fn conversions_that_cannot_run_are_refused() {
     .unwrap();
     assert!(crop.views().len() > 1);
     assert!(invalid(crop.with_conversion(affine(1, 6))).contains("several parts"));
-    // Another kernel cannot be forced, and a conversion past one binding is a limit.
+    // Another kernel cannot be forced.
     let forced = Relayout::permute(&[64, 64], &[1, 0], 4)
         .unwrap()
         .with_options(Options {
@@ -200,12 +200,25 @@ fn conversions_that_cannot_run_are_refused() {
         forced.plan(&DeviceCaps::webgpu()),
         Err(PermuteError::ForcedChoice { .. })
     ));
+    // Past one binding: boxes over windows (576 MB of f32 into 288 MB of f16), each
+    // within WebGPU's 128 MiB; a view past it is a limit.
     let big = Relayout::permute(&[12_000, 12_000], &[1, 0], 4)
         .unwrap()
         .with_conversion(f32_to_f16())
         .unwrap();
+    let plans = big.plan(&DeviceCaps::webgpu()).unwrap();
+    let limit = DeviceCaps::webgpu().max_storage_binding;
+    assert!(plans[0].chunks.len() > 4, "{}", plans[0]);
+    for chunk in &plans[0].chunks {
+        assert!(chunk.src_window.1 <= limit && chunk.dst_window.1 <= limit);
+    }
+    let flipped = View::contiguous(&[12_000, 12_000]).invert_axis(0).unwrap();
+    let view = Relayout::view(flipped, 144_000_000, 4)
+        .unwrap()
+        .with_conversion(f32_to_f16())
+        .unwrap();
     assert!(matches!(
-        big.plan(&DeviceCaps::webgpu()),
+        view.plan(&DeviceCaps::webgpu()),
         Err(PermuteError::DeviceLimit { .. })
     ));
 }
@@ -413,5 +426,51 @@ fn padding_crops_and_strided_outputs_convert() {
     }
     for result in common::check_many(p, &ops) {
         result.unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+/// Past a binding (a limit of 1 KiB here): boxes of the tensor over windows of both
+/// buffers, each side's window in its own elements, converted lane by lane into whole
+/// destination words; one pair per pair of element sizes, and an affine over channels.
+#[test]
+fn conversions_split_into_binding_windows() {
+    let Some(p) = common::gpu() else { return };
+    let small = Options {
+        binding_limit: Some(1024),
+        ..Options::default()
+    };
+    let mut ops = Vec::new();
+    let mut sizes = Vec::new();
+    for from in Dtype::ALL {
+        for to in Dtype::DESTINATIONS {
+            if sizes.contains(&(from.size(), to.size())) {
+                continue;
+            }
+            sizes.push((from.size(), to.size()));
+            let c = Conversion::new(from, to).unwrap();
+            let cases: [(&[usize], &[usize]); 3] = [
+                (&[40, 48], &[1, 0]),
+                (&[6, 10, 24], &[2, 0, 1]),
+                (&[1500], &[0]),
+            ];
+            for (k, (shape, perm)) in cases.into_iter().enumerate() {
+                let op = Relayout::permute(shape, perm, from.size())
+                    .unwrap()
+                    .with_options(small)
+                    .with_offsets(4 * k as u64, 8 * k as u64);
+                ops.push(op.with_conversion(c.clone()).unwrap());
+            }
+            let normalise = c
+                .normalized(1, &[0.5, 0.25, 0.75], &[0.5, 2.0, 0.25])
+                .unwrap();
+            let image = Relayout::permute(&[2, 24, 10, 3], &[0, 3, 1, 2], from.size())
+                .unwrap()
+                .with_options(small);
+            ops.push(image.with_conversion(normalise).unwrap());
+        }
+    }
+    for (op, result) in ops.iter().zip(common::check_many(p, &ops)) {
+        let plan = result.unwrap_or_else(|e| panic!("{e}"));
+        assert!(plan.chunks.len() > 1, "{op:?}: {plan}");
     }
 }

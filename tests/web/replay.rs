@@ -149,6 +149,40 @@ fn cases() -> Result<Vec<Case>, PermuteError> {
         ops.push((format!("NCHW4c {elem}B"), padded, gpu.clone()));
         ops.push((format!("NCHW4c back {elem}B"), back, gpu.clone()));
     }
+    // Conversions: the tiled kernel's strips both ways (GPU), quads and windows (generic),
+    // the micro kernel (CPU).
+    use wgpu_permute::convert::{Conversion, Dtype};
+    for (from, to) in [
+        (Dtype::U8, Dtype::F32),
+        (Dtype::F32, Dtype::U8),
+        (Dtype::F32, Dtype::F16),
+        (Dtype::F16, Dtype::U8),
+    ] {
+        let c = Conversion::new(from, to)?;
+        let name = |what: &str| format!("{what} {} -> {}", from.name(), to.name());
+        for (shape, perm) in [
+            (&[512usize, 3][..], &[1usize, 0][..]),
+            (&[3, 512], &[1, 0]),
+            (&[2, 260, 4], &[0, 2, 1]),
+            (&[2, 4, 260], &[0, 2, 1]),
+        ] {
+            let op = Relayout::permute(shape, perm, from.size())?.with_conversion(c.clone())?;
+            ops.push((name(&format!("strips {shape:?}")), op.clone(), gpu.clone()));
+            ops.push((name(&format!("micro {shape:?}")), op, cpu.clone()));
+        }
+        let heads = Relayout::permute(&[2, 16, 4, 8], &[0, 2, 1, 3], from.size())?;
+        ops.push((
+            name("quads"),
+            heads.with_conversion(c.clone())?,
+            gpu.clone(),
+        ));
+        let windowed = Options {
+            binding_limit: Some(4096),
+            ..Options::default()
+        };
+        let big = Relayout::permute(&[40, 70, 3], &[1, 0, 2], from.size())?.with_options(windowed);
+        ops.push((name("windows"), big.with_conversion(c)?, gpu.clone()));
+    }
     // Offsets in both buffers.
     for (label, op, _) in ops.iter_mut() {
         if label.contains("2B") || label.contains("view slice") {

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use wgpu_permute::convert::Dtype;
-use wgpu_permute::plan::{GenericVariant, IndexMath, MicroVariant, Variant};
+use wgpu_permute::plan::{GenericVariant, IndexMath, MicroVariant, TiledVariant, Variant};
 use wgpu_permute::shaders;
 
 /// The variants a device without `SHADER_INT64` (any WebGPU device) can be planned to run.
@@ -40,15 +40,21 @@ fn pipelined(variants: &[Variant]) -> Vec<bool> {
         chosen[ranks[k % ranks.len().min(3)]] = true;
     }
     // Conversions: the pipelines of one pair per pair of element sizes (the conversion
-    // functions are compiled for every pair by the front end); of the micro kernel's
-    // (CPU adapters; never planned for the WebGPU profile: unrolled blocks of up to 256
-    // conversions, which SwiftShader compiles slowly), the image pair's only.
+    // functions are compiled for every pair by the front end); of the tiled kernel's strips
+    // and the micro kernel's (CPU adapters; never planned for the WebGPU profile: unrolled
+    // blocks of up to 256 conversions, which SwiftShader compiles slowly), the image pair's
+    // only.
     let representative = representative_pairs();
     for (i, v) in variants.iter().enumerate() {
         let pair = match v {
             Variant::Generic(GenericVariant {
                 convert: Some(c), ..
             }) => (c.from, c.to),
+            Variant::Tiled(TiledVariant { strip: Some(s), .. }) => {
+                let image = [(Dtype::U8, Dtype::F32), (Dtype::F32, Dtype::U8)];
+                chosen[i] &= image.contains(&(s.convert.key.from, s.convert.key.to));
+                continue;
+            }
             Variant::Micro(MicroVariant {
                 convert: Some(c), ..
             }) => {
