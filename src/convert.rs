@@ -9,9 +9,10 @@
 //! - To `u8`: `np.clip(np.rint(y), 0, 255)` (ties to even); NaN becomes 0.
 //! - With an affine `y = x * scale + bias`, the product and sum are computed in `f64` here
 //!   and in `f32` on the GPU: they agree within `4 * 2^-24 * (|x * scale| + |bias|)` plus one
-//!   unit in the last place of the destination type, plus `2^-126`: WGSL lets a device flush
-//!   subnormal `f32` results to zero (SwiftShader does). Without an affine no float
-//!   arithmetic runs, so subnormals survive everywhere.
+//!   unit in the last place of the destination type, plus `2^-126 * (1 + |scale|)`: WGSL
+//!   lets a device flush subnormal `f32` inputs and results to zero (SwiftShader does; a
+//!   subnormal `x` times a scale above 1 can be a normal number the device gives as 0).
+//!   Without an affine no float arithmetic runs, so subnormals survive everywhere.
 
 use half::{bf16, f16};
 
@@ -152,7 +153,7 @@ pub fn convert(from: Dtype, to: Dtype, bits: u32, affine: Option<(f32, f32)>) ->
 
 /// Whether `got` (bits of a `to` element) is within the documented bound of `x * scale +
 /// bias` (see the module docs): the GPU computes the affine in `f32`, and a device may fuse
-/// the multiply and add or flush subnormal results, so only a bound is exact.
+/// the multiply and add or flush subnormal inputs and results, so only a bound is exact.
 pub fn within_bound(to: Dtype, x: f64, scale: f32, bias: f32, got: u32) -> bool {
     let exact = x * f64::from(scale) + f64::from(bias);
     if to.encode(exact) == got {
@@ -175,7 +176,7 @@ pub fn within_bound(to: Dtype, x: f64, scale: f32, bias: f32, got: u32) -> bool 
     };
     let bound = 4.0 * (-24f64).exp2() * ((x * f64::from(scale)).abs() + f64::from(bias).abs())
         + ulp
-        + (-126f64).exp2();
+        + (-126f64).exp2() * (1.0 + f64::from(scale).abs());
     (got - want).abs() <= bound
 }
 

@@ -135,7 +135,7 @@ fn images_normalise_and_heads_narrow_within_the_bound() {
             let bound =
                 4.0 * (-24f64).exp2() * ((v * f64::from(scale)).abs() + f64::from(bias).abs())
                     + ulp(to, exact)
-                    + (-126f64).exp2();
+                    + (-126f64).exp2() * (1.0 + f64::from(scale).abs());
             let (g, w) = (to.value(g), to.value(w));
             assert!(
                 (g - w).abs() <= bound,
