@@ -6,8 +6,10 @@
 // `astype`. src/convert.rs is the reference they are checked against, bit for bit.
 // src/shaders/convert.rs adds `src_to_f32` and `f32_to_dst` for one pair of types.
 
+// Through i32: the value is non-negative, and a CPU's SIMD converts signed integers in one
+// instruction (unsigned ones take several).
 fn u8_to_f32(b: u32) -> u32 {
-    return bitcast<u32>(f32(b & 0xffu));
+    return bitcast<u32>(f32(i32(b & 0xffu)));
 }
 
 fn i8_to_f32(b: u32) -> u32 {
@@ -15,7 +17,7 @@ fn i8_to_f32(b: u32) -> u32 {
 }
 
 fn u16_to_f32(b: u32) -> u32 {
-    return bitcast<u32>(f32(b & 0xffffu));
+    return bitcast<u32>(f32(i32(b & 0xffffu)));
 }
 
 fn i16_to_f32(b: u32) -> u32 {

@@ -69,6 +69,7 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
         Some(c) => convert_source(c.key.from, c.key.to)? + &block_convert_fn(c.key.affine),
         None => String::new(),
     };
+    let (hoisted, moves) = block_move(&block, sides, v.access64, v.padded);
     let kernel = fill(
         "micro.wgsl",
         MICRO_WGSL,
@@ -77,11 +78,8 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
             ("RUN", &format!("{}u", block.run)),
             ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2))),
             ("BOUNDS_FN", &bounds_fn),
-            ("BATCH_BOUNDS", &batch_bounds),
-            (
-                "BLOCK_MOVE",
-                &block_move(&block, sides, v.access64, v.padded),
-            ),
+            ("BATCH_BOUNDS", &(batch_bounds + &hoisted)),
+            ("BLOCK_MOVE", &moves),
         ],
     )?;
     let prelude = tile_prelude(
@@ -131,7 +129,12 @@ pub(super) struct Sides {
 /// it did not (`[64,512,512] (0,2,1)` with 64-bit accesses, 3 alternating runs: 4-byte
 /// 0.64-0.79 of the shader copy unrolled against 0.47-0.58 as loops, 2-byte 0.56-0.58
 /// against 0.20-0.30, 1-byte 0.35-0.77 against 0.21-0.23).
-pub(super) fn block_move(block: &Block, sides: Sides, access64: bool, padded: bool) -> String {
+pub(super) fn block_move(
+    block: &Block,
+    sides: Sides,
+    access64: bool,
+    padded: bool,
+) -> (String, String) {
     let (unit, side) = (sides.unit, block.side);
     // Elements per access on each side, and accesses per block row.
     let (per, per_d) = (block.per_access(unit), block.per_access(sides.dst_unit));
@@ -230,10 +233,11 @@ pub(super) fn block_move(block: &Block, sides: Sides, access64: bool, padded: bo
     }
     // The channel of each row, column or the batch, where the affine varies over one.
     let channel = sides.convert.and_then(|c| c.channel);
-    let (first_row, first_col) = match block.strip {
-        None => ("SIDE * br", "SIDE * bc0"),
-        Some(Strip::Cols(_)) => ("SIDE * br", "0u"),
-        Some(Strip::Rows(_)) => ("0u", "SIDE * bc"),
+    // Where the block's rows and columns start, and whether that changes along the run.
+    let ((first_row, rows_move), (first_col, cols_move)) = match block.strip {
+        None => (("SIDE * br", true), ("SIDE * bc0", false)),
+        Some(Strip::Cols(_)) => (("SIDE * br", true), ("0u", false)),
+        Some(Strip::Rows(_)) => (("0u", false), ("SIDE * bc", true)),
     };
     // Each channel's scale and bias are read once per block: `sc{sfx}`, `bi{sfx}`.
     let affine = sides.convert.is_some_and(|c| c.key.affine);
@@ -251,12 +255,22 @@ pub(super) fn block_move(block: &Block, sides: Sides, access64: bool, padded: bo
             })
             .collect::<String>()
     };
-    f += &match channel {
+    let reads = match channel {
         Some(ChannelAt::Rows) => channels(first_row, "r", block.rows()),
         Some(ChannelAt::Cols) => channels(first_col, "c", block.cols()),
         Some(ChannelAt::Batch) => read("_b", "(b / param(CONVERT)) % param(CONVERT + 1u)"),
         None => read("_", "0u"),
     };
+    // Channels that are the same for every block of the run are read once, before it: a
+    // compiler may not move uniform reads (and their divisions) past the stores.
+    let hoisted = match channel {
+        Some(ChannelAt::Rows) if rows_move => String::new(),
+        Some(ChannelAt::Cols) if cols_move => String::new(),
+        _ => reads.lines().map(|l| format!("{}\n", &l[4..])).collect(),
+    };
+    if hoisted.is_empty() {
+        f += &reads;
+    }
     let channel_of = |r: u32, c: u32| match channel {
         Some(ChannelAt::Rows) => format!("_r{r}"),
         Some(ChannelAt::Cols) => format!("_c{c}"),
@@ -326,7 +340,7 @@ pub(super) fn block_move(block: &Block, sides: Sides, access64: bool, padded: bo
         };
         let _ = writeln!(f, "        store_dst(first_out + {addr}, {value});");
     }
-    f
+    (hoisted, f)
 }
 
 /// A padded view's words of the micro kernel (laid out as [`micro_bound_words`] says),
