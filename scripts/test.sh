@@ -16,7 +16,8 @@ cargo test --release --features cli "$@"
 # buffer errors, windows over tiny binding limits, threads.
 subset=(every_permutation edges_of_every_kernel colour_channels random_permutes forced_64_bit
     index_math_64_bit permute_slice buffer_errors size_zero gpu_permute_and_recording
-    packed_tiled a_device_with_low_binding_limits grids_fold own_device_plans
+    packed_tiled a_device_with_low_binding_limits every_kernel_splits_across_window_edges
+    grids_fold own_device_plans
     permuter_is_shared_across_threads threads_work_while_another_compiles)
 echo "GL backend subset (WGPU_BACKEND=gl, shader cache off):"
 WGPU_BACKEND=gl MESA_SHADER_CACHE_DISABLE=true cargo test --release --features cli \

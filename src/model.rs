@@ -196,16 +196,21 @@ pub fn invocations(plan: &Plan) -> u32 {
 /// a class's count is shared among its traced workgroups. With `all`, every workgroup
 /// (small tensors, tests).
 pub fn sample(plan: &Plan, all: bool) -> Vec<(u32, f64)> {
-    let Some(total) = plan.chunks.first().map(|c| c.total_workgroups) else {
+    let Some(first) = plan.chunks.first() else {
         return Vec::new();
     };
+    let total = first.total_workgroups;
+    // The first dispatch's box (the whole tensor in one binding).
+    let extents: Vec<u64> = (0..first.lo.len())
+        .map(|d| first.hi[d] - first.lo[d])
+        .collect();
     if total == 0 {
         return Vec::new();
     }
     if all {
         return (0..total as u32).map(|w| (w, 1.0)).collect();
     }
-    let (tiles_c, tiles_r) = match (plan.kernel, plan.batch_rows_cols(), plan.tile) {
+    let (tiles_c, tiles_r) = match (plan.kernel, plan.box_batch_rows_cols(&extents), plan.tile) {
         (Kernel::Tiled, Some((_, r, c)), Some(tile)) => {
             (c.div_ceil(tile.extent()), r.div_ceil(tile.extent()))
         }

@@ -7,8 +7,12 @@ use common::{
     GENERIC, MICRO, TILED, buffer, case, check, check_many, device_on, encode, gpu, own_device,
     permutations, permute_bytes, submit,
 };
+use wgpu_permute::convert::{Conversion, Dtype};
 use wgpu_permute::plan::ELEM_SIZES;
-use wgpu_permute::{Kernel, Options, PermuteError, Permuter, Request, diagnostics, read_buffer};
+use wgpu_permute::{
+    DeviceCaps, Kernel, Options, PermuteError, Permuter, Relayout, Request, View, diagnostics,
+    read_buffer, reference,
+};
 
 /// A device on the same adapter with a tiny storage binding and buffer limit, so that
 /// small tensors take the windowed path.
@@ -345,4 +349,172 @@ fn a_device_that_cannot_bind_the_kernels_is_an_error_at_construction() {
         Err(PermuteError::Validation(message)) => eprintln!("refused: {message}"),
         other => panic!("expected a validation error, got {:?}", other.map(|_| ())),
     }
+}
+
+/// The smallest of a few binding limits under which `op` still plans (its forced kernel
+/// fitting windows that small), every plan split: the most window edges it can cross.
+fn smallest_split(op: &Relayout, caps: &DeviceCaps) -> Option<u64> {
+    let bytes = (op.src_len() * op.elem_size()).max(op.dst_len() * op.dst_elem_size()) as u64;
+    let room = caps.storage_offset_alignment.max(16) as u64 + 4;
+    // From the smallest limit up.
+    let fractions = [
+        (1, 32),
+        (1, 16),
+        (1, 12),
+        (1, 8),
+        (1, 6),
+        (1, 4),
+        (1, 3),
+        (1, 2),
+    ];
+    fractions
+        .into_iter()
+        .chain([(3, 4), (7, 8)])
+        .map(|(n, d)| room + bytes * n / d)
+        .find(|&limit| {
+            let limited = op.clone().with_options(Options {
+                binding_limit: Some(limit),
+                ..op.options()
+            });
+            limited
+                .plan(caps)
+                .is_ok_and(|plans| plans.iter().all(|p| p.boxed()))
+        })
+}
+
+/// Every kernel over binding windows: the tiled and micro kernels' permutes of every
+/// element size, their conversions (the strips, the micro blocks), and views (flips,
+/// stepped slices, broadcasts, strided outputs) on each kernel that takes them, each under
+/// the smallest binding limit its kernel still fits, against the reference with guard
+/// bytes; each plan must split and run the kernel forced.
+#[test]
+fn every_kernel_splits_across_window_edges() {
+    let Some(p) = gpu() else { return };
+    let caps = p.caps().clone();
+    let force = |kernel| Options {
+        kernel: Some(kernel),
+        ..Options::default()
+    };
+    let mut cases = Vec::new();
+    let permutes: [(&[usize], &[usize]); 5] = [
+        (&[96, 80], &[1, 0]),
+        (&[66, 136], &[1, 0]),
+        (&[3, 72, 100], &[0, 2, 1]),
+        (&[5, 64, 48], &[2, 1, 0]),
+        (&[2, 3, 36, 40], &[0, 3, 1, 2]),
+    ];
+    for kernel in [Kernel::Tiled, Kernel::Micro, Kernel::Generic] {
+        for &elem in &ELEM_SIZES {
+            for (i, (shape, perm)) in permutes.iter().enumerate() {
+                let at = (16 * (i as u64 % 2), 32 * (i as u64 % 3));
+                cases.push(case(shape, perm, elem, force(kernel), at));
+            }
+        }
+        // Colour channels to planes and back, converted (the strips on the tiled kernel).
+        let to_planes = Conversion::new(Dtype::U8, Dtype::F32).unwrap();
+        let to_pixels = Conversion::new(Dtype::F32, Dtype::U8).unwrap();
+        let ops = [
+            (
+                Relayout::permute(&[2, 24, 64, 3], &[0, 3, 1, 2], 1),
+                to_planes,
+            ),
+            (
+                Relayout::permute(&[2, 3, 24, 64], &[0, 2, 3, 1], 4),
+                to_pixels,
+            ),
+            (Relayout::permute(&[48, 64], &[1, 0], 2), to_half()),
+        ];
+        for (op, c) in ops {
+            cases.push(
+                op.unwrap()
+                    .with_options(force(kernel))
+                    .with_conversion(c)
+                    .unwrap(),
+            );
+        }
+        // Views: a flip of the rows, a stepped slice, a broadcast, a strided output.
+        let flip = View::permuted(&[64, 96], &[1, 0])
+            .unwrap()
+            .invert_axis(1)
+            .unwrap();
+        let stepped = View::contiguous(&[80, 120])
+            .slice(1, 0..120, 2)
+            .unwrap()
+            .permuted_axes(&[1, 0])
+            .unwrap();
+        let broadcast = View::contiguous(&[1, 96])
+            .broadcast(&[64, 96])
+            .unwrap()
+            .permuted_axes(&[1, 0])
+            .unwrap();
+        for (view, src_len) in [(flip, 64 * 96), (stepped, 80 * 120), (broadcast, 96)] {
+            for elem in [1, 4, 8] {
+                let op = Relayout::view(view.clone(), src_len, elem).unwrap();
+                cases.push(op.with_options(force(kernel)).with_offsets(16, 0));
+            }
+        }
+    }
+    let mut split: Vec<Relayout> = Vec::new();
+    let mut runs = std::collections::HashMap::new();
+    for op in cases {
+        if let Some(limit) = smallest_split(&op, &caps) {
+            *runs.entry(op.options().kernel).or_insert(0) += 1;
+            let options = Options {
+                binding_limit: Some(limit),
+                ..op.options()
+            };
+            split.push(op.with_options(options));
+        }
+    }
+    eprintln!("split cases per forced kernel: {runs:?}");
+    let failures: Vec<String> = check_many(p, &split)
+        .into_iter()
+        .zip(&split)
+        .filter_map(|(result, op)| match result {
+            Ok(plan) if plan.kernel == op.options().kernel.unwrap() && plan.boxed() => None,
+            Ok(plan) => Some(format!("ran unsplit or on another kernel: {plan}")),
+            Err(e) => Some(e),
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // A strided output (rows of 64 of 80): its gaps, never written, stay as they were.
+    let mut strided = View::permuted(&[64, 200], &[1, 0]).unwrap();
+    strided.dst_strides = Some(vec![80, 1]);
+    for kernel in [Kernel::Tiled, Kernel::Micro, Kernel::Generic] {
+        for elem in [1, 4, 8] {
+            if kernel == Kernel::Generic && elem == 1 {
+                continue; // packed words of a strided output: the padded mode, one binding
+            }
+            let op = Relayout::view(strided.clone(), 64 * 200, elem).unwrap();
+            let op = op.with_options(force(kernel));
+            let Some(limit) = smallest_split(&op, &caps) else {
+                panic!("{kernel:?} {elem}: a strided output does not split");
+            };
+            let options = Options {
+                binding_limit: Some(limit),
+                ..force(kernel)
+            };
+            let data = common::test_bytes(64 * 200 * elem, elem as u64);
+            let want =
+                reference::materialize_bytes(&data, &strided, elem, &[], 199 * 80 + 64).unwrap();
+            let got = common::materialize(p, &data, &strided, elem, &[], options).unwrap();
+            assert!(
+                got == want,
+                "{kernel:?}, {elem} B: the strided output differs"
+            );
+        }
+    }
+    // Every kernel crossed window edges in many cases, conversions and views included.
+    for kernel in [Kernel::Tiled, Kernel::Micro, Kernel::Generic] {
+        let n = runs.get(&Some(kernel)).copied().unwrap_or(0);
+        assert!(
+            n >= 12,
+            "only {n} cases split on the {} kernel",
+            kernel.name()
+        );
+    }
+}
+
+fn to_half() -> Conversion {
+    Conversion::new(Dtype::F16, Dtype::F32).unwrap()
 }

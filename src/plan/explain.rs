@@ -31,7 +31,7 @@ impl KernelReason {
                 "the innermost dim stays innermost: each thread decodes its output positions and gathers whole rows' units".into()
             }
             KernelReason::Windowed { limit } => format!(
-                "the tensor exceeds one storage binding ({limit} bytes): only the generic kernel splits into windows of the buffers"
+                "the identity of a byte count that is not whole words, beyond one storage binding ({limit} bytes): the generic kernel over windows of the buffers (buffer copies move whole words)"
             ),
             KernelReason::Measured => {
                 "autotuning measured it as the fastest for this shape class".into()

@@ -310,10 +310,8 @@ pub fn plan_with(
         let shape: Vec<u64> = req.shape.iter().map(|&d| d as u64).collect();
         (plan.dims, plan.dims_perm) = simplify(&shape, req.perm);
         (plan.index, plan.reasons.index) = select::choose_index(&plan, caps, opts)?;
-        let limit = binding_limit(caps, opts);
-        let one_binding = plan.src_extent() <= limit && plan.dst_extent() <= limit;
         (plan.kernel, plan.reasons.kernel) =
-            select::choose_convert_kernel(&plan, caps, opts, one_binding)?;
+            select::choose_convert_kernel(&plan, caps, opts, binding_limit(caps, opts))?;
         return finish(plan, caps, opts, learned);
     }
     let (dims, dims_perm, unit) = simplify::in_units(
@@ -359,9 +357,9 @@ fn finish(
     let limit = binding_limit(caps, opts);
     let one_binding = plan.src_extent() <= limit && plan.dst_extent() <= limit;
     let converting = plan.conversion.is_some();
-    if !one_binding && plan.view.is_some() {
+    if !one_binding && plan.kernel == Kernel::Generic && plan.generic_padded() {
         return Err(PermuteError::DeviceLimit {
-            what: "a strided view (views are not split into binding windows yet)",
+            what: "a padded view, or a strided output of packed or converted elements (these are not split into binding windows yet)",
             limit: "max_storage_buffer_binding_size",
             need: plan.src_extent().max(plan.dst_extent()),
             have: limit,

@@ -203,12 +203,8 @@ impl Plan {
         let bounded = self.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
         match self.kernel {
             Kernel::Generic => {
-                // A view's strided output: unpacked units go through the box mode; packed
-                // words, and padded views, through the view mode.
                 let strided = self.view.as_ref().is_some_and(|v| !v.dst_contiguous);
-                // A conversion's strided output goes through the padded mode too.
-                let padded = bounded || (strided && (self.pack() > 1 || self.conversion.is_some()));
-                let layout = match (padded, strided) {
+                let layout = match (self.generic_padded(), strided) {
                     (true, true) => GenericLayout::PaddedStrided,
                     (true, false) => GenericLayout::Padded,
                     (false, _) if strided || self.boxed() => GenericLayout::Boxed,
@@ -272,29 +268,24 @@ impl Plan {
         }
     }
 
+    /// Whether the generic kernel runs this plan in its padded (view) mode, over the whole
+    /// tensor in one binding: a padded view, or a strided output of packed words or of a
+    /// conversion (unpacked units of a strided output go through the box mode).
+    pub fn generic_padded(&self) -> bool {
+        self.view.as_ref().is_some_and(|v| {
+            !v.bounds.is_empty()
+                || (!v.dst_contiguous && (self.pack() > 1 || self.conversion.is_some()))
+        })
+    }
+
     /// Workgroups of the plan's kernel over the whole tensor in one dispatch (setting the
     /// tile geometry of a tiled plan).
     pub(super) fn workgroups(&mut self) -> u64 {
+        if self.kernel == Kernel::Tiled && self.conversion.is_none() {
+            self.tile = Some(Tile::for_unit(self.unit));
+        }
         match self.kernel {
-            Kernel::Tiled if self.conversion.is_some() => {
-                // Strips: tiles of TILED_STRIP_WORKGROUP quads along the long dim.
-                let (b, r, c) = self.batch_rows_cols().unwrap_or((0, 0, 0));
-                let long = match select::tiled_strip(self) {
-                    Ok(Strip::Cols(_)) => r,
-                    _ => c,
-                };
-                b * (long / 4).div_ceil(TILED_STRIP_WORKGROUP as u64)
-            }
-            Kernel::Tiled => {
-                let tile = Tile::for_unit(self.unit);
-                self.tile = Some(tile);
-                let (b, r, c) = self.batch_rows_cols().unwrap_or((0, 0, 0));
-                b * r.div_ceil(tile.extent()) * c.div_ceil(tile.extent())
-            }
-            Kernel::Micro => {
-                let per = select::micro_block(self).map_or(1, |b| b.elements() * b.run as u64);
-                (self.units() / per).div_ceil(MICRO_WORKGROUP as u64)
-            }
+            Kernel::Tiled | Kernel::Micro => self.box_workgroups(&self.dims.clone()),
             // Runs are of units (of elements when converting), never packed words.
             _ if self.runs => self
                 .units()
@@ -302,6 +293,30 @@ impl Plan {
             _ => self
                 .items()
                 .div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64),
+        }
+    }
+
+    /// Workgroups of the tiled or micro kernel over a box of these extents (the whole
+    /// tensor's dims, or a binding window's box, cut in whole tiles).
+    pub(super) fn box_workgroups(&self, extents: &[u64]) -> u64 {
+        let (b, r, c) = self.box_batch_rows_cols(extents).unwrap_or((0, 0, 0));
+        match self.kernel {
+            Kernel::Tiled if self.conversion.is_some() => {
+                // Strips: tiles of TILED_STRIP_WORKGROUP quads along the long dim.
+                let long = match select::tiled_strip(self) {
+                    Ok(Strip::Cols(_)) => r,
+                    _ => c,
+                };
+                b * (long / 4).div_ceil(TILED_STRIP_WORKGROUP as u64)
+            }
+            Kernel::Tiled => {
+                let extent = Tile::for_unit(self.unit).extent();
+                b * r.div_ceil(extent) * c.div_ceil(extent)
+            }
+            _ => {
+                let per = select::micro_block(self).map_or(1, |b| b.elements() * b.run as u64);
+                (b * r * c / per).div_ceil(MICRO_WORKGROUP as u64)
+            }
         }
     }
 
@@ -355,9 +370,14 @@ impl Plan {
     /// are the input's innermost dim, the rows the input dim that becomes the output's
     /// innermost ([`Plan::row_dim`]), and the batch everything else.
     pub fn batch_rows_cols(&self) -> Option<(u64, u64, u64)> {
+        self.box_batch_rows_cols(&self.dims)
+    }
+
+    /// [`Plan::batch_rows_cols`] of a box of these extents.
+    pub fn box_batch_rows_cols(&self, extents: &[u64]) -> Option<(u64, u64, u64)> {
         let a = self.row_dim()?;
-        let (r, c) = (self.dims[a], self.dims[self.dims.len() - 1]);
-        Some((self.units() / (r * c), r, c))
+        let (r, c) = (extents[a], extents[extents.len() - 1]);
+        Some((extents.iter().product::<u64>() / (r * c), r, c))
     }
 
     /// The input dim that becomes the output's innermost, unless that is the input's

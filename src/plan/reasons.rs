@@ -128,7 +128,9 @@ pub enum Misfit {
     Index64,
     /// The tile needs more workgroup memory or invocations than the device has.
     WorkgroupLimits,
-    /// The tensor exceeds one storage binding; only the generic kernel splits into windows.
+    /// The tensor exceeds one storage binding, and the kernel's boxes of whole tiles cannot
+    /// split it: the smallest does not fit a window, or a view's bounds or the affine's
+    /// channels would count from the whole tensor's corner (see `windows::Cut`).
     Windowed,
     /// A view whose layout the tiles cannot read or write (see `view_fits`).
     ViewLayout,
@@ -160,7 +162,7 @@ impl Misfit {
             Misfit::Index64 => "it uses 32-bit index math only",
             Misfit::WorkgroupLimits => "the tile does not fit the device's workgroup limits",
             Misfit::Windowed => {
-                "the tensor exceeds one storage binding; only the generic kernel splits into windows"
+                "the tensor exceeds one storage binding, and its smallest box of whole tiles does not fit a binding window (or the view is padded, or the affine has per-channel values)"
             }
             Misfit::ViewLayout => {
                 "the view's columns are not contiguous in the source, its rows not in the \
@@ -193,8 +195,9 @@ pub enum KernelReason {
     /// Elements are converted on the way between interleaved channels and planes, on a
     /// GPU: the tiled kernel's strips.
     ConversionStrips,
-    /// The tensor exceeds one storage binding (of this many bytes): the generic kernel over
-    /// windows, the only kernel that splits.
+    /// The identity of a byte count that is not whole words, beyond one storage binding
+    /// (of this many bytes): the generic kernel over windows (buffer copies move whole
+    /// words). Other kernels split into windows themselves.
     Windowed {
         /// The binding limit the plan respected, in bytes.
         limit: u64,

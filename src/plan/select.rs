@@ -4,7 +4,7 @@
 
 use super::reasons::*;
 use super::tuning::*;
-use super::{Block, DeviceCaps, IndexMath, Kernel, Options, Plan, Strip, Tile};
+use super::{Block, DeviceCaps, IndexMath, Kernel, Options, Plan, Strip, Tile, windows};
 use crate::PermuteError;
 
 /// 32-bit math when every offset in units (plus a workgroup's overshoot) fits in `u32`;
@@ -34,9 +34,9 @@ pub(super) fn choose_index(
     }
 }
 
-/// The kernel and why. `one_binding`: both buffers' extents fit one storage binding.
-/// Order: forced; identity -> copy; larger than a binding -> generic windows; innermost
-/// stays -> generic; a measured winner; the modelled best (where the model is on: GPUs);
+/// The kernel and why, for binding windows of `limit` bytes (each kernel fits only where
+/// its boxes do, see `windows::Cut`). Order: forced; identity -> copy (odd bytes: generic);
+/// innermost stays -> generic; a measured winner; the modelled best (where the model is on: GPUs);
 /// on a CPU device micro-tiles where they fit; on a GPU the tiled kernel where it fits and
 /// both sides reach [`MIN_TILED_EXTENT`]; else generic.
 pub(super) fn choose_kernel(
@@ -61,8 +61,8 @@ pub(super) fn choose_kernel(
                 "copy kernel",
                 "the permutation is not the identity, or its byte count is not a multiple of 4",
             )),
-            Kernel::Tiled => misfit("tiled kernel", tiled_fits(plan, caps, one_binding)),
-            Kernel::Micro => misfit("micro kernel", micro_fits(plan, one_binding)),
+            Kernel::Tiled => misfit("tiled kernel", tiled_fits(plan, caps, limit)),
+            Kernel::Micro => misfit("micro kernel", micro_fits(plan, caps, limit)),
             Kernel::Copy | Kernel::Generic => {
                 Ok((forced, KernelReason::Forced, Tuning::Off, Modelling::Off))
             }
@@ -83,16 +83,13 @@ pub(super) fn choose_kernel(
             heuristic(KernelReason::Windowed { limit })
         });
     }
-    if !one_binding {
-        return Ok(heuristic(KernelReason::Windowed { limit }));
-    }
     let Some((_, rows, cols)) = plan.batch_rows_cols() else {
         return Ok(heuristic(KernelReason::InnermostStays));
     };
 
     let fits = |k| match k {
-        Kernel::Tiled => tiled_fits(plan, caps, true).is_ok(),
-        Kernel::Micro => micro_fits(plan, true).is_ok(),
+        Kernel::Tiled => tiled_fits(plan, caps, limit).is_ok(),
+        Kernel::Micro => micro_fits(plan, caps, limit).is_ok(),
         _ => k == Kernel::Generic,
     };
     let candidates: Vec<Kernel> = [Kernel::Generic, Kernel::Tiled, Kernel::Micro]
@@ -126,22 +123,28 @@ pub(super) fn choose_kernel(
         }
     }
 
-    let (kernel, reason) = by_device(plan, caps, rows, cols);
+    let (kernel, reason) = by_device(plan, caps, rows, cols, limit);
     Ok((kernel, reason, tuning, model))
 }
 
 /// The kernel for a plan whose innermost dim moves (rows and columns of `rows` x `cols`
 /// units), by the kind of device, where nothing was measured or modelled.
-fn by_device(plan: &Plan, caps: &DeviceCaps, rows: u64, cols: u64) -> (Kernel, KernelReason) {
+fn by_device(
+    plan: &Plan,
+    caps: &DeviceCaps,
+    rows: u64,
+    cols: u64,
+    limit: u64,
+) -> (Kernel, KernelReason) {
     if prefer_micro(caps) {
-        match micro_fits(plan, true) {
+        match micro_fits(plan, caps, limit) {
             Ok(()) => (Kernel::Micro, KernelReason::CpuMicro),
             Err(m) => (Kernel::Generic, KernelReason::CpuNoMicro(m)),
         }
     } else if rows < MIN_TILED_EXTENT || cols < MIN_TILED_EXTENT {
         (Kernel::Generic, KernelReason::SmallTile { rows, cols })
     } else {
-        match tiled_fits(plan, caps, true) {
+        match tiled_fits(plan, caps, limit) {
             Ok(()) => (Kernel::Tiled, KernelReason::GpuTiled),
             Err(m) => (Kernel::Generic, KernelReason::GpuNoTiled(m)),
         }
@@ -206,25 +209,25 @@ pub(super) fn choose_convert_kernel(
     plan: &Plan,
     caps: &DeviceCaps,
     opts: &Options,
-    one_binding: bool,
+    limit: u64,
 ) -> Result<(Kernel, KernelReason), PermuteError> {
     let refuse = |what, why| PermuteError::ForcedChoice { what, why };
     match opts.kernel {
         Some(Kernel::Generic) => Ok((Kernel::Generic, KernelReason::Forced)),
-        Some(Kernel::Micro) => micro_fits(plan, one_binding)
+        Some(Kernel::Micro) => micro_fits(plan, caps, limit)
             .map(|()| (Kernel::Micro, KernelReason::Forced))
             .map_err(|m| refuse("micro kernel", m.why())),
-        Some(Kernel::Tiled) => strips_fit(plan, one_binding)
+        Some(Kernel::Tiled) => strips_fit(plan, caps, limit)
             .map(|()| (Kernel::Tiled, KernelReason::Forced))
             .map_err(|m| refuse("tiled kernel", m.why())),
         Some(_) => Err(refuse(
             "kernel",
             "conversions run on the generic, tiled and micro kernels",
         )),
-        None if prefer_micro(caps) && micro_fits(plan, one_binding).is_ok() => {
+        None if prefer_micro(caps) && micro_fits(plan, caps, limit).is_ok() => {
             Ok((Kernel::Micro, KernelReason::CpuMicro))
         }
-        None if !prefer_micro(caps) && strips_fit(plan, one_binding).is_ok() => {
+        None if !prefer_micro(caps) && strips_fit(plan, caps, limit).is_ok() => {
             Ok((Kernel::Tiled, KernelReason::ConversionStrips))
         }
         None => Ok((Kernel::Generic, KernelReason::Conversion)),
@@ -238,14 +241,15 @@ pub(super) fn choose_view_kernel(
     plan: &Plan,
     caps: &DeviceCaps,
     opts: &Options,
+    limit: u64,
 ) -> Result<(Kernel, KernelReason), PermuteError> {
     let refuse = |what, why| PermuteError::ForcedChoice { what, why };
     match opts.kernel {
         Some(Kernel::Generic) => Ok((Kernel::Generic, KernelReason::Forced)),
-        Some(Kernel::Tiled) => tiled_fits(plan, caps, true)
+        Some(Kernel::Tiled) => tiled_fits(plan, caps, limit)
             .map(|()| (Kernel::Tiled, KernelReason::Forced))
             .map_err(|m| refuse("tiled kernel", m.why())),
-        Some(Kernel::Micro) => micro_fits(plan, true)
+        Some(Kernel::Micro) => micro_fits(plan, caps, limit)
             .map(|()| (Kernel::Micro, KernelReason::Forced))
             .map_err(|m| refuse("micro kernel", m.why())),
         Some(k) => Err(refuse(
@@ -254,7 +258,7 @@ pub(super) fn choose_view_kernel(
         )),
         None => Ok(match plan.batch_rows_cols() {
             Some((_, rows, cols)) if view_fits(plan, prefer_micro(caps)).is_ok() => {
-                by_device(plan, caps, rows, cols)
+                by_device(plan, caps, rows, cols, limit)
             }
             _ => (Kernel::Generic, KernelReason::View),
         }),
@@ -450,26 +454,38 @@ pub fn prefers_access64(caps: &DeviceCaps) -> bool {
     caps.cpu && caps.int64
 }
 
-/// Whether the tiled kernel's strips can run this conversion (see [`tiled_strip`]), in one
-/// binding.
-fn strips_fit(plan: &Plan, one_binding: bool) -> Result<(), Misfit> {
+/// Whether the tiled kernel's strips can run this conversion (see [`tiled_strip`]), in
+/// binding windows of `limit` bytes.
+fn strips_fit(plan: &Plan, caps: &DeviceCaps, limit: u64) -> Result<(), Misfit> {
     tiled_strip(plan)?;
-    match one_binding {
-        true => Ok(()),
-        false => Err(Misfit::Windowed),
-    }
+    windows_fit(plan, Kernel::Tiled, caps, limit)
 }
 
 /// Whether the micro-tile kernel can run this plan: the innermost dim moves, 32-bit index
-/// math, one binding (see [`micro_block`]).
-fn micro_fits(plan: &Plan, one_binding: bool) -> Result<(), Misfit> {
+/// math, binding windows of `limit` bytes (see [`micro_block`]).
+fn micro_fits(plan: &Plan, caps: &DeviceCaps, limit: u64) -> Result<(), Misfit> {
     micro_block(plan)?;
-    if !one_binding {
-        Err(Misfit::Windowed)
-    } else if plan.index != IndexMath::U32 {
-        Err(Misfit::Index64)
-    } else {
-        Ok(())
+    if plan.index != IndexMath::U32 {
+        return Err(Misfit::Index64);
+    }
+    windows_fit(plan, Kernel::Micro, caps, limit)
+}
+
+/// Whether `kernel` can cut the plan into boxes of whole tiles whose windows fit `limit`
+/// bytes, where the tensor does not fit one binding: its smallest box fits, and neither a
+/// view's bounds nor the affine's channels are counted from the whole tensor's corner
+/// (the kernels' bounds and channels are relative to their dispatch's box).
+fn windows_fit(plan: &Plan, kernel: Kernel, caps: &DeviceCaps, limit: u64) -> Result<(), Misfit> {
+    if plan.src_extent() <= limit && plan.dst_extent() <= limit {
+        return Ok(());
+    }
+    let padded = plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
+    if padded || plan.channels().is_some() {
+        return Err(Misfit::Windowed);
+    }
+    match windows::Cut::of(plan, kernel, caps)?.fits(plan, limit) {
+        true => Ok(()),
+        false => Err(Misfit::Windowed),
     }
 }
 
@@ -548,15 +564,13 @@ pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
 }
 
 /// Whether the tiled kernel can run this plan at all (size aside).
-fn tiled_fits(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> Result<(), Misfit> {
+fn tiled_fits(plan: &Plan, caps: &DeviceCaps, limit: u64) -> Result<(), Misfit> {
     let Some((_, r, c)) = plan.batch_rows_cols() else {
         return Err(Misfit::InnermostStays);
     };
     let tile = Tile::for_unit(plan.unit);
     view_fits(plan, false)?;
-    if !one_binding {
-        Err(Misfit::Windowed)
-    } else if r % tile.pack as u64 != 0 || c % tile.pack as u64 != 0 {
+    if r % tile.pack as u64 != 0 || c % tile.pack as u64 != 0 {
         Err(Misfit::PackedSides)
     } else if plan.index != IndexMath::U32 {
         Err(Misfit::Index64)
@@ -565,6 +579,6 @@ fn tiled_fits(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> Result<(), M
     {
         Err(Misfit::WorkgroupLimits)
     } else {
-        Ok(())
+        windows_fit(plan, Kernel::Tiled, caps, limit)
     }
 }

@@ -224,7 +224,12 @@ pub fn plan_view(
     (plan.kernel, plan.reasons.kernel) = match req.options.kernel {
         None if copy => (Kernel::Copy, KernelReason::Identity),
         Some(Kernel::Copy) if copy => (Kernel::Copy, KernelReason::Forced),
-        _ => select::choose_view_kernel(&plan, caps, &req.options)?,
+        _ => select::choose_view_kernel(
+            &plan,
+            caps,
+            &req.options,
+            binding_limit(caps, &req.options),
+        )?,
     };
     if plan.kernel == Kernel::Copy {
         return Ok(plan);

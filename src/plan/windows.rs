@@ -1,24 +1,107 @@
 //! Dispatch geometry: splitting a tensor larger than one storage binding into boxes whose
 //! buffer windows fit, and folding workgroup counts into the device's grid limits.
 
-use super::{Chunk, DeviceCaps, GENERIC_ITEMS, GENERIC_WORKGROUP, MAX_CHUNKS, Plan};
+use super::{
+    Chunk, DeviceCaps, GENERIC_ITEMS, GENERIC_WORKGROUP, Kernel, MAX_CHUNKS, Misfit, Plan, Strip,
+    TILED_STRIP_WORKGROUP, Tile, select,
+};
 use crate::PermuteError;
 
+/// How a kernel's boxes are cut: each dim's extent in multiples of `grain` (but for the
+/// last piece of a dim), so that no tile or block straddles a box edge, and each window
+/// starting on `align` bytes, so that the kernel's accesses stay whole in it.
+pub(super) struct Cut {
+    grain: Vec<u64>,
+    align: u64,
+}
+
+impl Cut {
+    /// The cut of the plan's kernel on a device: elements for the generic kernel; whole
+    /// tiles (the strips' quad tiles, the micro kernel's runs of blocks) along the row and
+    /// column dims, window starts on 16 bytes (the widest access), for the others.
+    pub(super) fn of(plan: &Plan, kernel: Kernel, caps: &DeviceCaps) -> Result<Cut, Misfit> {
+        let rank = plan.dims.len();
+        let mut grain = vec![1u64; rank];
+        let align = caps.storage_offset_alignment.max(4) as u64;
+        let (a, last) = match (kernel, plan.row_dim()) {
+            (Kernel::Tiled | Kernel::Micro, Some(a)) => (a, rank - 1),
+            _ => return Ok(Cut { grain, align }),
+        };
+        let (rows, cols) = match kernel {
+            Kernel::Tiled if plan.conversion.is_some() => {
+                let quads = 4 * TILED_STRIP_WORKGROUP as u64;
+                match select::tiled_strip(plan)? {
+                    Strip::Cols(n) => (quads, n as u64),
+                    Strip::Rows(n) => (n as u64, quads),
+                }
+            }
+            Kernel::Tiled => {
+                let extent = Tile::for_unit(plan.unit).extent();
+                (extent, extent)
+            }
+            _ => {
+                let block = select::micro_block(plan)?;
+                let run = block.run as u64;
+                match block.strip {
+                    Some(Strip::Rows(_)) => (block.rows() as u64, block.cols() as u64 * run),
+                    _ => (block.rows() as u64 * run, block.cols() as u64),
+                }
+            }
+        };
+        (grain[a], grain[last]) = (rows, cols);
+        Ok(Cut {
+            grain,
+            align: align.max(16),
+        })
+    }
+
+    /// Whether the smallest box this cut makes (one grain of each dim) fits windows of
+    /// `limit` bytes on both sides: then every tensor of the plan's layout splits.
+    pub(super) fn fits(&self, plan: &Plan, limit: u64) -> bool {
+        let hi: Vec<u64> = (0..plan.dims.len())
+            .map(|d| self.grain[d].min(plan.dims[d]))
+            .collect();
+        let lo = vec![0u64; hi.len()];
+        let room = |unit: u64| limit.saturating_sub(self.align + 4) / unit;
+        span(&lo, &hi, &plan.in_strides()).0 <= room(plan.unit as u64)
+            && span(&lo, &hi, &plan.out_strides_by_input_dim()).0 <= room(plan.dst_unit() as u64)
+    }
+}
+
+/// Units a box `lo..hi` spans with these strides (two's complement where negative), and
+/// the offset of its first unit from index 0 (negative where strides are).
+fn span(lo: &[u64], hi: &[u64], strides: &[u64]) -> (u64, i64) {
+    let mut len = 1u64;
+    let mut first = 0i64;
+    for d in 0..lo.len() {
+        let s = strides[d] as i64;
+        len += (hi[d] - lo[d] - 1) * s.unsigned_abs();
+        first += s * if s < 0 { hi[d] - 1 } else { lo[d] } as i64;
+    }
+    (len, first)
+}
+
 /// Splits the index space into boxes whose source and destination windows each fit in
-/// `limit` bytes (after aligning the window's start), one dispatch per box.
+/// `limit` bytes (after aligning the window's start), one dispatch per box, cut as the
+/// plan's kernel needs ([`Cut`]).
 ///
 /// A box that is too large on the source side is cut along the input dim with the largest
-/// stride (the outermost one it spans); too large on the destination side, along the input
-/// dim with the largest output stride; each cut as coarse as the remaining dims allow.
-/// Boxes of one element always fit, so this ends.
+/// stride (the outermost one it spans, that is still above its grain); too large on the
+/// destination side, along the input dim with the largest output stride; each cut as
+/// coarse as the remaining dims allow. The smallest box fits (the kernel's fit checks
+/// [`Cut::fits`]; a box of one element always does), so this ends.
 pub(super) fn split_into_chunks(
     plan: &Plan,
     caps: &DeviceCaps,
     limit: u64,
 ) -> Result<Vec<Chunk>, PermuteError> {
+    let cut = Cut::of(plan, plan.kernel, caps).unwrap_or(Cut {
+        grain: vec![1; plan.dims.len()],
+        align: caps.storage_offset_alignment.max(4) as u64,
+    });
+    let (grain, align) = (&cut.grain, cut.align);
     // A conversion's two sides have elements of their own sizes.
     let (unit, dst_unit) = (plan.unit as u64, plan.dst_unit() as u64);
-    let align = (caps.storage_offset_alignment.max(4)) as u64;
     let too_small = || PermuteError::DeviceLimit {
         what: "a binding window of one row",
         limit: "max_storage_buffer_binding_size",
@@ -40,12 +123,6 @@ pub(super) fn split_into_chunks(
     };
     let in_strides = plan.in_strides();
     let out_strides = plan.out_strides_by_input_dim();
-    let span = |lo: &[u64], hi: &[u64], strides: &[u64]| -> u64 {
-        (0..lo.len())
-            .map(|d| (hi[d] - lo[d] - 1) * strides[d])
-            .sum::<u64>()
-            + 1
-    };
 
     let mut todo = vec![(vec![0u64; plan.dims.len()], plan.dims.clone())];
     let mut boxes = Vec::new();
@@ -53,22 +130,24 @@ pub(super) fn split_into_chunks(
         let mut piece: Vec<u64> = (0..lo.len()).map(|d| hi[d] - lo[d]).collect();
         let mut fits = true;
         for (strides, max_span) in [(&in_strides, max_src), (&out_strides, max_dst)] {
-            let whole = span(&lo, &hi, strides);
+            let whole = span(&lo, &hi, strides).0;
             if whole <= max_span {
                 continue;
             }
             fits = false;
+            let size = |d: usize| (strides[d] as i64).unsigned_abs();
             let d = (0..lo.len())
-                .filter(|&d| hi[d] - lo[d] > 1)
-                .max_by_key(|&d| strides[d])
-                .expect("a span above one unit has a dim to cut");
-            let others = whole - (hi[d] - lo[d] - 1) * strides[d];
+                .filter(|&d| hi[d] - lo[d] > grain[d])
+                .max_by_key(|&d| size(d))
+                .ok_or_else(too_small)?;
+            let others = whole - (hi[d] - lo[d] - 1) * size(d);
             let p = if others >= max_span {
                 1
             } else {
-                (max_span - others) / strides[d] + 1
+                (max_span - others) / size(d).max(1) + 1
             };
-            piece[d] = piece[d].min(p.max(1));
+            let p = (p / grain[d] * grain[d]).max(grain[d]);
+            piece[d] = piece[d].min(p);
         }
         if fits {
             boxes.push((lo, hi));
@@ -108,26 +187,33 @@ pub(super) fn split_into_chunks(
     }
     boxes.sort();
 
-    let window = |offset: u64, lo: &[u64], hi: &[u64], strides: &[u64], unit: u64| {
-        let first: u64 = (0..lo.len()).map(|d| lo[d] * strides[d]).sum();
-        let start = offset + first * unit;
-        let end = start + span(lo, hi, strides) * unit;
-        let binding = start - start % align;
+    // The window of a box: from its lowest unit (index 0 is at `start` bytes), aligned.
+    let window = |start: u64, lo: &[u64], hi: &[u64], strides: &[u64], unit: u64| {
+        let (len, first) = span(lo, hi, strides);
+        let from = start.wrapping_add((first as u64).wrapping_mul(unit));
+        let end = from + len * unit;
+        let binding = from - from % align;
         (binding, end.next_multiple_of(4) - binding)
     };
     boxes
         .into_iter()
         .map(|(lo, hi)| {
             let dst_window = window(plan.dst_offset, &lo, &hi, &out_strides, dst_unit);
-            // Units of the box, or (packed data, conversions) words of its window.
-            let items = if plan.pack() == 1 && plan.conversion.is_none() {
-                (0..lo.len()).map(|d| hi[d] - lo[d]).product()
-            } else {
-                dst_window.1 / 4
+            let extents: Vec<u64> = (0..lo.len()).map(|d| hi[d] - lo[d]).collect();
+            let total = match plan.kernel {
+                Kernel::Tiled | Kernel::Micro => plan.box_workgroups(&extents),
+                _ => {
+                    // Units of the box, or (packed data, conversions) words of its window.
+                    let items = if plan.pack() == 1 && plan.conversion.is_none() {
+                        extents.iter().product()
+                    } else {
+                        dst_window.1 / 4
+                    };
+                    items.div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64)
+                }
             };
-            let total = items.div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64);
             Ok(Chunk {
-                src_window: window(plan.src_offset, &lo, &hi, &in_strides, unit),
+                src_window: window(plan.src_start(), &lo, &hi, &in_strides, unit),
                 dst_window,
                 lo,
                 hi,

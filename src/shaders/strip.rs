@@ -223,7 +223,8 @@ fn quad_move(s: TiledStrip, ss: usize, ds: usize) -> String {
 /// The strips' parameter block: the tile words (tiles of quads along the long dim as
 /// `TILES_R`, offsets and strides in elements), the batch dims', then the conversion's.
 pub(super) fn strip_params(plan: &Plan, chunk: &Chunk, s: TiledStrip) -> Vec<u32> {
-    let (b, r, c) = plan.batch_rows_cols().unwrap_or((0, 0, 0));
+    let (extents, src_at, dst_at) = super::tiled::box_of(plan, chunk);
+    let (b, r, c) = plan.box_batch_rows_cols(&extents).unwrap_or((0, 0, 0));
     let long = match s.strip {
         Strip::Cols(_) => r,
         Strip::Rows(_) => c,
@@ -242,15 +243,15 @@ pub(super) fn strip_params(plan: &Plan, chunk: &Chunk, s: TiledStrip) -> Vec<u32
             TileWord::Tiles => b * tiles,
             TileWord::Rows => r,
             TileWord::Cols => c,
-            TileWord::SrcOff => plan.src_start() / plan.unit as u64,
-            TileWord::DstOff => plan.dst_offset / plan.dst_unit() as u64,
+            TileWord::SrcOff => src_at / plan.unit as u64,
+            TileWord::DstOff => dst_at / plan.dst_unit() as u64,
             TileWord::InRow => ins[a],
             TileWord::OutRow => outs[last],
         };
     }
     let mut words: Vec<u32> = head
         .into_iter()
-        .chain(batch.iter().map(|&d| plan.dims[d]))
+        .chain(batch.iter().map(|&d| extents[d]))
         .chain(batch.iter().map(|&d| ins[d]))
         .chain(batch.iter().map(|&d| outs[d]))
         .map(|v| v as u32)

@@ -115,9 +115,41 @@ pub(super) fn tiled_source(v: &TiledVariant, build: Build) -> Result<String, Tem
     )? + &kernel)
 }
 
+/// A dispatch's box as the tiled and micro kernels see it: its extents, and the byte
+/// offsets of its first unit in the two windows (the tensor's offsets in one binding).
+pub(super) fn box_of(plan: &Plan, chunk: &Chunk) -> (Vec<u64>, u64, u64) {
+    let corner = |strides: &[u64]| {
+        (0..strides.len()).fold(0u64, |a, d| {
+            a.wrapping_add(chunk.lo[d].wrapping_mul(strides[d]))
+        })
+    };
+    let at = |start: u64, window: u64, strides: &[u64], unit: u32| {
+        start
+            .wrapping_add(corner(strides).wrapping_mul(unit as u64))
+            .wrapping_sub(window)
+    };
+    let extents = (0..chunk.lo.len())
+        .map(|d| chunk.hi[d] - chunk.lo[d])
+        .collect();
+    let src = at(
+        plan.src_start(),
+        chunk.src_window.0,
+        &plan.in_strides(),
+        plan.unit,
+    );
+    let dst = at(
+        plan.dst_offset,
+        chunk.dst_window.0,
+        &plan.out_strides_by_input_dim(),
+        plan.dst_unit(),
+    );
+    (extents, src, dst)
+}
+
 pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
     let unit = plan.unit as u64;
-    let (b, r, c) = plan.batch_rows_cols().unwrap_or((0, 0, 0));
+    let (extents, src_at, dst_at) = box_of(plan, chunk);
+    let (b, r, c) = plan.box_batch_rows_cols(&extents).unwrap_or((0, 0, 0));
     // Tiles (or micro blocks) along each side; the tiled kernel takes offsets in storage
     // units and strides in elements, the micro kernel both in its accesses.
     let ((rows, cols), off_bytes, per) = match plan.kernel {
@@ -157,15 +189,15 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
             TileWord::Tiles => b * tiles_c * tiles_r,
             TileWord::Rows => r,
             TileWord::Cols => c,
-            TileWord::SrcOff => plan.src_start() / off_bytes,
-            TileWord::DstOff => plan.dst_offset / off_bytes,
+            TileWord::SrcOff => src_at / off_bytes,
+            TileWord::DstOff => dst_at / off_bytes,
             TileWord::InRow => stride(in_strides[a]),
             TileWord::OutRow => stride_out(out_strides[last]),
         };
     }
     let mut words: Vec<u32> = head
         .into_iter()
-        .chain(batch.iter().map(|&d| plan.dims[d]))
+        .chain(batch.iter().map(|&d| extents[d]))
         .chain(batch.iter().map(|&d| stride(in_strides[d])))
         .chain(batch.iter().map(|&d| stride_out(out_strides[d])))
         .map(|v| v as u32)

@@ -27,9 +27,9 @@ fn err_of(req: Request) -> PermuteError {
 }
 
 /// Every element lies in exactly one chunk's box, and each box's reads and writes fall inside
-/// its windows, which fit the binding limit and start aligned.
+/// its windows, which fit the binding limit and start aligned (views' negative strides
+/// included).
 fn check_chunks(p: &crate::Plan, caps: &DeviceCaps, limit: u64) {
-    let unit = p.unit as u64;
     let in_strides = p.in_strides();
     let out_strides = p.out_strides_by_input_dim();
     let volume: u64 = p
@@ -39,17 +39,26 @@ fn check_chunks(p: &crate::Plan, caps: &DeviceCaps, limit: u64) {
         .sum();
     assert_eq!(volume, p.units(), "{p}");
     for c in &p.chunks {
-        for (window, offset, strides) in [
-            (c.src_window, p.src_offset, &in_strides),
-            (c.dst_window, p.dst_offset, &out_strides),
+        for (window, start, strides, unit) in [
+            (c.src_window, p.src_start(), &in_strides, p.unit),
+            (c.dst_window, p.dst_offset, &out_strides, p.dst_unit()),
         ] {
             assert!(window.1 <= limit, "{p}: window {window:?} over {limit}");
             assert_eq!(window.0 % caps.storage_offset_alignment as u64, 0);
             assert_eq!(window.1 % 4, 0);
-            let first: u64 = (0..c.lo.len()).map(|d| c.lo[d] * strides[d]).sum();
-            let last: u64 = (0..c.lo.len()).map(|d| (c.hi[d] - 1) * strides[d]).sum();
-            assert!(window.0 <= offset + first * unit);
-            assert!(offset + (last + 1) * unit <= window.0 + window.1);
+            // The box's lowest and highest units, from index 0.
+            let (mut low, mut high) = (0i128, 0i128);
+            for ((&s, &lo), &hi) in strides.iter().zip(&c.lo).zip(&c.hi) {
+                let s = s as i64 as i128;
+                let (a, b) = (lo as i128 * s, (hi - 1) as i128 * s);
+                (low, high) = (low + a.min(b), high + a.max(b));
+            }
+            let (unit, start) = (unit as i128, start as i64 as i128);
+            assert!(window.0 as i128 <= start + low * unit, "{p}: {c:?}");
+            assert!(
+                start + (high + 1) * unit <= (window.0 + window.1) as i128,
+                "{p}: {c:?}"
+            );
         }
     }
     // Boxes are disjoint: they tile the space (volume matches and none overlap).

@@ -52,10 +52,16 @@ fn every_kernel_reason_is_recorded_and_explained() {
             KernelReason::InnermostStays,
         ),
         (
-            Request::new(&[8192, 8192], &[1, 0], 4),
+            Request::new(&[(128 << 20) + 2], &[0], 1),
             cpu(),
             Kernel::Generic,
             KernelReason::Windowed { limit: 128 << 20 },
+        ),
+        (
+            Request::new(&[8192, 8192], &[1, 0], 4),
+            cpu(),
+            Kernel::Micro,
+            KernelReason::CpuMicro,
         ),
         (
             Request::new(&[64, 512, 512], &[0, 2, 1], 4),
@@ -118,13 +124,16 @@ fn every_kernel_reason_is_recorded_and_explained() {
     }
 }
 
-/// The windowed case says windowing, not a misfit of micro-tiles (which do fit its sides).
+/// A tensor beyond one binding runs the kernel its shape gets, over windows, and says so.
 #[test]
-fn a_windowed_plan_explains_windowing_as_its_reason() {
+fn a_windowed_plan_explains_its_windows() {
     let p = plan::plan(&Request::new(&[8192, 8192], &[1, 0], 4), &cpu()).unwrap();
     let text = p.explain().join("\n");
-    assert!(text.contains("exceeds one storage binding"), "{text}");
-    assert!(!text.contains("micro"), "{text}");
+    assert!(
+        text.contains("dispatches over windows of the buffers"),
+        "{text}"
+    );
+    assert_eq!(p.kernel, Kernel::Micro, "{p}");
     assert!(p.boxed(), "{p}");
 }
 
@@ -427,11 +436,10 @@ fn windows_stay_within_u32_storage_indices() {
     let shape = [1usize << 18, 1 << 17]; // 2^35 bytes of u8
     let p = plan::plan(&Request::new(&shape, &[1, 0], 1), &caps).unwrap();
     assert!(p.boxed(), "{p}");
+    // 2^35 units need 64-bit index math, which only the generic kernel has.
     assert_eq!(
-        p.reasons.kernel,
-        KernelReason::Windowed {
-            limit: plan::MAX_WINDOW_BYTES
-        }
+        (p.kernel, p.reasons.kernel),
+        (Kernel::Generic, KernelReason::GpuNoTiled(Misfit::Index64))
     );
     check_chunks(&p, &caps, plan::MAX_WINDOW_BYTES);
     for chunk in &p.chunks {

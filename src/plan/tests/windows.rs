@@ -79,9 +79,18 @@ fn tensors_beyond_one_binding_split_into_fitting_windows() {
             assert!(p.chunks.is_empty());
             continue;
         }
-        assert_eq!(p.kernel, Kernel::Generic, "{p}");
         assert!(p.boxed(), "{p}");
         check_chunks(&p, &caps, caps.max_storage_binding);
+    }
+    // The tiled kernel over windows: boxes of whole tiles, the only partial ones at the
+    // tensor's edges.
+    let p = plan::plan(&Request::new(&[8192, 8192], &[1, 0], 4), &caps).unwrap();
+    assert_eq!(p.kernel, Kernel::Tiled, "{p}");
+    for c in &p.chunks {
+        assert!(c.lo.iter().all(|&l| l % 32 == 0), "{c:?}");
+        for d in 0..2 {
+            assert!((c.hi[d] - c.lo[d]) % 32 == 0 || c.hi[d] == 8192, "{c:?}");
+        }
     }
 }
 
@@ -104,16 +113,25 @@ fn tensors_needing_64_bit_offsets_plan_with_windows() {
     assert_eq!(without.index, IndexMath::U32Pair);
 }
 
+/// Forced tiles are refused where the smallest box of whole tiles (32 by 32 elements, rows
+/// 32 KiB apart: 0.97 MiB) does not fit a window, and split where it does.
 #[test]
-fn forced_tiling_of_a_tensor_beyond_one_binding_is_refused() {
-    let req = Request::new(&[8192, 8192], &[1, 0], 4).with_options(Options {
-        kernel: Some(Kernel::Tiled),
-        ..Options::default()
-    });
+fn forced_tiling_splits_where_whole_tiles_fit_a_window() {
+    let forced = |limit| {
+        Request::new(&[8192, 8192], &[1, 0], 4).with_options(Options {
+            kernel: Some(Kernel::Tiled),
+            binding_limit: Some(limit),
+            ..Options::default()
+        })
+    };
+    let caps = DeviceCaps::default();
     assert!(matches!(
-        plan::plan(&req, &DeviceCaps::default()),
+        plan::plan(&forced(512 << 10), &caps),
         Err(PermuteError::ForcedChoice { .. })
     ));
+    let p = plan::plan(&forced(1 << 20), &caps).unwrap();
+    assert_eq!(p.kernel, Kernel::Tiled, "{p}");
+    check_chunks(&p, &caps, 1 << 20);
 }
 
 proptest! {
