@@ -148,26 +148,37 @@ impl Work {
 
     /// The benchmark's shader copy of the first `bytes` bytes (a multiple of 16) of the
     /// source into the destination, 16 bytes per access as the kernels move data on a
-    /// device with `caps` (64-bit components where they take them).
+    /// device with `caps` (64-bit components where they take them): one dispatch per
+    /// binding window, as the kernels split a tensor past one storage binding.
     pub fn shader_copy(bytes: u64, caps: &DeviceCaps) -> Result<Work, PermuteError> {
-        let units = bytes / 16;
-        let total = units.div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64);
-        let workgroups = fold_grid(total, caps.max_workgroups_per_dim)?;
-        let mut params = vec![0u32; CopyWord::ALL.len().next_multiple_of(4)];
-        params[CopyWord::TotalWorkgroups as usize] =
-            u32::try_from(total).map_err(|_| PermuteError::SizeOverflow)?;
-        params[CopyWord::Units as usize] =
-            u32::try_from(units).map_err(|_| PermuteError::SizeOverflow)?;
+        // Windows of whole 16-byte units, each starting on the offset alignment.
+        let align = (caps.storage_offset_alignment as u64).max(16);
+        let limit = caps.max_storage_binding.min(crate::plan::tuning::MAX_WINDOW_BYTES);
+        let window = (limit / align * align).max(align);
+        let mut steps = Vec::new();
+        let mut at = 0;
+        while at < bytes || steps.is_empty() {
+            let size = (bytes - at).min(window);
+            let units = size / 16;
+            let total = units.div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64);
+            let mut params = vec![0u32; CopyWord::ALL.len().next_multiple_of(4)];
+            params[CopyWord::TotalWorkgroups as usize] =
+                u32::try_from(total).map_err(|_| PermuteError::SizeOverflow)?;
+            params[CopyWord::Units as usize] =
+                u32::try_from(units).map_err(|_| PermuteError::SizeOverflow)?;
+            steps.push(Step::Dispatch {
+                params,
+                src_window: (at, size),
+                dst_window: (at, size),
+                workgroups: fold_grid(total, caps.max_workgroups_per_dim)?,
+            });
+            at += size;
+        }
         Ok(Work {
             shader: Some(Shader::Copy {
                 access64: prefers_access64(caps),
             }),
-            steps: vec![Step::Dispatch {
-                params,
-                src_window: (0, bytes),
-                dst_window: (0, bytes),
-                workgroups,
-            }],
+            steps,
         })
     }
 }

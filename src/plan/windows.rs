@@ -146,8 +146,13 @@ pub(super) fn split_into_chunks(
             } else {
                 (max_span - others) / size(d).max(1) + 1
             };
+            // As many pieces as that needs, balanced (no thin last piece), in whole grains.
+            let extent = hi[d] - lo[d];
             let p = (p / grain[d] * grain[d]).max(grain[d]);
-            piece[d] = piece[d].min(p);
+            let even = extent
+                .div_ceil(extent.div_ceil(p))
+                .next_multiple_of(grain[d]);
+            piece[d] = piece[d].min(even.min(p));
         }
         if fits {
             boxes.push((lo, hi));
