@@ -52,11 +52,16 @@ fn micro(
         return;
     }
     // Neighbouring invocations take neighbouring row blocks (a row strip's: column blocks):
-    // their writes are contiguous.
-    let br0 = g % param(TILES_R);
-    let rest = g / param(TILES_R);
+    // their writes are contiguous. The row blocks go in bands of BAND: a workgroup covers a
+    // band's rows of several column blocks, so it reads few rows (pages, cache sets) at a
+    // time where the rows are far apart.
+    let band = param(BAND);
+    let in_band = g % band;
+    let rest = g / band;
     let bc0 = rest % param(TILES_C);
-    let b = rest / param(TILES_C);
+    let bands = rest / param(TILES_C);
+    let br0 = (bands % (param(TILES_R) / band)) * band + in_band;
+    let b = bands / (param(TILES_R) / band);
     let bases = batch_bases(b);
 {{BATCH_BOUNDS}}    let in_row = param(IN_ROW);
     let out_row = param(OUT_ROW);

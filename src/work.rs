@@ -153,7 +153,9 @@ impl Work {
     pub fn shader_copy(bytes: u64, caps: &DeviceCaps) -> Result<Work, PermuteError> {
         // Windows of whole 16-byte units, each starting on the offset alignment.
         let align = (caps.storage_offset_alignment as u64).max(16);
-        let limit = caps.max_storage_binding.min(crate::plan::tuning::MAX_WINDOW_BYTES);
+        let limit = caps
+            .max_storage_binding
+            .min(crate::plan::tuning::MAX_WINDOW_BYTES);
         let window = (limit / align * align).max(align);
         let mut steps = Vec::new();
         let mut at = 0;

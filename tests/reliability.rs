@@ -518,3 +518,30 @@ fn every_kernel_splits_across_window_edges() {
 fn to_half() -> Conversion {
     Conversion::new(Dtype::F16, Dtype::F32).unwrap()
 }
+
+/// The micro kernel's bands (`MICRO_BAND` runs of row blocks per band, where they divide
+/// the rows): several bands of several column blocks in several batches, every element
+/// size, in one binding and across windows, each output element once and in its place.
+#[test]
+fn micro_bands_cover_every_block() {
+    let Some(p) = gpu() else { return };
+    let mut cases = Vec::new();
+    for &elem in &[1usize, 2, 4, 8] {
+        for (shape, perm) in [
+            (&[3usize, 4096, 48][..], &[0usize, 2, 1][..]),
+            (&[4096, 32], &[1, 0]),
+        ] {
+            cases.push(case(shape, perm, elem, MICRO, (0, 0)));
+            let bytes = (shape.iter().product::<usize>() * elem) as u64;
+            let windowed = Options {
+                binding_limit: Some(bytes / 2 + 64),
+                ..MICRO
+            };
+            cases.push(case(shape, perm, elem, windowed, (16, 32)));
+        }
+    }
+    for result in check_many(p, &cases) {
+        let plan = result.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(plan.kernel, Kernel::Micro, "{plan}");
+    }
+}

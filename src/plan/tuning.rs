@@ -43,6 +43,16 @@ pub const STRIP_MAX: u32 = 8;
 /// block position serves them all (8% to 10% faster on lavapipe for 1 and 8-byte units).
 pub const MICRO_RUN: u32 = 4;
 
+/// Rows per band of the micro kernel's traversal: a workgroup's invocations cover the rows
+/// of one band (of several column blocks) instead of a strip of rows as long as the
+/// workgroup, where the row blocks divide into bands (see `shaders/micro.wgsl`). On
+/// lavapipe (AMD EPYC, medians of 5 interleaved rounds) bands of 512 rows kept row pitches
+/// of 8 and 16 KiB near the speed of short ones: `[4096,4096] (1,0)` f32 18.9 ms against
+/// 26.3 in one band (2 KiB bands took 37.8, 32-row ones 40), f16 12.0 against 14.8,
+/// `[4,2048,2048] (0,2,1)` f32 18.2 against 31.6, `[8,2048,512] (0,2,1)` 8-byte 15.0
+/// against 18.7; `[32,512,512]` 8-byte, two bands of 256 rows, 15.7 against 14.6.
+pub const MICRO_BAND_ROWS: u32 = 512;
+
 /// Largest binding window, in bytes: the shaders index storage with `u32`, so a window
 /// holds at most 2^32 words. Devices that report larger bindings (wgpu's Metal backend
 /// reports `maxBufferLength`) are split into windows of this size.

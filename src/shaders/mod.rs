@@ -16,7 +16,8 @@ use thiserror::Error;
 use crate::convert::MAX_CHANNELS;
 use crate::model;
 use crate::plan::tuning::{
-    GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, MICRO_RUN, MICRO_WORKGROUP, STRIP_MAX,
+    GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, MICRO_BAND_ROWS, MICRO_RUN, MICRO_WORKGROUP,
+    STRIP_MAX,
 };
 use crate::plan::{
     Block, Chunk, ConvertKey, ELEM_SIZES, GenericLayout, GenericVariant, IndexMath, Kernel,
@@ -139,6 +140,8 @@ named_words! {
         InRow = "IN_ROW",
         /// Output stride of the column dim, in units.
         OutRow = "OUT_ROW",
+        /// Row blocks per band of the micro kernel's traversal (`TILES_R` for one band).
+        Band = "BAND",
     }
 }
 

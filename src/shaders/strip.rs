@@ -247,6 +247,7 @@ pub(super) fn strip_params(plan: &Plan, chunk: &Chunk, s: TiledStrip) -> Vec<u32
             TileWord::DstOff => dst_at / plan.dst_unit() as u64,
             TileWord::InRow => ins[a],
             TileWord::OutRow => outs[last],
+            TileWord::Band => tiles,
         };
     }
     let mut words: Vec<u32> = head

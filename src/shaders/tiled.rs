@@ -115,6 +115,17 @@ pub(super) fn tiled_source(v: &TiledVariant, build: Build) -> Result<String, Tem
     )? + &kernel)
 }
 
+/// Row blocks per band of the micro kernel's traversal: [`MICRO_BAND_ROWS`] rows of blocks
+/// of `rows` rows, in whole runs, where they divide the row blocks; else one band of them
+/// all (the plain order).
+fn micro_band(tiles_r: u64, rows: u64, run: u64) -> u64 {
+    let band = (MICRO_BAND_ROWS as u64 / rows).next_multiple_of(run);
+    match tiles_r.is_multiple_of(band) {
+        true => band,
+        false => tiles_r,
+    }
+}
+
 /// A dispatch's box as the tiled and micro kernels see it: its extents, and the byte
 /// offsets of its first unit in the two windows (the tensor's offsets in one binding).
 pub(super) fn box_of(plan: &Plan, chunk: &Chunk) -> (Vec<u64>, u64, u64) {
@@ -152,10 +163,10 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
     let (b, r, c) = plan.box_batch_rows_cols(&extents).unwrap_or((0, 0, 0));
     // Tiles (or micro blocks) along each side; the tiled kernel takes offsets in storage
     // units and strides in elements, the micro kernel both in its accesses.
-    let ((rows, cols), off_bytes, per) = match plan.kernel {
+    let ((rows, cols), off_bytes, per, run) = match plan.kernel {
         Kernel::Tiled => {
             let tile = plan.tile.unwrap_or(Tile::for_unit(plan.unit));
-            ((tile.extent(), tile.extent()), unit.max(4), (1, 1))
+            ((tile.extent(), tile.extent()), unit.max(4), (1, 1), 1)
         }
         _ => {
             let block = micro_block(plan).unwrap_or(Block {
@@ -167,7 +178,12 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
             let per = block.per_access(plan.unit) as i64;
             let per_d = block.per_access(plan.dst_unit()) as i64;
             let sides = (block.rows() as u64, block.cols() as u64);
-            (sides, block.access_bytes as u64, (per, per_d))
+            (
+                sides,
+                block.access_bytes as u64,
+                (per, per_d),
+                block.run as u64,
+            )
         }
     };
     // Exact for the micro kernel's strides (`micro_block` checks), negative ones included;
@@ -193,6 +209,7 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
             TileWord::DstOff => dst_at / off_bytes,
             TileWord::InRow => stride(in_strides[a]),
             TileWord::OutRow => stride_out(out_strides[last]),
+            TileWord::Band => micro_band(tiles_r, rows, run),
         };
     }
     let mut words: Vec<u32> = head
