@@ -384,7 +384,7 @@ fn smallest_split(op: &Relayout, caps: &DeviceCaps) -> Option<u64> {
 
 /// Every kernel over binding windows: the tiled and micro kernels' permutes of every
 /// element size, their conversions (the strips, the micro blocks), and views (flips,
-/// stepped slices, broadcasts, strided outputs) on each kernel that takes them, each under
+/// stepped slices, broadcasts, padding, strided outputs) on each kernel that takes them, each under
 /// the smallest binding limit its kernel still fits, against the reference with guard
 /// bytes; each plan must split and run the kernel forced.
 #[test]
@@ -432,6 +432,18 @@ fn every_kernel_splits_across_window_edges() {
                     .unwrap(),
             );
         }
+        // Converted views: a flip (negative strides) and a stepped slice.
+        let flip = View::contiguous(&[64, 96]).invert_axis(0).unwrap();
+        let stepped = View::contiguous(&[64, 96]).slice(1, 1..96, 2).unwrap();
+        for view in [flip, stepped] {
+            let op = Relayout::view(view, 64 * 96, 4).unwrap();
+            let narrow = Conversion::new(Dtype::F32, Dtype::F16).unwrap();
+            cases.push(
+                op.with_options(force(kernel))
+                    .with_conversion(narrow)
+                    .unwrap(),
+            );
+        }
         // Views: a flip of the rows, a stepped slice, a broadcast, a strided output.
         let flip = View::permuted(&[64, 96], &[1, 0])
             .unwrap()
@@ -447,10 +459,31 @@ fn every_kernel_splits_across_window_edges() {
             .unwrap()
             .permuted_axes(&[1, 0])
             .unwrap();
-        for (view, src_len) in [(flip, 64 * 96), (stepped, 80 * 120), (broadcast, 96)] {
+        // Padded: both sides of both dims, transposed; a flip padded before its start.
+        let padded = View::contiguous(&[40, 60])
+            .pad(0, 3, 5)
+            .and_then(|v| v.pad(1, 2, 6))
+            .and_then(|v| v.permuted_axes(&[1, 0]))
+            .unwrap();
+        let flip_padded = View::contiguous(&[50, 64])
+            .invert_axis(0)
+            .and_then(|v| v.pad(0, 7, 1))
+            .unwrap();
+        for (view, src_len) in [
+            (flip, 64 * 96),
+            (stepped, 80 * 120),
+            (broadcast, 96),
+            (padded, 40 * 60),
+            (flip_padded, 50 * 64),
+        ] {
             for elem in [1, 4, 8] {
                 let op = Relayout::view(view.clone(), src_len, elem).unwrap();
-                cases.push(op.with_options(force(kernel)).with_offsets(16, 0));
+                let fill = vec![0x5Au8; elem];
+                cases.push(
+                    op.with_options(force(kernel))
+                        .with_offsets(16, 0)
+                        .with_fill(&fill),
+                );
             }
         }
     }

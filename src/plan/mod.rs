@@ -357,9 +357,17 @@ fn finish(
     let limit = binding_limit(caps, opts);
     let one_binding = plan.src_extent() <= limit && plan.dst_extent() <= limit;
     let converting = plan.conversion.is_some();
-    if !one_binding && plan.kernel == Kernel::Generic && plan.generic_padded() {
+    // A padded view splits into boxes of whole words of its output rows: packed rows must
+    // be whole words; a conversion's padded or strided output stays in one binding.
+    let inner = plan.dims_perm.last().map_or(1, |&d| plan.dims[d]);
+    let whole_words = inner.is_multiple_of(plan.pack() as u64);
+    if !one_binding
+        && plan.kernel == Kernel::Generic
+        && plan.generic_padded()
+        && (converting || !whole_words)
+    {
         return Err(PermuteError::DeviceLimit {
-            what: "a padded view, or a strided output of packed or converted elements (these are not split into binding windows yet)",
+            what: "a padded view of packed rows that are not whole words, or a padded or strided output of converted elements (these are not split into binding windows yet)",
             limit: "max_storage_buffer_binding_size",
             need: plan.src_extent().max(plan.dst_extent()),
             have: limit,

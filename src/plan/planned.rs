@@ -204,7 +204,8 @@ impl Plan {
         match self.kernel {
             Kernel::Generic => {
                 let strided = self.view.as_ref().is_some_and(|v| !v.dst_contiguous);
-                let layout = match (self.generic_padded(), strided) {
+                // A padded view's box writes through the destination strides.
+                let layout = match (self.generic_padded(), strided || self.boxed()) {
                     (true, true) => GenericLayout::PaddedStrided,
                     (true, false) => GenericLayout::Padded,
                     (false, _) if strided || self.boxed() => GenericLayout::Boxed,

@@ -25,7 +25,15 @@ impl Cut {
         let align = caps.storage_offset_alignment.max(4) as u64;
         let (a, last) = match (kernel, plan.row_dim()) {
             (Kernel::Tiled | Kernel::Micro, Some(a)) => (a, rank - 1),
-            _ => return Ok(Cut { grain, align }),
+            _ => {
+                // A padded view's packed output rows in whole words.
+                if plan.generic_padded()
+                    && let Some(&inner) = plan.dims_perm.last()
+                {
+                    grain[inner] = plan.pack() as u64;
+                }
+                return Ok(Cut { grain, align });
+            }
         };
         let (rows, cols) = match kernel {
             Kernel::Tiled if plan.conversion.is_some() => {
@@ -192,21 +200,44 @@ pub(super) fn split_into_chunks(
     }
     boxes.sort();
 
-    // The window of a box: from its lowest unit (index 0 is at `start` bytes), aligned.
-    let window = |start: u64, lo: &[u64], hi: &[u64], strides: &[u64], unit: u64| {
+    // The window of a box: from its lowest unit (index 0 is at `start` bytes), aligned;
+    // within `region` where one is given: a padded view's reads (its box may span padding
+    // positions, outside the buffer).
+    let window = |start: u64,
+                  lo: &[u64],
+                  hi: &[u64],
+                  strides: &[u64],
+                  unit: u64,
+                  region: Option<(u64, u64)>| {
         let (len, first) = span(lo, hi, strides);
         let from = start.wrapping_add((first as u64).wrapping_mul(unit));
-        let end = from + len * unit;
+        let (from, end) = match region {
+            Some((low, high)) => {
+                let from = from as i64 as i128;
+                let end = from + (len * unit) as i128;
+                let low_end = high.saturating_sub(4).max(low) as i128;
+                let from = from.clamp(low as i128, low_end) as u64;
+                (from, (end.clamp(0, high as i128) as u64).max(from + 4))
+            }
+            None => (from, from + len * unit),
+        };
         let binding = from - from % align;
         (binding, end.next_multiple_of(4) - binding)
     };
+    let padded = plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
+    let reads = padded.then(|| (plan.src_offset, plan.src_extent()));
     boxes
         .into_iter()
         .map(|(lo, hi)| {
-            let dst_window = window(plan.dst_offset, &lo, &hi, &out_strides, dst_unit);
+            let dst_window = window(plan.dst_offset, &lo, &hi, &out_strides, dst_unit, None);
             let extents: Vec<u64> = (0..lo.len()).map(|d| hi[d] - lo[d]).collect();
             let total = match plan.kernel {
                 Kernel::Tiled | Kernel::Micro => plan.box_workgroups(&extents),
+                // A padded view's words (`Cut` keeps them whole).
+                _ if padded || plan.generic_padded() => {
+                    let words = extents.iter().product::<u64>() / plan.pack() as u64;
+                    words.div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64)
+                }
                 _ => {
                     // Units of the box, or (packed data, conversions) words of its window.
                     let items = if plan.pack() == 1 && plan.conversion.is_none() {
@@ -218,7 +249,7 @@ pub(super) fn split_into_chunks(
                 }
             };
             Ok(Chunk {
-                src_window: window(plan.src_start(), &lo, &hi, &in_strides, unit),
+                src_window: window(plan.src_start(), &lo, &hi, &in_strides, unit, reads),
                 dst_window,
                 lo,
                 hi,

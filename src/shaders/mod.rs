@@ -27,6 +27,7 @@ use crate::plan::{
 
 mod convert;
 mod generic;
+mod generic_params;
 mod micro;
 mod strip;
 mod template;
@@ -35,6 +36,7 @@ mod tiled;
 pub use convert::{CONVERT_WGSL, convert_source, convert_variants};
 use generic::*;
 pub use generic::{GENERIC_FILL, GENERIC_VALUES};
+use generic_params::*;
 use micro::*;
 use strip::*;
 use template::*;

@@ -201,7 +201,7 @@ fn conversions_that_cannot_run_are_refused() {
         Err(PermuteError::ForcedChoice { .. })
     ));
     // Past one binding: boxes over windows (576 MB of f32 into 288 MB of f16), each
-    // within WebGPU's 128 MiB; a view past it is a limit.
+    // within WebGPU's 128 MiB; a padded view past it is a limit.
     let big = Relayout::permute(&[12_000, 12_000], &[1, 0], 4)
         .unwrap()
         .with_conversion(f32_to_f16())
@@ -212,11 +212,12 @@ fn conversions_that_cannot_run_are_refused() {
     for chunk in &plans[0].chunks {
         assert!(chunk.src_window.1 <= limit && chunk.dst_window.1 <= limit);
     }
-    let flipped = View::contiguous(&[12_000, 12_000]).invert_axis(0).unwrap();
-    let view = Relayout::view(flipped, 144_000_000, 4)
+    let padded = View::contiguous(&[12_000, 12_000]).pad(0, 1, 1).unwrap();
+    let view = Relayout::view(padded, 144_000_000, 4)
         .unwrap()
         .with_conversion(f32_to_f16())
-        .unwrap();
+        .unwrap()
+        .with_fill(&[0, 0]);
     assert!(matches!(
         view.plan(&DeviceCaps::webgpu()),
         Err(PermuteError::DeviceLimit { .. })
