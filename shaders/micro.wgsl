@@ -52,16 +52,25 @@ fn micro(
         return;
     }
     // Neighbouring invocations take neighbouring row blocks (a row strip's: column blocks):
-    // their writes are contiguous. The row blocks go in bands of BAND: a workgroup covers a
-    // band's rows of several column blocks, so it reads few rows (pages, cache sets) at a
-    // time where the rows are far apart.
+    // their writes are contiguous. The row blocks go in bands of BAND (the last one
+    // shorter): a workgroup covers a band's rows of several column blocks, so it reads few
+    // rows (pages) at a time where the rows are far apart.
+    let per_batch = param(TILES_R) * param(TILES_C);
+    let k = g % per_batch;
+    let b = g / per_batch;
     let band = param(BAND);
-    let in_band = g % band;
-    let rest = g / band;
-    let bc0 = rest % param(TILES_C);
-    let bands = rest / param(TILES_C);
-    let br0 = (bands % (param(TILES_R) / band)) * band + in_band;
-    let b = bands / (param(TILES_R) / band);
+    let full = param(TILES_R) / band;
+    let in_full = full * band * param(TILES_C);
+    var height = band;
+    var first = (k / (band * param(TILES_C))) * band;
+    var in_band = k % (band * param(TILES_C));
+    if k >= in_full {
+        height = param(TILES_R) - full * band;
+        first = full * band;
+        in_band = k - in_full;
+    }
+    let br0 = first + in_band % height;
+    let bc0 = in_band / height;
     let bases = batch_bases(b);
 {{BATCH_BOUNDS}}    let in_row = param(IN_ROW);
     let out_row = param(OUT_ROW);

@@ -552,9 +552,9 @@ fn to_half() -> Conversion {
     Conversion::new(Dtype::F16, Dtype::F32).unwrap()
 }
 
-/// The micro kernel's bands (`MICRO_BAND` runs of row blocks per band, where they divide
-/// the rows): several bands of several column blocks in several batches, every element
-/// size, in one binding and across windows, each output element once and in its place.
+/// The micro kernel's bands (`MICRO_BAND_ROWS` rows per band, the last one shorter):
+/// several bands of several column blocks in several batches, every element size, in one
+/// binding and across windows, each output element once and in its place.
 #[test]
 fn micro_bands_cover_every_block() {
     let Some(p) = gpu() else { return };
@@ -563,6 +563,7 @@ fn micro_bands_cover_every_block() {
         for (shape, perm) in [
             (&[3usize, 4096, 48][..], &[0usize, 2, 1][..]),
             (&[4096, 32], &[1, 0]),
+            (&[2, 4000, 48], &[0, 2, 1]), // a shorter last band
         ] {
             cases.push(case(shape, perm, elem, MICRO, (0, 0)));
             let bytes = (shape.iter().product::<usize>() * elem) as u64;

@@ -45,7 +45,7 @@ pub const MICRO_RUN: u32 = 4;
 
 /// Rows per band of the micro kernel's traversal: a workgroup's invocations cover the rows
 /// of one band (of several column blocks) instead of a strip of rows as long as the
-/// workgroup, where the row blocks divide into bands (see `shaders/micro.wgsl`). On
+/// workgroup (the last band of a dispatch shorter; see `shaders/micro.wgsl`). On
 /// lavapipe (AMD EPYC, medians of 5 interleaved rounds) bands of 512 rows kept row pitches
 /// of 8 and 16 KiB near the speed of short ones: `[4096,4096] (1,0)` f32 18.9 ms against
 /// 26.3 in one band (2 KiB bands took 37.8, 32-row ones 40), f16 12.0 against 14.8,

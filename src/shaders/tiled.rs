@@ -116,14 +116,11 @@ pub(super) fn tiled_source(v: &TiledVariant, build: Build) -> Result<String, Tem
 }
 
 /// Row blocks per band of the micro kernel's traversal: [`MICRO_BAND_ROWS`] rows of blocks
-/// of `rows` rows, in whole runs, where they divide the row blocks; else one band of them
-/// all (the plain order).
+/// of `rows` rows, in whole runs (the last band is shorter), or all of them.
 fn micro_band(tiles_r: u64, rows: u64, run: u64) -> u64 {
-    let band = (MICRO_BAND_ROWS as u64 / rows).next_multiple_of(run);
-    match tiles_r.is_multiple_of(band) {
-        true => band,
-        false => tiles_r,
-    }
+    (MICRO_BAND_ROWS as u64 / rows)
+        .next_multiple_of(run)
+        .min(tiles_r)
 }
 
 /// A dispatch's box as the tiled and micro kernels see it: its extents, and the byte
