@@ -99,10 +99,10 @@ pub enum Strip {
 }
 
 impl Block {
-    /// The wide block of a movement size, if it has one (units up to 8 bytes).
+    /// The wide block of a movement size: 16 bytes a side, 2x2 for 16-byte units.
     pub fn wide(unit: u32) -> Option<Block> {
-        (unit <= 8).then_some(Block {
-            side: WIDE_ACCESS_BYTES / unit,
+        (unit <= 16).then_some(Block {
+            side: (WIDE_ACCESS_BYTES / unit).max(2),
             access_bytes: WIDE_ACCESS_BYTES,
             run: 1,
             strip: None,

@@ -122,8 +122,6 @@ pub enum Misfit {
     /// Micro-tiles need both block sides divisible by the block's side, or one a strip's
     /// whole short dim (see `micro_block`).
     MicroSides,
-    /// Micro-tiles move units of up to 8 bytes.
-    WideUnit,
     /// The tiled and micro kernels use 32-bit index math only.
     Index64,
     /// The tile needs more workgroup memory or invocations than the device has.
@@ -153,9 +151,8 @@ impl Misfit {
             }
             Misfit::MicroSides => {
                 const _: () = assert!(STRIP_MAX == 8, "the sentence below names STRIP_MAX");
-                "both block sides must be divisible by 4 elements with offsets in whole words, or (8-byte units) by 2 with offsets and strides in whole 16 bytes, or (unpadded) one side a dim of at most 8 elements contiguous on its side with the other divisible by the elements in 16 bytes"
+                "both block sides must be divisible by 4 elements with offsets in whole words, or (8 and 16-byte units) by 2 with offsets and strides in whole 16 bytes, or (unpadded) one side a dim of at most 8 elements contiguous on its side with the other divisible by the elements in 16 bytes (2 for 16-byte units)"
             }
-            Misfit::WideUnit => "16-byte units already move as whole vectors",
             Misfit::Strips => {
                 "the tiled kernel converts only between an interleaved dim of 2 to 8 elements and planes whose length divides by 4, with offsets and strides in whole quads and words"
             }

@@ -545,10 +545,7 @@ pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
         Block::narrow(src_unit.max(dst_unit)),
     ];
     let Some(block) = candidates.into_iter().flatten().find(fits) else {
-        return Err(match Block::wide(unit) {
-            None => Misfit::WideUnit,
-            Some(_) => Misfit::MicroSides,
-        });
+        return Err(Misfit::MicroSides);
     };
     // Blocks along the run: row blocks, a row strip's column blocks.
     let along = match block.strip {

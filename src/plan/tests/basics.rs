@@ -131,8 +131,9 @@ fn forced_choices_that_cannot_apply_are_refused() {
         Some(Kernel::Micro),
         None
     )));
+    // 16-byte units: 2x2 blocks need even sides (or a whole side of at most 8).
     assert!(refused(forced(
-        &[8, 12],
+        &[9, 13],
         &[1, 0],
         16,
         Some(Kernel::Micro),

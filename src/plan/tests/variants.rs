@@ -49,7 +49,9 @@ fn micro_blocks_are_wide_where_sides_and_offsets_allow() {
     assert_eq!(block(&[6, 10], 8, (0, 0)), Some((2, 16)));
     // 5 rows are a strip (`strips_take_short_dims_whole`); 9 rows by 5 columns nothing.
     assert_eq!(block(&[9, 5], 8, (0, 0)), None);
-    assert_eq!(block(&[4, 4], 16, (0, 0)), None);
+    // 16-byte units: 2x2 blocks of one access per element.
+    assert_eq!(block(&[4, 4], 16, (0, 0)), Some((2, 16)));
+    assert_eq!(block(&[9, 13], 16, (0, 0)), None);
 }
 
 /// A short dim that square blocks cannot take (extent below 9, not a multiple of the wide
