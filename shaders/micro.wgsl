@@ -5,7 +5,7 @@
 // workgroup memory and no barrier, which suits devices where those are costly (lavapipe).
 //
 // A block row is loads or stores of STORE: vec4<u32>s for wide blocks, whose side is the
-// elements in 16 bytes (of the smaller element, when converting), or 32-bit words for
+// elements in 16 bytes (of the smaller element, when converting; 2 for 16-byte units), or 32-bit words for
 // narrow 4x4 blocks (plan::Block). On lavapipe every access is a loop over the SIMD lanes
 // whatever its width, so wide accesses move four times the bytes per loop. 8- and 16-bit
 // data is packed PACK to a word. A conversion converts each element with `cvt` between its
@@ -29,6 +29,9 @@
 // row check; else nothing), BATCH_BOUNDS (padded: `bv`, the batch's part) and BLOCK_MOVE
 // (where the `j`th block starts, from `br0` and `bc0`, and its unrolled loads, register
 // transpose and stores).
+
+// Whether some dispatch of the plan has more than one band of row blocks (see below).
+override BANDED: bool = false;
 
 const SIDE: u32 = {{SIDE}};
 const RUN: u32 = {{RUN}}; // blocks per invocation
@@ -55,22 +58,28 @@ fn micro(
     // their writes are contiguous. The row blocks go in bands of BAND (the last one
     // shorter): a workgroup covers a band's rows of several column blocks, so it reads few
     // rows (pages) at a time where the rows are far apart.
-    let per_batch = param(TILES_R) * param(TILES_C);
-    let k = g % per_batch;
-    let b = g / per_batch;
-    let band = param(BAND);
-    let full = param(TILES_R) / band;
-    let in_full = full * band * param(TILES_C);
-    var height = band;
-    var first = (k / (band * param(TILES_C))) * band;
-    var in_band = k % (band * param(TILES_C));
-    if k >= in_full {
-        height = param(TILES_R) - full * band;
-        first = full * band;
-        in_band = k - in_full;
+    var br0 = g % param(TILES_R);
+    let rest = g / param(TILES_R);
+    var bc0 = rest % param(TILES_C);
+    let b = rest / param(TILES_C);
+    // Several bands: a pipeline constant, so that one band is the plain order above alone,
+    // with fewer divisions (which a CPU pays lane by lane).
+    if BANDED {
+        let band = param(BAND);
+        let k = g - b * param(TILES_R) * param(TILES_C);
+        let full = param(TILES_R) / band;
+        let in_full = full * band * param(TILES_C);
+        var height = band;
+        var first = (k / (band * param(TILES_C))) * band;
+        var in_band = k % (band * param(TILES_C));
+        if k >= in_full {
+            height = param(TILES_R) - full * band;
+            first = full * band;
+            in_band = k - in_full;
+        }
+        br0 = first + in_band % height;
+        bc0 = in_band / height;
     }
-    let br0 = first + in_band % height;
-    let bc0 = in_band / height;
     let bases = batch_bases(b);
 {{BATCH_BOUNDS}}    let in_row = param(IN_ROW);
     let out_row = param(OUT_ROW);

@@ -64,9 +64,9 @@ impl Tile {
 /// Geometry of the micro kernel's register block for one plan: `side x side` elements (a
 /// strip: `side` by a whole short dim),
 /// each block row moved as accesses of `access_bytes`. Wide blocks are as many elements as
-/// fill 16 bytes (16 of 8 bits, 8 of 16, 4 of 32, 2 of 64), every row one `vec4<u32>`: on a
-/// CPU adapter each access costs a loop over the SIMD lanes whatever its width, so wide
-/// accesses move four times the bytes per loop. Narrow blocks (4x4, 32-bit accesses) take
+/// fill 16 bytes (16 of 8 bits, 8 of 16, 4 of 32, 2 of 64), every row one `vec4<u32>`, or
+/// 2x2 of 16 bytes (every row two): on a CPU adapter each access costs a loop over the
+/// SIMD lanes whatever its width, so wide accesses move four times the bytes per loop. Narrow blocks (4x4, 32-bit accesses) take
 /// the 1, 2 and 4-byte layouts that wide ones cannot: sides not divisible by the wide side,
 /// or offsets and strides not in whole 16 bytes. Strips are wide blocks one of whose sides
 /// is a whole short dim ([`Strip`]).

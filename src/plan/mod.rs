@@ -373,6 +373,9 @@ fn finish(
             have: limit,
         });
     }
+    if plan.kernel == Kernel::Tiled && !converting {
+        plan.tile = Some(Tile::for_unit(plan.unit));
+    }
     plan.quads = select::choose_quads(&plan, one_binding);
     plan.runs = select::choose_runs(&plan, caps, one_binding);
     if one_binding {

@@ -269,9 +269,10 @@ impl Plan {
         }
     }
 
-    /// Whether the generic kernel runs this plan in its padded (view) mode, over the whole
-    /// tensor in one binding: a padded view, or a strided output of packed words or of a
-    /// conversion (unpacked units of a strided output go through the box mode).
+    /// Whether the generic kernel runs this plan in its padded (view) mode: a padded view, or
+    /// a strided output of packed words or of a conversion (unpacked units of a strided
+    /// output go through the box mode); past one binding, over boxes through destination
+    /// strides.
     pub fn generic_padded(&self) -> bool {
         self.view.as_ref().is_some_and(|v| {
             !v.bounds.is_empty()
@@ -279,12 +280,8 @@ impl Plan {
         })
     }
 
-    /// Workgroups of the plan's kernel over the whole tensor in one dispatch (setting the
-    /// tile geometry of a tiled plan).
-    pub(super) fn workgroups(&mut self) -> u64 {
-        if self.kernel == Kernel::Tiled && self.conversion.is_none() {
-            self.tile = Some(Tile::for_unit(self.unit));
-        }
+    /// Workgroups of the plan's kernel over the whole tensor in one dispatch.
+    pub(super) fn workgroups(&self) -> u64 {
         match self.kernel {
             Kernel::Tiled | Kernel::Micro => self.box_workgroups(&self.dims.clone()),
             // Runs are of units (of elements when converting), never packed words.

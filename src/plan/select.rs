@@ -491,7 +491,7 @@ fn windows_fit(plan: &Plan, kernel: Kernel, caps: &DeviceCaps, limit: u64) -> Re
 
 /// The micro kernel's block for a plan whose innermost dim moves: wide where both block
 /// sides divide by its side and every offset and stride of rows and batches is in whole 16
-/// bytes (so each block row is one aligned `vec4<u32>`); else a wide strip where one side is
+/// bytes (so each block row is aligned `vec4<u32>`s: one, or two for 16-byte units); else a wide strip where one side is
 /// a short contiguous dim and the other divides (see [`Strip`]); else narrow for units of
 /// up to 4 bytes with both sides divisible by [`super::MICRO_SIDE`]. [`MICRO_RUN`] blocks per
 /// invocation where the blocks along the run divide by it.

@@ -71,22 +71,27 @@ impl Cut {
             .collect();
         let lo = vec![0u64; hi.len()];
         let room = |unit: u64| limit.saturating_sub(self.align + 4) / unit;
-        span(&lo, &hi, &plan.in_strides()).0 <= room(plan.unit as u64)
-            && span(&lo, &hi, &plan.out_strides_by_input_dim()).0 <= room(plan.dst_unit() as u64)
+        let fits = |strides: &[u64], unit: u32| {
+            span(&lo, &hi, strides).is_some_and(|(len, _)| len <= room(unit as u64))
+        };
+        fits(&plan.in_strides(), plan.unit)
+            && fits(&plan.out_strides_by_input_dim(), plan.dst_unit())
     }
 }
 
 /// Units a box `lo..hi` spans with these strides (two's complement where negative), and
-/// the offset of its first unit from index 0 (negative where strides are).
-fn span(lo: &[u64], hi: &[u64], strides: &[u64]) -> (u64, i64) {
+/// the offset of its first unit from index 0 (negative where strides are); `None` past
+/// 64 bits (a padded view's box may span far more than its buffer).
+fn span(lo: &[u64], hi: &[u64], strides: &[u64]) -> Option<(u64, i64)> {
     let mut len = 1u64;
     let mut first = 0i64;
     for d in 0..lo.len() {
         let s = strides[d] as i64;
-        len += (hi[d] - lo[d] - 1) * s.unsigned_abs();
-        first += s * if s < 0 { hi[d] - 1 } else { lo[d] } as i64;
+        len = len.checked_add((hi[d] - lo[d] - 1).checked_mul(s.unsigned_abs())?)?;
+        let at = if s < 0 { hi[d] - 1 } else { lo[d] };
+        first = first.checked_add(s.checked_mul(i64::try_from(at).ok()?)?)?;
     }
-    (len, first)
+    Some((len, first))
 }
 
 /// Splits the index space into boxes whose source and destination windows each fit in
@@ -96,17 +101,23 @@ fn span(lo: &[u64], hi: &[u64], strides: &[u64]) -> (u64, i64) {
 /// A box that is too large on the source side is cut along the input dim with the largest
 /// stride (the outermost one it spans, that is still above its grain); too large on the
 /// destination side, along the input dim with the largest output stride; each cut as
-/// coarse as the remaining dims allow. The smallest box fits (the kernel's fit checks
-/// [`Cut::fits`]; a box of one element always does), so this ends.
+/// coarse as the remaining dims allow. This ends: a box of single grains fits (the tiled
+/// and micro kernels' fit checks [`Cut::fits`], a box of one element always fits), or no
+/// dim is left to cut and the plan is refused (a padded view of packed data whose words'
+/// lanes lie far apart in the source).
 pub(super) fn split_into_chunks(
     plan: &Plan,
     caps: &DeviceCaps,
     limit: u64,
 ) -> Result<Vec<Chunk>, PermuteError> {
-    let cut = Cut::of(plan, plan.kernel, caps).unwrap_or(Cut {
-        grain: vec![1; plan.dims.len()],
-        align: caps.storage_offset_alignment.max(4) as u64,
-    });
+    // The kernel was chosen where its cut fits (`select::windows_fit`).
+    let cut = Cut::of(plan, plan.kernel, caps).map_err(|m| {
+        PermuteError::Internal(format!(
+            "no cut for the {} kernel: {}",
+            plan.kernel.name(),
+            m.why()
+        ))
+    })?;
     let (grain, align) = (&cut.grain, cut.align);
     // A conversion's two sides have elements of their own sizes.
     let (unit, dst_unit) = (plan.unit as u64, plan.dst_unit() as u64);
@@ -138,7 +149,7 @@ pub(super) fn split_into_chunks(
         let mut piece: Vec<u64> = (0..lo.len()).map(|d| hi[d] - lo[d]).collect();
         let mut fits = true;
         for (strides, max_span) in [(&in_strides, max_src), (&out_strides, max_dst)] {
-            let whole = span(&lo, &hi, strides).0;
+            let whole = span(&lo, &hi, strides).map_or(u64::MAX, |(len, _)| len);
             if whole <= max_span {
                 continue;
             }
@@ -148,7 +159,7 @@ pub(super) fn split_into_chunks(
                 .filter(|&d| hi[d] - lo[d] > grain[d])
                 .max_by_key(|&d| size(d))
                 .ok_or_else(too_small)?;
-            let others = whole - (hi[d] - lo[d] - 1) * size(d);
+            let others = whole.saturating_sub((hi[d] - lo[d] - 1).saturating_mul(size(d)));
             let p = if others >= max_span {
                 1
             } else {
@@ -209,7 +220,8 @@ pub(super) fn split_into_chunks(
                   strides: &[u64],
                   unit: u64,
                   region: Option<(u64, u64)>| {
-        let (len, first) = span(lo, hi, strides);
+        // A box that fits a window spans fewer units than the window's bytes.
+        let (len, first) = span(lo, hi, strides).unwrap_or((1, 0));
         let from = start.wrapping_add((first as u64).wrapping_mul(unit));
         let (from, end) = match region {
             Some((low, high)) => {

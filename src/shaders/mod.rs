@@ -456,6 +456,12 @@ fn fill_unit(unit: u32, access64: bool) -> &'static str {
 /// Values of the pipeline constants of a specialised generic plan: `D{i}` (output dims)
 /// and `S{i}` (source strides, in output order). Empty for other plans.
 pub fn constants(plan: &Plan) -> Vec<(String, f64)> {
+    if plan.kernel == Kernel::Micro {
+        return match micro_banded(plan) {
+            true => vec![("BANDED".to_string(), 1.0)],
+            false => Vec::new(),
+        };
+    }
     if !plan.specialized {
         return Vec::new();
     }

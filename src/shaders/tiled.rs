@@ -123,6 +123,22 @@ fn micro_band(tiles_r: u64, rows: u64, run: u64) -> u64 {
         .min(tiles_r)
 }
 
+/// Whether some dispatch of a micro plan has more than one band (the pipeline constant
+/// `BANDED`: one band is the plain order, with fewer divisions).
+pub(super) fn micro_banded(plan: &Plan) -> bool {
+    let Some(block) = plan.variant().and_then(|v| v.block()) else {
+        return false;
+    };
+    let rows = block.rows() as u64;
+    plan.chunks.iter().any(|chunk| {
+        let (_, r, _) = plan
+            .box_batch_rows_cols(&box_of(plan, chunk).0)
+            .unwrap_or((0, 0, 0));
+        let tiles_r = r.div_ceil(rows);
+        micro_band(tiles_r, rows, block.run as u64) < tiles_r
+    })
+}
+
 /// A dispatch's box as the tiled and micro kernels see it: its extents, and the byte
 /// offsets of its first unit in the two windows (the tensor's offsets in one binding).
 pub(super) fn box_of(plan: &Plan, chunk: &Chunk) -> (Vec<u64>, u64, u64) {
