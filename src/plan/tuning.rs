@@ -48,7 +48,7 @@ pub const MICRO_RUN: u32 = 4;
 /// workgroup (the last band of a dispatch shorter; see `shaders/micro.wgsl`). On
 /// lavapipe (AMD EPYC, medians of 5 interleaved rounds) bands of 512 rows kept row pitches
 /// of 8 and 16 KiB near the speed of short ones: `[4096,4096] (1,0)` f32 18.9 ms against
-/// 26.3 in one band (2 KiB bands took 37.8, 32-row ones 40), f16 12.0 against 14.8,
+/// 26.3 in one band (2048-row bands took 37.8, 32-row ones 40.9), f16 12.0 against 14.8,
 /// `[4,2048,2048] (0,2,1)` f32 18.2 against 31.6, `[8,2048,512] (0,2,1)` 8-byte 15.0
 /// against 18.7; `[32,512,512]` 8-byte, two bands of 256 rows, 15.7 against 14.6.
 pub const MICRO_BAND_ROWS: u32 = 512;
