@@ -432,6 +432,27 @@ fn every_kernel_splits_across_window_edges() {
                     .unwrap(),
             );
         }
+        // Per-channel affines: normalised planes, pixels back, 48 channels over the rows
+        // (each box's tables rotate to its first channel).
+        let planes = Conversion::new(Dtype::U8, Dtype::F32)
+            .and_then(|c| c.normalized(1, &[0.485, 0.456, 0.406], &[0.229, 0.224, 0.225]))
+            .unwrap();
+        let pixels = Conversion::new(Dtype::F32, Dtype::U8)
+            .and_then(|c| c.with_affine(3, &[200.0, 250.0, 255.0], &[1.0, 2.0, 3.0]))
+            .unwrap();
+        let scales: Vec<f32> = (0..48).map(|i| 1.0 + i as f32 / 8.0).collect();
+        let rows = Conversion::new(Dtype::F32, Dtype::F16)
+            .and_then(|c| c.with_affine(1, &scales, &[0.5; 48]))
+            .unwrap();
+        let affines = [
+            (Relayout::permute(&[2, 24, 64, 3], &[0, 3, 1, 2], 1), planes),
+            (Relayout::permute(&[2, 3, 24, 64], &[0, 2, 3, 1], 4), pixels),
+            (Relayout::permute(&[48, 80], &[1, 0], 4), rows),
+        ];
+        for (op, c) in affines {
+            let op = op.unwrap().with_options(force(kernel));
+            cases.push(op.with_conversion(c).unwrap());
+        }
         // Converted views: a flip (negative strides) and a stepped slice.
         let flip = View::contiguous(&[64, 96]).invert_axis(0).unwrap();
         let stepped = View::contiguous(&[64, 96]).slice(1, 1..96, 2).unwrap();

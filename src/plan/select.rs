@@ -4,7 +4,7 @@
 
 use super::reasons::*;
 use super::tuning::*;
-use super::{Block, DeviceCaps, IndexMath, Kernel, Options, Plan, Strip, Tile, windows};
+use super::{Block, ChannelAt, DeviceCaps, IndexMath, Kernel, Options, Plan, Strip, Tile, windows};
 use crate::PermuteError;
 
 /// 32-bit math when every offset in units (plus a workgroup's overshoot) fits in `u32`;
@@ -473,14 +473,16 @@ fn micro_fits(plan: &Plan, caps: &DeviceCaps, limit: u64) -> Result<(), Misfit> 
 
 /// Whether `kernel` can cut the plan into boxes of whole tiles whose windows fit `limit`
 /// bytes, where the tensor does not fit one binding: its smallest box fits, and neither a
-/// view's bounds nor the affine's channels are counted from the whole tensor's corner
-/// (the kernels' bounds and channels are relative to their dispatch's box).
+/// view's bounds nor the affine's channels over the batch would count from the whole
+/// tensor's corner (the kernels' bounds and batch index are relative to their dispatch's
+/// box; channels of rows or columns rotate their tables per box).
 fn windows_fit(plan: &Plan, kernel: Kernel, caps: &DeviceCaps, limit: u64) -> Result<(), Misfit> {
     if plan.src_extent() <= limit && plan.dst_extent() <= limit {
         return Ok(());
     }
     let padded = plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
-    if padded || plan.channels().is_some() {
+    let batch_channels = plan.channels().is_some_and(|c| c.at == ChannelAt::Batch);
+    if padded || batch_channels {
         return Err(Misfit::Windowed);
     }
     match windows::Cut::of(plan, kernel, caps)?.fits(plan, limit) {

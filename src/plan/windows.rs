@@ -2,8 +2,8 @@
 //! buffer windows fit, and folding workgroup counts into the device's grid limits.
 
 use super::{
-    Chunk, DeviceCaps, GENERIC_ITEMS, GENERIC_WORKGROUP, Kernel, MAX_CHUNKS, Misfit, Plan, Strip,
-    TILED_STRIP_WORKGROUP, Tile, select,
+    ChannelAt, Chunk, DeviceCaps, GENERIC_ITEMS, GENERIC_WORKGROUP, Kernel, MAX_CHUNKS, Misfit,
+    Plan, Strip, TILED_STRIP_WORKGROUP, Tile, select,
 };
 use crate::PermuteError;
 
@@ -57,6 +57,15 @@ impl Cut {
             }
         };
         (grain[a], grain[last]) = (rows, cols);
+        // Boxes start on whole channel steps (their tables rotate to their first channel).
+        if let Some(ch) = plan.channels() {
+            let d = match ch.at {
+                ChannelAt::Rows => a,
+                ChannelAt::Cols => last,
+                ChannelAt::Batch => return Err(Misfit::Windowed),
+            };
+            grain[d] = lcm(grain[d], ch.step);
+        }
         Ok(Cut {
             grain,
             align: align.max(16),
@@ -77,6 +86,15 @@ impl Cut {
         fits(&plan.in_strides(), plan.unit)
             && fits(&plan.out_strides_by_input_dim(), plan.dst_unit())
     }
+}
+
+/// The least common multiple of two positive numbers (saturating).
+fn lcm(a: u64, b: u64) -> u64 {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    (a / x.max(1)).saturating_mul(b)
 }
 
 /// Units a box `lo..hi` spans with these strides (two's complement where negative), and

@@ -93,7 +93,7 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
         }
     }
     if let Some(c) = &plan.conversion {
-        words.extend(convert_block(c, output_channels(plan, c)));
+        words.extend(convert_block(c, output_channels(plan, c), 0));
     }
     words
 }
@@ -111,11 +111,15 @@ fn output_channels(plan: &Plan, c: &Conversion) -> (u64, u64) {
 }
 
 /// A conversion's words (see [`convert_words`]): the channel geometry `(step, count)` (the
-/// channel of index `i` is `(i / step) % count`) and the affine's values.
-pub(super) fn convert_block(c: &Conversion, (step, count): (u64, u64)) -> Vec<u32> {
+/// channel of index `i` is `(i / step) % count`) and the affine's values, rotated so that
+/// channel 0 is the tensor's channel `first` (a box's, past one binding).
+pub(super) fn convert_block(c: &Conversion, (step, count): (u64, u64), first: usize) -> Vec<u32> {
     let mut words = vec![0u32; convert_words()];
     if let Some(a) = c.affine() {
-        for (i, (s, b)) in a.scale.iter().zip(&a.bias).enumerate() {
+        // Rotated so that the dispatch's channel 0 is the whole tensor's `first`.
+        let n = a.scale.len();
+        for i in 0..n {
+            let (s, b) = (a.scale[(i + first) % n], a.bias[(i + first) % n]);
             words[4 + i] = s.to_bits();
             words[4 + MAX_CHANNELS + i] = b.to_bits();
         }

@@ -259,8 +259,7 @@ pub(super) fn strip_params(plan: &Plan, chunk: &Chunk, s: TiledStrip) -> Vec<u32
         .collect();
     words.resize(words.len().next_multiple_of(4), 0);
     if let Some(conversion) = &plan.conversion {
-        let channels = plan.channels().map_or((1, 1), |ch| (ch.step, ch.count));
-        words.extend(convert_block(conversion, channels));
+        words.extend(super::tiled::box_convert_block(plan, chunk, conversion));
     }
     words
 }

@@ -2,6 +2,8 @@
 //! decode shared with the micro kernel, and its parameter block.
 
 use super::*;
+use crate::convert::Conversion;
+use crate::plan::ChannelAt;
 
 pub(super) const TILED_OUT_WORD_WGSL: &str =
     include_str!("../../shaders/fragments/tiled_out_word.wgsl");
@@ -139,6 +141,22 @@ pub(super) fn micro_banded(plan: &Plan) -> bool {
     })
 }
 
+/// The conversion's words of a tiled or micro dispatch: its channels' scale and bias tables
+/// rotated to the channel of its box's first row or column (`Cut` starts boxes on whole
+/// channel steps; channels over the batch do not split, `select::windows_fit`).
+pub(super) fn box_convert_block(plan: &Plan, chunk: &Chunk, c: &Conversion) -> Vec<u32> {
+    let Some(ch) = plan.channels() else {
+        return convert_block(c, (1, 1), 0);
+    };
+    let d = match ch.at {
+        ChannelAt::Rows => plan.row_dim(),
+        ChannelAt::Cols => Some(plan.dims.len() - 1),
+        ChannelAt::Batch => None,
+    };
+    let first = d.map_or(0, |d| (chunk.lo[d] / ch.step) % ch.count);
+    convert_block(c, (ch.step, ch.count), first as usize)
+}
+
 /// A dispatch's box as the tiled and micro kernels see it: its extents, and the byte
 /// offsets of its first unit in the two windows (the tensor's offsets in one binding).
 pub(super) fn box_of(plan: &Plan, chunk: &Chunk) -> (Vec<u64>, u64, u64) {
@@ -239,8 +257,7 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
         && let Some(c) = &plan.conversion
     {
         words.resize(words.len().next_multiple_of(4), 0);
-        let channels = plan.channels().map_or((1, 1), |ch| (ch.step, ch.count));
-        words.extend(convert_block(c, channels));
+        words.extend(box_convert_block(plan, chunk, c));
     }
     words
 }
