@@ -283,7 +283,7 @@ impl Plan {
     /// Workgroups of the plan's kernel over the whole tensor in one dispatch.
     pub(super) fn workgroups(&self) -> u64 {
         match self.kernel {
-            Kernel::Tiled | Kernel::Micro => self.box_workgroups(&self.dims.clone()),
+            Kernel::Tiled | Kernel::Micro => self.box_workgroups(&self.dims),
             // Runs are of units (of elements when converting), never packed words.
             _ if self.runs => self
                 .units()

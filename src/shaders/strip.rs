@@ -250,13 +250,7 @@ pub(super) fn strip_params(plan: &Plan, chunk: &Chunk, s: TiledStrip) -> Vec<u32
             TileWord::Band => tiles,
         };
     }
-    let mut words: Vec<u32> = head
-        .into_iter()
-        .chain(batch.iter().map(|&d| extents[d]))
-        .chain(batch.iter().map(|&d| ins[d]))
-        .chain(batch.iter().map(|&d| outs[d]))
-        .map(|v| v as u32)
-        .collect();
+    let mut words = super::tiled::tile_words(head, &batch, &extents, &ins, &outs);
     words.resize(words.len().next_multiple_of(4), 0);
     if let Some(conversion) = &plan.conversion {
         words.extend(super::tiled::box_convert_block(plan, chunk, conversion));

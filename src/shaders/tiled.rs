@@ -117,6 +117,23 @@ pub(super) fn tiled_source(v: &TiledVariant, build: Build) -> Result<String, Tem
     )? + &kernel)
 }
 
+/// The tiled and micro kernels' words (the strips' too): `head`, then each batch dim's
+/// extent in the box, input stride and output stride (in the kernel's units).
+pub(super) fn tile_words(
+    head: [u64; TILE_BATCH],
+    batch: &[usize],
+    extents: &[u64],
+    ins: &[u64],
+    outs: &[u64],
+) -> Vec<u32> {
+    head.into_iter()
+        .chain(batch.iter().map(|&d| extents[d]))
+        .chain(batch.iter().map(|&d| ins[d]))
+        .chain(batch.iter().map(|&d| outs[d]))
+        .map(|v| v as u32)
+        .collect()
+}
+
 /// Row blocks per band of the micro kernel's traversal: [`MICRO_BAND_ROWS`] rows of blocks
 /// of `rows` rows, in whole runs (the last band is shorter), or all of them.
 fn micro_band(tiles_r: u64, rows: u64, run: u64) -> u64 {
@@ -243,13 +260,9 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
             TileWord::Band => micro_band(tiles_r, rows, run),
         };
     }
-    let mut words: Vec<u32> = head
-        .into_iter()
-        .chain(batch.iter().map(|&d| extents[d]))
-        .chain(batch.iter().map(|&d| stride(in_strides[d])))
-        .chain(batch.iter().map(|&d| stride_out(out_strides[d])))
-        .map(|v| v as u32)
-        .collect();
+    let ins: Vec<u64> = in_strides.iter().map(|&s| stride(s)).collect();
+    let outs: Vec<u64> = out_strides.iter().map(|&s| stride_out(s)).collect();
+    let mut words = tile_words(head, &batch, &extents, &ins, &outs);
     if plan.kernel == Kernel::Micro && plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty()) {
         words.extend(micro_bound_params(plan, &batch));
     }
