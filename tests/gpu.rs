@@ -597,3 +597,36 @@ fn autotuning_picks_a_kernel_per_shape_class_and_stays_correct() {
     )
     .unwrap_or_else(|m| panic!("{m}"));
 }
+
+/// Whether a CPU device moves data as 64-bit components is measured (a copy timed both
+/// ways), once per adapter and process; plans follow the outcome, and only CPU devices with
+/// `SHADER_INT64` can have it.
+#[test]
+fn the_access_width_is_measured_once_and_plans_follow_it() {
+    let Some(shared) = gpu() else { return };
+    let p = wgpu_permute::Permuter::new(shared.device(), shared.queue()).unwrap();
+    let caps = p.caps();
+    assert_eq!(caps.access64_faster, shared.caps().access64_faster);
+    assert!(caps.cpu && caps.int64 || !caps.access64_faster, "{caps:?}");
+    // 16-byte units on the generic kernel: 64-bit components apply here.
+    let plan = check(
+        &p,
+        &[512, 64, 16],
+        &[1, 0, 2],
+        4,
+        Options::default(),
+        (0, 0),
+    )
+    .unwrap_or_else(|m| panic!("{m}"));
+    assert_eq!(plan.access64, caps.access64_faster, "{plan}");
+    let other = !caps.access64_faster;
+    if caps.int64 {
+        let forced = Options {
+            access64: Some(other),
+            ..Options::default()
+        };
+        let plan = check(&p, &[512, 64, 16], &[1, 0, 2], 4, forced, (0, 0))
+            .unwrap_or_else(|m| panic!("{m}"));
+        assert_eq!(plan.access64, other, "{plan}");
+    }
+}

@@ -29,14 +29,16 @@ pub struct Permuter {
 impl Permuter {
     /// Binds to the caller's device and queue. Plans suit the device's adapter (its limits,
     /// features and type, as the device reports them), exactly as for a permuter that made
-    /// its own device on that adapter.
+    /// its own device on that adapter. On a CPU device with `SHADER_INT64` the first
+    /// permuter of the process also times a copy (tens of milliseconds; see
+    /// [`DeviceCaps::access64_faster`]).
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Self, PermuteError> {
         let caps = caps_of(device);
         let learned = Learned {
             model: !caps.cpu,
             ..Learned::default()
         };
-        Ok(Permuter {
+        let mut permuter = Permuter {
             device: device.clone(),
             queue: queue.clone(),
             caps,
@@ -44,7 +46,11 @@ impl Permuter {
             learned: Mutex::new(learned),
             lost: Arc::new(Mutex::new(None)),
             timer: Mutex::new(None),
-        })
+        };
+        if permuter.caps.cpu && permuter.caps.int64 {
+            permuter.caps.access64_faster = permuter.access64_faster();
+        }
+        Ok(permuter)
     }
 
     /// Makes its own device on the default adapter (see [`super::default_device`]).

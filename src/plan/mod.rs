@@ -127,6 +127,11 @@ pub struct DeviceCaps {
     pub int64: bool,
     /// The device is a CPU (lavapipe, SwiftShader, WARP); see `prefer_micro`.
     pub cpu: bool,
+    /// Moving data as 64-bit components was measured faster than as 32-bit ones on this
+    /// (CPU) device. Which is faster depends on the host CPU, not on anything the device
+    /// reports, so a `Permuter` on a CPU device with `SHADER_INT64` times a copy both ways
+    /// (once per adapter and process); [`crate::caps_of`] leaves it false.
+    pub access64_faster: bool,
 }
 
 impl DeviceCaps {
@@ -144,6 +149,7 @@ impl DeviceCaps {
             storage_offset_alignment: 256,
             int64: false,
             cpu: false,
+            access64_faster: false,
         }
     }
 }

@@ -449,9 +449,10 @@ pub fn choose_access64(
 }
 
 /// Whether a device moves data fastest as 64-bit components: CPU devices with
-/// `SHADER_INT64` (see [`choose_access64`]). The bench's shader copy follows it too.
+/// `SHADER_INT64` where a copy was measured faster so (see [`choose_access64`] and
+/// [`DeviceCaps::access64_faster`]). The bench's shader copy follows it too.
 pub fn prefers_access64(caps: &DeviceCaps) -> bool {
-    caps.cpu && caps.int64
+    caps.cpu && caps.int64 && caps.access64_faster
 }
 
 /// Whether the tiled kernel's strips can run this conversion (see [`tiled_strip`]), in

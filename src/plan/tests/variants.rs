@@ -124,7 +124,7 @@ proptest::proptest! {
     ) {
         let all = validated();
         let perm = perm_from_seed(shape.len(), seed);
-        let caps = DeviceCaps { cpu, int64, ..DeviceCaps::default() };
+        let caps = DeviceCaps { cpu, int64, access64_faster: int64, ..DeviceCaps::default() };
         let tri = [None, Some(false), Some(true)];
         let options = Options {
             kernel: [None, Some(Kernel::Generic), Some(Kernel::Tiled), Some(Kernel::Micro)][kernel],
@@ -192,7 +192,7 @@ proptest::proptest! {
             bounds.push(Bound { dims: vec![d], valid: pad..v.shape[d] - pad });
         }
         v.bounds = bounds;
-        let caps = DeviceCaps { cpu, int64, ..DeviceCaps::default() };
+        let caps = DeviceCaps { cpu, int64, access64_faster: int64, ..DeviceCaps::default() };
         let tri = [None, Some(false), Some(true)];
         let fill = vec![0; elem];
         let req = ViewRequest {
@@ -228,6 +228,7 @@ fn a_cpu_plan_on_a_gpu_is_sized_as_the_gpu_plans_it() {
     let cpu = DeviceCaps {
         cpu: true,
         int64: true,
+        access64_faster: true,
         ..DeviceCaps::default()
     };
     let on_cpu = plan::plan(&req, &cpu).unwrap();
