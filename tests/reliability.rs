@@ -580,19 +580,31 @@ fn to_half() -> Conversion {
 fn micro_bands_cover_every_block() {
     let Some(p) = gpu() else { return };
     let mut cases = Vec::new();
+    // The bands differ with the access width (see `MICRO_BAND_ROWS`): both where the device
+    // has 64-bit integers.
+    let widths: &[bool] = match p.caps().int64 {
+        true => &[false, true],
+        false => &[false],
+    };
     for &elem in &[1usize, 2, 4, 8] {
         for (shape, perm) in [
             (&[3usize, 4096, 48][..], &[0usize, 2, 1][..]),
             (&[4096, 32], &[1, 0]),
             (&[2, 4000, 48], &[0, 2, 1]), // a shorter last band
         ] {
-            cases.push(case(shape, perm, elem, MICRO, (0, 0)));
-            let bytes = (shape.iter().product::<usize>() * elem) as u64;
-            let windowed = Options {
-                binding_limit: Some(bytes / 2 + 64),
-                ..MICRO
-            };
-            cases.push(case(shape, perm, elem, windowed, (16, 32)));
+            for &access64 in widths {
+                let micro = Options {
+                    access64: Some(access64),
+                    ..MICRO
+                };
+                cases.push(case(shape, perm, elem, micro, (0, 0)));
+                let bytes = (shape.iter().product::<usize>() * elem) as u64;
+                let windowed = Options {
+                    binding_limit: Some(bytes / 2 + 64),
+                    ..micro
+                };
+                cases.push(case(shape, perm, elem, windowed, (16, 32)));
+            }
         }
     }
     for result in check_many(p, &cases) {

@@ -43,15 +43,30 @@ pub const STRIP_MAX: u32 = 8;
 /// block position serves them all (8% to 10% faster on lavapipe for 1 and 8-byte units).
 pub const MICRO_RUN: u32 = 4;
 
-/// Rows per band of the micro kernel's traversal: a workgroup's invocations cover the rows
-/// of one band (of several column blocks) instead of a strip of rows as long as the
-/// workgroup (the last band of a dispatch shorter; see `shaders/micro.wgsl`). On
-/// lavapipe (AMD EPYC, medians of 5 interleaved rounds) bands of 512 rows kept row pitches
-/// of 8 and 16 KiB near the speed of short ones: `[4096,4096] (1,0)` f32 18.9 ms against
-/// 26.3 in one band (2048-row bands took 37.8, 32-row ones 40.9), f16 12.0 against 14.8,
-/// `[4,2048,2048] (0,2,1)` f32 18.2 against 31.6, `[8,2048,512] (0,2,1)` 8-byte 15.0
+/// Rows per band of the micro kernel's traversal where its accesses are 64-bit components:
+/// a workgroup's invocations cover the rows of one band (of several column blocks) instead
+/// of a strip of rows as long as the workgroup (the last band of a dispatch shorter; see
+/// `shaders/micro.wgsl`). On lavapipe (AMD EPYC, where 64-bit components are faster;
+/// medians of 5 interleaved rounds) bands of 512 rows kept row pitches of 8 and 16 KiB near
+/// the speed of short ones: `[4096,4096] (1,0)` f32 18.9 ms against 26.3 in one band
+/// (2048-row bands took 37.8, 32-row ones 40.9, 128-row ones 23.4-24.4), f16 12.0 against
+/// 14.8, `[4,2048,2048] (0,2,1)` f32 18.2 against 31.6, `[8,2048,512] (0,2,1)` 8-byte 15.0
 /// against 18.7; `[32,512,512]` 8-byte, two bands of 256 rows, 15.7 against 14.6.
 pub const MICRO_BAND_ROWS: u32 = 512;
+
+/// Row blocks per band of the micro kernel's traversal where its accesses are 32-bit
+/// components (at least; see [`MICRO_BAND_SPAN`]): a SIMD chunk of lavapipe's 8 lanes,
+/// [`MICRO_RUN`] blocks each, covers the band's rows, and the next chunk takes the
+/// neighbouring column blocks, which share its input lines. On lavapipe (Intel Xeon, where
+/// 32-bit components are faster; three alternating suite runs, medians) against bands of
+/// 512 rows: `[4096,4096] (1,0)` f32 34.7 -> 24.5 ms, `[64,512,512] (0,2,1)` f32 22.0 ->
+/// 16.6 ms, `[32,512,512] (0,2,1)` 8-byte 29.6 -> 19.5 ms, the rest within the noise.
+pub const MICRO_BAND_BLOCKS: u32 = 32;
+
+/// Bytes of input rows a band of the micro kernel spans at least, with 32-bit components:
+/// where rows are close, 32 row blocks are too few (`[32,56,56,64] (0,3,1,2)` f32, rows
+/// 256 bytes apart: 8.6 ms against 6.6 in 512-row bands, which this restores).
+pub const MICRO_BAND_SPAN: u64 = 128 << 10;
 
 /// Largest binding window, in bytes: the shaders index storage with `u32`, so a window
 /// holds at most 2^32 words. Devices that report larger bindings (wgpu's Metal backend

@@ -134,12 +134,19 @@ pub(super) fn tile_words(
         .collect()
 }
 
-/// Row blocks per band of the micro kernel's traversal: [`MICRO_BAND_ROWS`] rows of blocks
-/// of `rows` rows, in whole runs (the last band is shorter), or all of them.
-fn micro_band(tiles_r: u64, rows: u64, run: u64) -> u64 {
-    (MICRO_BAND_ROWS as u64 / rows)
-        .next_multiple_of(run)
-        .min(tiles_r)
+/// Row blocks per band of the micro kernel's traversal, in whole runs (the last band is
+/// shorter), or all of them. With 32-bit components, [`MICRO_BAND_BLOCKS`] row blocks, or
+/// more where the input's rows are close: enough for [`MICRO_BAND_SPAN`] bytes of them.
+/// With 64-bit components, [`MICRO_BAND_ROWS`] rows.
+fn micro_band(plan: &Plan, tiles_r: u64, rows: u64, run: u64) -> u64 {
+    let pitch = plan.row_dim().map_or(1, |a| {
+        (plan.in_strides()[a] as i64).unsigned_abs() * plan.unit as u64
+    });
+    let blocks = match plan.access64 {
+        true => MICRO_BAND_ROWS as u64 / rows,
+        false => (MICRO_BAND_BLOCKS as u64).max(MICRO_BAND_SPAN / pitch.max(1) / rows),
+    };
+    blocks.next_multiple_of(run).min(tiles_r)
 }
 
 /// Whether some dispatch of a micro plan has more than one band (the pipeline constant
@@ -154,7 +161,7 @@ pub(super) fn micro_banded(plan: &Plan) -> bool {
             .box_batch_rows_cols(&box_of(plan, chunk).0)
             .unwrap_or((0, 0, 0));
         let tiles_r = r.div_ceil(rows);
-        micro_band(tiles_r, rows, block.run as u64) < tiles_r
+        micro_band(plan, tiles_r, rows, block.run as u64) < tiles_r
     })
 }
 
@@ -257,7 +264,7 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
             TileWord::DstOff => dst_at / off_bytes,
             TileWord::InRow => stride(in_strides[a]),
             TileWord::OutRow => stride_out(out_strides[last]),
-            TileWord::Band => micro_band(tiles_r, rows, run),
+            TileWord::Band => micro_band(plan, tiles_r, rows, run),
         };
     }
     let ins: Vec<u64> = in_strides.iter().map(|&s| stride(s)).collect();
