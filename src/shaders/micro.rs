@@ -309,8 +309,44 @@ pub(super) fn block_move(
             None => bits,
         }
     };
+    // Square blocks of bytes, unconverted: each 4x4 bytes (4 input words, one per row) are
+    // transposed together in two steps of masked shifts (16-bit halves, then bytes), 7
+    // operations per output word instead of 4 shifted, masked and merged bytes.
+    let swar = pack == 4 && sides.convert.is_none() && block.strip.is_none();
+    if swar {
+        for k in 0..side / 4 {
+            for m in 0..side / 4 {
+                let w: Vec<String> = (0..4)
+                    .map(|i| {
+                        let (l, u) = at(4 * k + i, 4 * m);
+                        word(&loads[l].0, u / pack)
+                    })
+                    .collect();
+                let t = format!("t{k}_{m}");
+                let _ = write!(
+                    f,
+                    "        let {t}_0 = ({a} & 0xffffu) | ({c} << 16u);\n        let {t}_1 = ({b} & 0xffffu) | ({d} << 16u);\n        let {t}_2 = ({a} >> 16u) | ({c} & 0xffff0000u);\n        let {t}_3 = ({b} >> 16u) | ({d} & 0xffff0000u);\n",
+                    a = w[0],
+                    b = w[1],
+                    c = w[2],
+                    d = w[3]
+                );
+                for (h, (lo, hi)) in [(0, ("0", "1")), (2, ("2", "3"))] {
+                    let _ = write!(
+                        f,
+                        "        let s{k}_{m}_{h} = ({t}_{lo} & 0x00ff00ffu) | (({t}_{hi} & 0x00ff00ffu) << 8u);\n        let s{k}_{m}_{h1} = (({t}_{lo} >> 8u) & 0x00ff00ffu) | ({t}_{hi} & 0xff00ff00u);\n",
+                        h1 = h + 1
+                    );
+                }
+            }
+        }
+    }
     // Word `k` of a store holding `units`.
     let out_word = |units: &[(u32, u32)], k: u32| match pack_of(sides.dst_unit) {
+        4 if swar => {
+            let (r, c) = units[(k * 4) as usize];
+            format!("s{}_{}_{}", r / 4, c / 4, c % 4)
+        }
         1 if sides.convert.is_some() => element(units[k as usize]),
         1 => {
             let e = unit / 4; // words per element
