@@ -586,7 +586,7 @@ fn micro_bands_cover_every_block() {
         true => &[false, true],
         false => &[false],
     };
-    for &elem in &[1usize, 2, 4, 8] {
+    for &elem in &[1usize, 2, 4, 8, 16] {
         for (shape, perm) in [
             (&[3usize, 4096, 48][..], &[0usize, 2, 1][..]),
             (&[4096, 32], &[1, 0]),

@@ -63,6 +63,12 @@ pub const MICRO_BAND_ROWS: u32 = 512;
 /// 16.6 ms, `[32,512,512] (0,2,1)` 8-byte 29.6 -> 19.5 ms, the rest within the noise.
 pub const MICRO_BAND_BLOCKS: u32 = 32;
 
+/// [`MICRO_BAND_BLOCKS`] for the 2x2 blocks of 16-byte units (two accesses a block row):
+/// `[2048,2048] (1,0)` on the same Xeon, three interleaved rounds, took 33-35 ms in bands
+/// of 32 blocks, 30-31 in 64, 27.5-28 in 128 and 33-34 in 256 (37.5 before, in 512 rows
+/// of 64-bit components).
+pub const MICRO_BAND_BLOCKS_16B: u32 = 128;
+
 /// Bytes of input rows a band of the micro kernel spans at least, with 32-bit components:
 /// where rows are close, 32 row blocks are too few (`[32,56,56,64] (0,3,1,2)` f32, rows
 /// 256 bytes apart: 8.6 ms against 6.6 in 512-row bands, which this restores).
