@@ -153,9 +153,17 @@ fn permuter() -> Result<Permuter> {
     Permuter::new_default().map_err(|e| e.to_string())
 }
 
+/// The adapter, and on CPU devices that could take either the access width measured
+/// faster there (`DeviceCaps::access64_faster`), since every figure depends on it.
 fn device_name(p: &Permuter) -> String {
     let i = p.device().adapter_info();
-    format!("{} ({:?})", i.name, i.backend)
+    let caps = p.caps();
+    let width = match (caps.cpu && caps.int64, caps.access64_faster) {
+        (false, _) => "",
+        (true, true) => ", 64-bit components (measured faster here)",
+        (true, false) => ", 32-bit components (measured faster here)",
+    };
+    format!("{} ({:?}){width}", i.name, i.backend)
 }
 
 fn info() -> Result<()> {
