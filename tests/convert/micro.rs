@@ -166,3 +166,30 @@ fn the_affine_takes_its_channel_from_rows_columns_or_the_batch() {
     }
     check(p, &cases);
 }
+
+/// The image cases on micro strips both ways (normalised u8 interleaved -> f32 planes,
+/// f32 planes -> u8 interleaved) and a square f32 -> f16 block: few pipelines, so that
+/// SwiftShader, which keeps every pipeline's code, runs the micro kernel's conversions too
+/// (scripts/test.sh; the two sweeps above are left to lavapipe and GL there).
+#[test]
+fn images_and_heads_convert_on_micro_blocks() {
+    let Some(p) = common::gpu() else { return };
+    let normalise = Conversion::new(Dtype::U8, Dtype::F32)
+        .unwrap()
+        .normalized(1, &[0.485, 0.456, 0.406], &[0.229, 0.224, 0.225])
+        .unwrap();
+    let to_bytes = Conversion::new(Dtype::F32, Dtype::U8)
+        .unwrap()
+        .with_affine(2, &[255.0, 200.0, 100.0], &[0.5, 0.0, -3.0])
+        .unwrap();
+    let heads = Conversion::new(Dtype::F32, Dtype::F16).unwrap();
+    let cols = |b: &Block| b.strip == Some(Strip::Cols(3));
+    let rows = |b: &Block| b.strip == Some(Strip::Rows(3));
+    let square = |b: &Block| b.strip.is_none() && b.access_bytes == 16;
+    let cases: Vec<(Relayout, Want)> = vec![
+        (micro(&[2, 256, 3], &[0, 2, 1], normalise, 0, 0), cols),
+        (micro(&[2, 3, 256], &[0, 2, 1], to_bytes, 16, 32), rows),
+        (micro(&[2, 64, 32], &[0, 2, 1], heads, 0, 16), square),
+    ];
+    check(p, &cases);
+}
