@@ -26,6 +26,7 @@ struct Input {
     max_invocations: u32,
     int64: bool,
     cpu: bool,
+    access64_faster: bool,
     kernel: u8,
     index: u8,
     binding_limit: Option<u32>,
@@ -50,6 +51,7 @@ fuzz_target!(|input: Input| {
         storage_offset_alignment: 1u32 << (input.align_log % 12),
         int64: input.int64,
         cpu: input.cpu,
+        access64_faster: input.access64_faster,
     };
     let options = Options {
         kernel: [
