@@ -1,41 +1,16 @@
 //! The shader copy: 16-byte units moved by a plain WGSL kernel with the generic kernel's
 //! thread layout, the ceiling the benchmark compares every kernel against
 //! ([`Work::shader_copy`]). Its pipeline is cached with the kernels'.
-//!
-//! Timed both ways, it also decides how a CPU device moves data. lavapipe loads and stores
-//! each component of an access in a loop over its SIMD lanes, and whether 64-bit components
-//! beat 32-bit ones depends on the host CPU, which the device does not report: the copy ran
-//! 1.66x faster with them on an AMD EPYC and 1.4x slower on an Intel Xeon
-//! (docs/BENCHMARKS.md).
 
-use std::sync::Mutex;
-
-use super::{Permuter, captured};
+use super::Permuter;
 use crate::PermuteError;
-use crate::plan::DeviceCaps;
-use crate::timing::Timer;
 use crate::work::Work;
-
-/// Bytes of the copy timed both ways: a few milliseconds on a CPU device, large enough
-/// that the memory system, not the dispatch, sets its time.
-const PROBE_BYTES: u64 = 8 << 20;
-
-/// Alternating rounds of each way (each the best of 3 runs after a warm-up).
-const PROBE_ROUNDS: usize = 3;
-
-/// 64-bit components are chosen only when their copy takes at most this share of the
-/// 32-bit one's time: where the two are close, the run-to-run noise of a shared machine
-/// should not flip the choice between processes.
-const PROBE_MARGIN: f64 = 0.9;
-
-/// The outcome per adapter (its `AdapterInfo`, printed), measured once per process: the
-/// host CPU does not change while it runs.
-static MEASURED: Mutex<Vec<(String, bool)>> = Mutex::new(Vec::new());
 
 impl Permuter {
     /// Records a shader copy of the first `bytes` bytes (a multiple of 16) of `src` into
     /// `dst`. Moves 16 bytes per access as the kernels do on this device (64-bit components
-    /// where they take them), so that it stays the fastest plain shader copy it has.
+    /// where they were measured faster, see `gpu::access`), so that it stays the fastest
+    /// plain shader copy it has.
     pub(crate) fn record_shader_copy(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -45,75 +20,5 @@ impl Permuter {
     ) -> Result<(), PermuteError> {
         let work = Work::shader_copy(bytes, self.caps())?;
         self.record_work(encoder, src, dst, &work)
-    }
-
-    /// Whether this device moves data faster as 64-bit components (see
-    /// [`DeviceCaps::access64_faster`]): only asked of CPU devices with `SHADER_INT64`. A
-    /// failed measurement answers no (32-bit components run everywhere) and is not kept.
-    pub(super) fn access64_faster(&self) -> bool {
-        let key = format!("{:?}", self.device.adapter_info());
-        let known = |measured: &Vec<(String, bool)>| {
-            measured
-                .iter()
-                .find(|(k, _)| *k == key)
-                .map(|&(_, fast)| fast)
-        };
-        let lock = || MEASURED.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(fast) = known(&lock()) {
-            return fast;
-        }
-        let Ok(fast) = self.time_copies() else {
-            return false;
-        };
-        let mut measured = lock();
-        if known(&measured).is_none() {
-            measured.push((key, fast));
-        }
-        fast
-    }
-
-    /// Times the shader copy of [`PROBE_BYTES`] with 32-bit and with 64-bit components, in
-    /// alternating rounds, and compares their best times.
-    fn time_copies(&self) -> Result<bool, PermuteError> {
-        let timer = Timer::new(&self.device, &self.queue)?;
-        let (src, dst) = captured(&self.device, || {
-            let buffer = || {
-                self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("wgpu-permute access probe"),
-                    size: PROBE_BYTES,
-                    usage: wgpu::BufferUsages::STORAGE,
-                    mapped_at_creation: false,
-                })
-            };
-            (buffer(), buffer())
-        })?;
-        let work = |access64_faster| {
-            let caps = DeviceCaps {
-                access64_faster,
-                ..self.caps().clone()
-            };
-            Work::shader_copy(PROBE_BYTES, &caps)
-        };
-        let works = [work(false)?, work(true)?];
-        let mut best = [std::time::Duration::MAX; 2];
-        for _ in 0..PROBE_ROUNDS {
-            for (work, best) in works.iter().zip(&mut best) {
-                let failed = std::cell::Cell::new(None);
-                let stats = timer.time(
-                    &|e| {
-                        if let Err(err) = self.record_work(e, &src, &dst, work) {
-                            failed.set(Some(err));
-                        }
-                    },
-                    1,
-                    3,
-                )?;
-                if let Some(err) = failed.take() {
-                    return Err(err);
-                }
-                *best = (*best).min(stats.min);
-            }
-        }
-        Ok(best[1].as_secs_f64() < PROBE_MARGIN * best[0].as_secs_f64())
     }
 }

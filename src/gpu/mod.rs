@@ -14,6 +14,7 @@
 //!
 //! This file holds the small helpers they share: error capture, uploads and readback.
 
+mod access;
 mod autotune;
 #[cfg(feature = "bench")]
 mod copy;
