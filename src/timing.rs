@@ -132,6 +132,27 @@ impl Timer {
     }
 
     /// Median and minimum over `runs` timed submissions, after `warmups` untimed ones.
+    /// [`Timer::time`] for work whose recording can fail: the first error ends the timing
+    /// and is returned.
+    pub fn time_recorded(
+        &self,
+        record: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<(), PermuteError>,
+        warmups: usize,
+        runs: usize,
+    ) -> Result<Stats, PermuteError> {
+        let failed = std::cell::Cell::new(None);
+        let stats = self.time(
+            &|e| {
+                if let Err(err) = record(e) {
+                    failed.set(Some(err));
+                }
+            },
+            warmups,
+            runs,
+        )?;
+        failed.take().map_or(Ok(stats), Err)
+    }
+
     pub fn time(
         &self,
         record: &dyn Fn(&mut wgpu::CommandEncoder),

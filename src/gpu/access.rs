@@ -80,19 +80,8 @@ impl Permuter {
         let mut best = [std::time::Duration::MAX; 2];
         for _ in 0..PROBE_ROUNDS {
             for (work, best) in works.iter().zip(&mut best) {
-                let failed = std::cell::Cell::new(None);
-                let stats = timer.time(
-                    &|e| {
-                        if let Err(err) = self.record_work(e, &src, &dst, work) {
-                            failed.set(Some(err));
-                        }
-                    },
-                    1,
-                    3,
-                )?;
-                if let Some(err) = failed.take() {
-                    return Err(err);
-                }
+                let stats =
+                    timer.time_recorded(&|e| self.record_work(e, &src, &dst, work), 1, 3)?;
                 *best = (*best).min(stats.min);
             }
         }

@@ -63,19 +63,8 @@ impl Permuter {
                 Err(PermuteError::ForcedChoice { .. }) => continue,
                 other => other?,
             };
-            let failed = std::cell::Cell::new(None);
-            let stats = timer.time(
-                &|e| {
-                    if let Err(err) = self.record_plan(e, &src, &dst, &candidate) {
-                        failed.set(Some(err));
-                    }
-                },
-                1,
-                3,
-            )?;
-            if let Some(err) = failed.take() {
-                return Err(err);
-            }
+            let stats =
+                timer.time_recorded(&|e| self.record_plan(e, &src, &dst, &candidate), 1, 3)?;
             if best.is_none_or(|(t, _)| stats.min < t) {
                 best = Some((stats.min, kernel));
             }

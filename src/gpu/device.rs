@@ -14,7 +14,7 @@ pub fn caps_of(device: &wgpu::Device) -> DeviceCaps {
         storage_offset_alignment: limits.min_storage_buffer_offset_alignment,
         int64: device.features().contains(wgpu::Features::SHADER_INT64),
         cpu: device.adapter_info().device_type == wgpu::DeviceType::Cpu,
-        // Measured by a `Permuter` (see `gpu::calibrate`), not reported.
+        // Measured by a `Permuter` (see `gpu::access`), not reported.
         access64_faster: false,
     }
 }

@@ -261,7 +261,7 @@ impl Plan {
             ));
         }
         if self.access64 {
-            why.push("data moves as 64-bit components (u64, vec2<u64>): a CPU device pays per component of each access, and a copy was measured faster so on this one".into());
+            why.push("data moves as 64-bit components (u64, vec2<u64>): a CPU device pays per component of each access (unless forced: a copy was measured faster so on this device)".into());
         }
         if self.runs {
             why.push(format!(

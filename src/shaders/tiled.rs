@@ -135,22 +135,21 @@ pub(super) fn tile_words(
 }
 
 /// Row blocks per band of the micro kernel's traversal, in whole runs (the last band is
-/// shorter), or all of them. With 32-bit components, [`MICRO_BAND_BLOCKS`] row blocks
-/// ([`MICRO_BAND_BLOCKS_16B`] of 16-byte units), or more where the input's rows are close: enough for [`MICRO_BAND_SPAN`] bytes of them.
-/// With 64-bit components, [`MICRO_BAND_ROWS`] rows.
+/// shorter), or all of them. With 64-bit components, [`MICRO_BAND_ROWS`] rows; with 32-bit
+/// ones [`MICRO_BAND_BLOCKS`] row blocks ([`MICRO_BAND_BLOCKS_16B`] of 16-byte units), or
+/// more where the input's rows are close: enough for [`MICRO_BAND_SPAN`] bytes of them.
 fn micro_band(plan: &Plan, tiles_r: u64, rows: u64, run: u64) -> u64 {
-    let pitch = plan.row_dim().map_or(1, |a| {
-        (plan.in_strides()[a] as i64).unsigned_abs() * plan.unit as u64
-    });
-    let blocks = match plan.access64 {
-        true => MICRO_BAND_ROWS as u64 / rows,
-        false => {
-            let blocks = match plan.unit {
-                16 => MICRO_BAND_BLOCKS_16B,
-                _ => MICRO_BAND_BLOCKS,
-            };
-            (blocks as u64).max(MICRO_BAND_SPAN / pitch.max(1) / rows)
-        }
+    let blocks = if plan.access64 {
+        MICRO_BAND_ROWS as u64 / rows
+    } else {
+        let pitch = plan.row_dim().map_or(1, |a| {
+            (plan.in_strides()[a] as i64).unsigned_abs() * plan.unit as u64
+        });
+        let blocks = match plan.unit {
+            16 => MICRO_BAND_BLOCKS_16B,
+            _ => MICRO_BAND_BLOCKS,
+        };
+        (blocks as u64).max(MICRO_BAND_SPAN / pitch.max(1) / rows)
     };
     blocks.next_multiple_of(run).min(tiles_r)
 }
