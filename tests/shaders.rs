@@ -1,6 +1,6 @@
 //! Every generated WGSL variant validates with naga: runs without a GPU.
 
-use wgpu_permute::plan::tuning::STRIP_MAX;
+use wgpu_permute::plan::tuning::{MICRO_RUNS, STRIP_MAX};
 use wgpu_permute::plan::{ELEM_SIZES, IndexMath, Kernel, MAX_RANK};
 use wgpu_permute::shaders;
 
@@ -18,15 +18,15 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
     // Per unit and rank: generic (3 index widths x whole/boxed/padded/padded strided, but no
     // strided packed rank 1, + specialised), and from rank 2 tiled, plus micro with wide
     // blocks for every unit (2x2 for 16 bytes) and narrow ones for units up to 4 (each one or
-    // MICRO_RUN per invocation, plain or padded); runs (plain and specialised) for unpacked
+    // MICRO_RUNS per invocation, plain or padded); runs (plain and specialised) for unpacked
     // units.
     let per_rank = |unit: usize, rank: usize| {
         let strided = 3 * (rank >= 2 || unit >= 4) as usize;
-        let micro = 4 * (1 + (unit <= 4) as usize);
+        let micro = 2 * (1 + MICRO_RUNS.len()) * (1 + (unit <= 4) as usize);
         let runs = 2 * (unit >= 4) as usize;
         // 64-bit accesses: the 7 unpacked 32-bit-index generic variants above, and the
-        // four wide micro blocks.
-        let access64 = 7 * (unit >= 8) as usize + 4 * (rank >= 2) as usize;
+        // wide micro blocks (each run, plain or padded).
+        let access64 = 7 * (unit >= 8) as usize + 2 * (1 + MICRO_RUNS.len()) * (rank >= 2) as usize;
         // Reversed innermost dims: each smaller element size in units of whole words, on
         // the 3 index widths plus runs, and 64-bit accesses of both 32-bit-index ones.
         let smaller = ELEM_SIZES.iter().filter(|&&e| e < unit).count() * (unit >= 4) as usize;
@@ -35,10 +35,10 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
         // reversed), with and without 64-bit accesses.
         let wide = 2 * (2 + smaller) * (unit == 4 || unit == 8) as usize;
         // Strips: each short extent that the wide side does not divide, either side whole,
-        // one or MICRO_RUN per invocation, with and without 64-bit accesses.
+        // one or each of MICRO_RUNS per invocation, with and without 64-bit accesses.
         let side = (16 / unit).max(2);
         let extents = (2..=STRIP_MAX as usize).filter(|n| n % side != 0).count();
-        let strips = 8 * extents;
+        let strips = 4 * (1 + MICRO_RUNS.len()) * extents;
         10 + strided
             + runs
             + access64

@@ -10,7 +10,7 @@ mod common;
 use std::collections::{BTreeSet, HashMap};
 
 use common::{MICRO, case, check_many, gpu, test_bytes};
-use wgpu_permute::plan::tuning::MAX_SPECIALIZED;
+use wgpu_permute::plan::tuning::{MAX_SPECIALIZED, MICRO_RUNS};
 use wgpu_permute::plan::{ELEM_SIZES, MAX_RANK, Strip, Variant};
 use wgpu_permute::{
     Bound, IndexMath, Kernel, Options, Permuter, Relayout, Request, View, reference, shaders,
@@ -235,17 +235,13 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
             } else {
                 (side, side)
             };
-            if b.run > 1 {
-                shape[0] = b.run as usize * side;
-            }
+            shape[0] = side * blocks_for_run(b.run, variant.padded(), small);
             offsets = (16, 32);
         }
         // Narrow blocks: what wide ones cannot take (sides, or offsets of 4 bytes).
         Some(b) => {
             (shape[0], shape[last]) = if small { (20, 36) } else { (4, 8) };
-            if b.run > 1 {
-                shape[0] = b.run as usize * b.side as usize;
-            }
+            shape[0] = b.side as usize * blocks_for_run(b.run, variant.padded(), small);
             offsets = (4, 4);
         }
         // Tile sides divisible by 4 (packed data), with partial edge tiles while small.
@@ -451,7 +447,7 @@ fn strip_case(variant: Variant) -> Option<(Vec<usize>, Vec<usize>)> {
     if !every && !sampled {
         return None;
     }
-    let long = block.side as usize * if block.run > 1 { 8 } else { 6 };
+    let long = block.side as usize * blocks_for_run(block.run, false, true);
     let (rows, cols) = match strip {
         Strip::Cols(n) => (long, n as usize),
         Strip::Rows(n) => (n as usize, long),
@@ -461,6 +457,23 @@ fn strip_case(variant: Variant) -> Option<(Vec<usize>, Vec<usize>)> {
     let mut perm: Vec<usize> = (0..rank - 2).rev().collect();
     perm.extend([rank - 1, rank - 2]);
     Some((shape, perm))
+}
+
+/// Row blocks (a row strip's column blocks) of a case whose plan moves `run` blocks per
+/// invocation: the fewest (at least 2 while `small`) whose count, with the `run` blocks of
+/// rows that a padded case adds (`check_padded_micro`), the planner's first fitting entry
+/// of `MICRO_RUNS` is `run` (1: none fits).
+fn blocks_for_run(run: u32, padded: bool, small: bool) -> usize {
+    let extra = if padded { run as usize } else { 0 };
+    let planned = |blocks: usize| {
+        MICRO_RUNS
+            .into_iter()
+            .find(|&r| blocks.is_multiple_of(r as usize))
+            .unwrap_or(1)
+    };
+    (1 + small as usize..)
+        .find(|&n| planned(n + extra) == run)
+        .expect("some count of blocks plans each run")
 }
 
 #[test]

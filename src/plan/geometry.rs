@@ -77,7 +77,7 @@ pub struct Block {
     /// Bytes of one global-memory access: 16 (wide) or 4 (narrow).
     pub access_bytes: u32,
     /// Blocks each invocation moves, neighbours along the output's rows (a [`Strip::Rows`]
-    /// block: along its columns): 1 or [`MICRO_RUN`].
+    /// block: along its columns): 1 or one of [`MICRO_RUNS`](super::tuning::MICRO_RUNS).
     pub run: u32,
     /// One side is a whole dim too short, or of an extent not divisible by the side, for
     /// square blocks (`[H*W, 3] -> [3, H*W]`, an RGB image to planes).

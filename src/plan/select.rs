@@ -496,8 +496,8 @@ fn windows_fit(plan: &Plan, kernel: Kernel, caps: &DeviceCaps, limit: u64) -> Re
 /// sides divide by its side and every offset and stride of rows and batches is in whole 16
 /// bytes (so each block row is aligned `vec4<u32>`s: one, or two for 16-byte units); else a wide strip where one side is
 /// a short contiguous dim and the other divides (see [`Strip`]); else narrow for units of
-/// up to 4 bytes with both sides divisible by [`super::MICRO_SIDE`]. [`MICRO_RUN`] blocks per
-/// invocation where the blocks along the run divide by it.
+/// up to 4 bytes with both sides divisible by [`super::MICRO_SIDE`]. Blocks per
+/// invocation: the first of [`MICRO_RUNS`] that divides the blocks along the run, else 1.
 pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
     let Some((_, r, c)) = plan.batch_rows_cols() else {
         return Err(Misfit::InnermostStays);
@@ -555,11 +555,10 @@ pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
         Some(Strip::Rows(_)) => c / block.cols() as u64,
         _ => r / block.rows() as u64,
     };
-    let run = if along.is_multiple_of(MICRO_RUN as u64) {
-        MICRO_RUN
-    } else {
-        1
-    };
+    let run = MICRO_RUNS
+        .into_iter()
+        .find(|&run| along.is_multiple_of(run as u64))
+        .unwrap_or(1);
     Ok(block.with_run(run))
 }
 

@@ -43,6 +43,15 @@ pub const STRIP_MAX: u32 = 8;
 /// block position serves them all (8% to 10% faster on lavapipe for 1 and 8-byte units).
 pub const MICRO_RUN: u32 = 4;
 
+/// The runs a micro invocation may move, in order of preference: the first that divides the
+/// blocks along the run (else 1). Extents that are not multiples of 16 elements leave row
+/// blocks that 4 does not divide, and one block per invocation pays its decode (and a
+/// band's divisions) per block: on lavapipe (Intel Xeon, medians of 5) `[4092,4092] (1,0)`
+/// f32 (1023 row blocks) took 58 ms one block at a time and 42 in runs of 3, `[4088,4088]`
+/// (1022) 59 and 45 in runs of 2, `[60,68,68,60] (3,2,1,0)` (15) 53 and 39 in runs of 3
+/// (runs of 5: the same 39; of 8 for `[4096,4096]`: 31 against 23 in runs of 4).
+pub const MICRO_RUNS: [u32; 3] = [MICRO_RUN, 3, 2];
+
 /// Rows per band of the micro kernel's traversal where its accesses are 64-bit components:
 /// a workgroup's invocations cover the rows of one band (of several column blocks) instead
 /// of a strip of rows as long as the workgroup (the last band of a dispatch shorter; see

@@ -17,7 +17,7 @@ use crate::convert::MAX_CHANNELS;
 use crate::model;
 use crate::plan::tuning::{
     GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, MICRO_BAND_BLOCKS, MICRO_BAND_BLOCKS_16B,
-    MICRO_BAND_ROWS, MICRO_BAND_SPAN, MICRO_RUN, MICRO_WORKGROUP, STRIP_MAX,
+    MICRO_BAND_ROWS, MICRO_BAND_SPAN, MICRO_RUNS, MICRO_WORKGROUP, STRIP_MAX,
 };
 use crate::plan::{
     Block, Chunk, ConvertKey, ELEM_SIZES, GenericLayout, GenericVariant, IndexMath, Kernel,
@@ -289,7 +289,7 @@ pub fn all_variants() -> Vec<Variant> {
                     .into_iter()
                     .flatten()
                 {
-                    for run in [1, MICRO_RUN] {
+                    for run in [1].into_iter().chain(MICRO_RUNS) {
                         for padded in [false, true] {
                             all.push(micro(block.with_run(run), padded));
                         }
@@ -300,7 +300,7 @@ pub fn all_variants() -> Vec<Variant> {
                 let side = Block::wide(unit).map_or(0, |b| b.side);
                 let extents = (2..=STRIP_MAX).filter(|n| side > 0 && n % side != 0);
                 for strip in extents.flat_map(|n| [Strip::Cols(n), Strip::Rows(n)]) {
-                    for run in [1, MICRO_RUN] {
+                    for run in [1].into_iter().chain(MICRO_RUNS) {
                         if let Some(block) = Block::wide_strip(unit, strip) {
                             all.push(micro(block.with_run(run), false));
                         }

@@ -34,15 +34,21 @@ fn micro_blocks_are_wide_where_sides_and_offsets_allow() {
         assert_eq!(block(&[2 * side, 3 * side], elem, (4, 0)), narrow);
         assert_eq!(block(&[2 * side, 3 * side], elem, (0, 8)), narrow);
     }
-    // Row blocks that divide by MICRO_RUN: that many blocks per invocation.
+    // Row blocks that divide by MICRO_RUN: that many blocks per invocation; else by 3, else
+    // by 2, else one at a time.
     let run = |shape: &[usize], elem: usize| {
         let p = plan::plan(&Request::new(shape, &[1, 0], elem), &cpu).unwrap();
         p.variant().and_then(|v| v.block()).map(|b| b.run)
     };
     assert_eq!(run(&[64, 12], 1), Some(MICRO_RUN));
-    assert_eq!(run(&[40, 12], 1), Some(1));
+    assert_eq!(run(&[48, 32], 1), Some(3));
+    assert_eq!(run(&[32, 32], 1), Some(2));
+    assert_eq!(run(&[80, 32], 1), Some(1));
     assert_eq!(run(&[16, 4], 4), Some(MICRO_RUN));
-    assert_eq!(run(&[12, 4], 4), Some(1));
+    assert_eq!(run(&[12, 4], 4), Some(3));
+    assert_eq!(run(&[4092, 4092], 4), Some(3));
+    assert_eq!(run(&[4088, 4088], 4), Some(2));
+    assert_eq!(run(&[20, 4], 4), Some(1));
     // Sides that divide by 4 but not by the wide side.
     assert_eq!(block(&[20, 36], 1, (0, 0)), Some((4, 4)));
     assert_eq!(block(&[20, 36], 2, (0, 0)), Some((4, 4)));
