@@ -247,19 +247,26 @@ impl Relayout {
     }
 
     /// Plans every part for a device with `caps`, as a permuter on it would before it has
-    /// learnt anything (no wgpu involved): for tools and tests. [`Permuter::prepare`] plans
+    /// learnt anything (no wgpu involved): for tools and tests. A permute may plan as
+    /// several parts (`plan::edge_parts`). [`Permuter::prepare`] plans
     /// on a device.
     ///
     /// [`Permuter::prepare`]: crate::Permuter::prepare
     pub fn plan(&self, caps: &DeviceCaps) -> Result<Vec<Plan>, PermuteError> {
         let learned = Learned::default();
-        self.requests()?
+        let plans: Result<Vec<Vec<Plan>>, PermuteError> = self
+            .requests()?
             .iter()
             .map(|req| match req {
-                PartRequest::Permute(req) => plan::plan_with(req, caps, &learned),
-                PartRequest::View(req) => plan::plan_view(req, caps, &learned),
+                PartRequest::Permute(req) => {
+                    let plan = plan::plan_with(req, caps, &learned)?;
+                    let parts = plan::plan_edges(&plan, req.options, caps, &learned)?;
+                    Ok(parts.unwrap_or_else(|| vec![plan]))
+                }
+                PartRequest::View(req) => plan::plan_view(req, caps, &learned).map(|p| vec![p]),
             })
-            .collect()
+            .collect();
+        plans.map(|p| p.concat())
     }
 
     /// What the planner is asked for each part: the permute a permute is, else each view

@@ -181,3 +181,52 @@ fn bad_operations_are_typed_errors_before_anything_is_recorded() {
     ));
     p.queue().submit([encoder.finish()]);
 }
+
+/// A permute whose block sides micro blocks do not divide, on a CPU device, runs in parts
+/// where the generic kernel alone would read far apart (`plan::edge_parts`): the body on
+/// micro blocks, its edges on the generic kernel, each writing its box of the output in
+/// place (guard bytes around, offsets within words), equal to the reference. Where the
+/// edges would split words of packed data, or the reads stay near, one generic plan.
+#[test]
+fn odd_sides_run_their_body_on_micro_blocks_and_their_edges_generic() {
+    use wgpu_permute::plan::{Kernel, Options};
+    let Some(p) = gpu() else { return };
+    let case = |shape: &[usize], perm: &[usize], elem, offsets| {
+        common::case(shape, perm, elem, Options::default(), offsets)
+    };
+    let (micro, generic) = (Kernel::Micro, Kernel::Generic);
+    let cases = [
+        // Rows and columns each past whole blocks, at offsets of a word.
+        (case(&[1001, 1001], &[1, 0], 4, (4, 8)), p.caps().cpu, 3),
+        // 16-byte units: blocks of 2, rows odd.
+        (case(&[513, 514], &[1, 0], 16, (0, 16)), p.caps().cpu, 2),
+        // The 4-D reversal: rows 1 MiB apart, a strip of 3 columns kept whole.
+        (
+            case(&[33, 8, 9, 1027], &[3, 2, 1, 0], 4, (0, 0)),
+            p.caps().cpu,
+            3,
+        ),
+        (
+            case(&[2, 601, 1001], &[0, 2, 1], 4, (16, 4)),
+            p.caps().cpu,
+            3,
+        ),
+        // Edges in parts of 16-bit words: one plan.
+        (case(&[1001, 1001], &[1, 0], 2, (0, 0)), false, 1),
+        // Reads that stay near (400 KB a row): one plan.
+        (case(&[32, 2048, 49], &[0, 2, 1], 4, (0, 0)), false, 1),
+    ];
+    let ops: Vec<Relayout> = cases.iter().map(|(op, _, _)| op.clone()).collect();
+    for (result, (op, parts, count)) in common::check_many(p, &ops).into_iter().zip(&cases) {
+        result.unwrap_or_else(|e| panic!("{e}"));
+        let prepared = p.prepare(op).unwrap();
+        let kernels: Vec<Kernel> = prepared.plans().iter().map(|plan| plan.kernel).collect();
+        if *parts {
+            let mut want = vec![micro];
+            want.resize(*count, generic);
+            assert_eq!(kernels, want, "{op:?}");
+        } else if p.caps().cpu {
+            assert_eq!(kernels.len(), 1, "{op:?}: {kernels:?}");
+        }
+    }
+}

@@ -383,7 +383,8 @@ impl Permuter {
 }
 
 /// One-call permute of `src` into `dst` (both contiguous row-major; output dim `i` is input
-/// dim `perm[i]`). Submits on `queue` and returns the plan without waiting. Compiles its
+/// dim `perm[i]`). Submits on `queue` and returns the plan without waiting (of a permute
+/// that runs in parts, `plan::edge_parts`, the body's). Compiles its
 /// pipeline on every call: hold a [`Permuter`] for repeated use, and record into your own
 /// encoder with [`Permuter::record`].
 pub fn gpu_permute(

@@ -154,15 +154,19 @@ impl Permuter {
 
     /// The plans of every part of `op`, first-use work done.
     pub(super) fn plan_op(&self, op: &Relayout) -> Result<Vec<Plan>, PermuteError> {
-        let plans: Result<Vec<Plan>, PermuteError> = op
+        let plans: Result<Vec<Vec<Plan>>, PermuteError> = op
             .requests()?
             .iter()
             .map(|req| match req {
-                PartRequest::Permute(req) => self.plan_tuned(req),
-                PartRequest::View(req) => self.plan_view(req),
+                PartRequest::Permute(req) => {
+                    let plan = self.plan_tuned(req)?;
+                    let parts = plan::plan_edges(&plan, req.options, self.caps(), &self.learned())?;
+                    Ok(parts.unwrap_or_else(|| vec![plan]))
+                }
+                PartRequest::View(req) => self.plan_view(req).map(|plan| vec![plan]),
             })
             .collect();
-        plans.map_err(|e| self.or_lost(e))
+        plans.map(|p| p.concat()).map_err(|e| self.or_lost(e))
     }
 
     /// Plans one part (see [`plan::plan_view`]); a part that is a permute does the

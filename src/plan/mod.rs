@@ -8,6 +8,7 @@
 //! windows and grid folding), `explain` (prints what was recorded).
 
 mod channels;
+mod edges;
 mod explain;
 mod geometry;
 mod planned;
@@ -25,6 +26,7 @@ mod view_plan;
 mod windows;
 
 pub use channels::{ChannelAt, Channels};
+pub use edges::{edge_parts, plan_edges};
 pub use geometry::*;
 pub use planned::*;
 pub use reasons::{

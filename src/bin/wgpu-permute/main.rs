@@ -238,8 +238,9 @@ fn info() -> Result<()> {
 
 /// Plans the request as `plan` and `shader` do: on the default adapter (or, with
 /// `--no-device`, for a GPU with the WebGPU default limits), refusing a bad request before
-/// any GPU work. Returns the permuter it planned on, if any.
-fn planned(args: &Planned) -> Result<(Option<Permuter>, wgpu_permute::Plan)> {
+/// any GPU work. Returns the permuter it planned on, if any, and the plans: one, or the
+/// parts a permute runs in (`plan::edge_parts`), its body first.
+fn planned(args: &Planned) -> Result<(Option<Permuter>, Vec<wgpu_permute::Plan>)> {
     let mut op = Relayout::permute(&args.shape, &args.perm, elem_size(&args.dtype)?)
         .map_err(|e| e.to_string())?
         .with_options(args.force.options());
@@ -264,15 +265,18 @@ fn planned(args: &Planned) -> Result<(Option<Permuter>, wgpu_permute::Plan)> {
         Some(p) => p.prepare(&op).map(|op| op.plans().to_vec()),
         None => op.plan(&DeviceCaps::default()),
     };
-    let plan = plans.map_err(|e| e.to_string())?.remove(0);
-    Ok((p, plan))
+    Ok((p, plans.map_err(|e| e.to_string())?))
 }
 
 /// `wgpu-permute shader`: the WGSL the plan's variant compiles, after a comment naming the
 /// plan (the pipeline's constants, for a specialised variant, are the plan's dims and
 /// strides). A plan without a shader (a copy, or nothing to move) says so in a comment.
 fn shader(args: &Planned) -> Result<()> {
-    let (_, plan) = planned(args)?;
+    let (_, plans) = planned(args)?;
+    let plan = &plans[0];
+    if plans.len() > 1 {
+        println!("// runs in {} parts: the body's shader here", plans.len());
+    }
     println!("// wgpu-permute plan: {plan}");
     match plan.variant() {
         Some(v) => {
@@ -286,11 +290,25 @@ fn shader(args: &Planned) -> Result<()> {
 
 fn plan(args: &Planned) -> Result<()> {
     let no_device = args.no_device;
-    let (p, plan) = planned(args)?;
+    let (p, plans) = planned(args)?;
+    let plan = &plans[0];
     match &p {
         _ if no_device => println!("device: a GPU with the WebGPU default limits"),
         Some(p) => println!("device: {}", device_name(p)),
         None => {}
+    }
+    if plans.len() > 1 {
+        println!(
+            "runs in {} parts: micro blocks do not divide its sides, and the generic kernel's \
+             reads for one output row would span more than {} KiB; the body in whole blocks, \
+             then the edges, each a view writing its box of the output in place",
+            plans.len(),
+            wgpu_permute::plan::tuning::EDGE_SPLIT_SPAN >> 10
+        );
+        for part in &plans[1..] {
+            println!("edge: {part}");
+        }
+        println!("body:");
     }
     println!("plan: {plan}");
     println!("why:");
@@ -303,7 +321,7 @@ fn plan(args: &Planned) -> Result<()> {
         wgpu_permute::plan::Modelling::Figures(_)
     );
     if let (Some(p), false, Some(_)) = (&p, quoted, plan.variant()) {
-        let figures = diagnostics::model(p, &plan, wgpu_permute::model::Warp::Wave32, true)
+        let figures = diagnostics::model(p, plan, wgpu_permute::model::Warp::Wave32, true)
             .map_err(|e| e.to_string())?;
         println!("  - modelled on GPUs: {}", figures.sentence());
     }

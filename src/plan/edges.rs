@@ -1,0 +1,118 @@
+//! Edges: a permute that micro blocks would take but for sides they do not divide (4095
+//! rows, a 225-pixel image) runs in parts on a CPU device: its body in whole blocks on the
+//! micro kernel, its two thin edges on the generic kernel, each part a view that writes its
+//! box of the output in place. The generic kernel alone took 2-4x as long on lavapipe
+//! (Intel Xeon): `[4095,4095] (1,0)` f32 101-130 ms against 65-72 in parts, `[4097,4099]`
+//! 112-140 against 49, `[1001,1001]` 3.5 against 1.6, `[63,64,65,64] (3,2,1,0)` 322
+//! against 76. Only where the generic kernel's reads for one output row span more than
+//! [`EDGE_SPLIT_SPAN`]: below, they stay cached and it wins (`[32,2048,7,7] (0,2,3,1)`,
+//! 400 KiB: 4.5 ms alone, 4.9 in parts, the body's rows too odd for wide blocks).
+
+use super::*;
+
+/// The parts of `plan` (a permute planned on the generic kernel only because micro blocks
+/// do not divide its sides): the body in whole wide blocks of rows and columns (a side of
+/// at most [`STRIP_MAX`] whole, as a strip takes it), then the edge rows (all columns) and
+/// the body rows' edge columns, as views of the request's simplified dims, each with the
+/// destination element where it starts. `None` where the plan is anything else, or there
+/// is no body.
+pub fn edge_parts(plan: &Plan) -> Option<Vec<(View, usize)>> {
+    let generic_for_sides = plan.kernel == Kernel::Generic
+        && plan.reasons.kernel == KernelReason::CpuNoMicro(Misfit::MicroSides);
+    // Converting views run generic (`plan_view`); a wider unit than the element is not a
+    // view's element.
+    if !generic_for_sides
+        || plan.view.is_some()
+        || plan.conversion.is_some()
+        || plan.unit as usize != plan.elem_size
+    {
+        return None;
+    }
+    let (rows, cols) = (plan.row_dim()?, plan.dims.len() - 1);
+    // The wide side is a multiple of the narrow one: bodies fit either.
+    let side = Block::wide(plan.unit).map_or(MICRO_SIDE, |b| b.side) as u64;
+    let whole = |n: u64| match n <= STRIP_MAX as u64 {
+        true => n,
+        false => n / side * side,
+    };
+    let (r, c) = (plan.dims[rows], plan.dims[cols]);
+    let (r_body, c_body) = (whole(r), whole(c));
+    let in_strides = plan.in_strides();
+    let span = r
+        .saturating_mul(in_strides[rows])
+        .saturating_mul(plan.unit as u64);
+    if span <= EDGE_SPLIT_SPAN {
+        return None;
+    }
+    if r_body == 0 || c_body == 0 || (r_body == r && c_body == c) {
+        return None;
+    }
+    let out_strides = plan.out_strides_by_input_dim();
+    // The box `lo..hi` (per input dim) as a view in output order.
+    let part = |lo: &[u64], hi: &[u64]| {
+        let at = |strides: &[u64]| (0..lo.len()).map(|d| lo[d] * strides[d]).sum::<u64>();
+        let view = View {
+            shape: plan
+                .dims_perm
+                .iter()
+                .map(|&d| (hi[d] - lo[d]) as usize)
+                .collect(),
+            strides: plan
+                .dims_perm
+                .iter()
+                .map(|&d| in_strides[d] as isize)
+                .collect(),
+            offset: at(&in_strides) as isize,
+            bounds: Vec::new(),
+            dst_strides: Some(
+                plan.dims_perm
+                    .iter()
+                    .map(|&d| out_strides[d] as usize)
+                    .collect(),
+            ),
+        };
+        (view, at(&out_strides) as usize)
+    };
+    let lo = vec![0u64; plan.dims.len()];
+    let with = |mut v: Vec<u64>, d: usize, x: u64| {
+        v[d] = x;
+        v
+    };
+    let body_hi = with(with(plan.dims.clone(), rows, r_body), cols, c_body);
+    let mut parts = vec![part(&lo, &body_hi)];
+    if r_body < r {
+        parts.push(part(&with(lo.clone(), rows, r_body), &plan.dims));
+    }
+    if c_body < c {
+        let hi = with(plan.dims.clone(), rows, r_body);
+        parts.push(part(&with(lo.clone(), cols, c_body), &hi));
+    }
+    Some(parts)
+}
+
+/// The plans of `plan`'s parts (see [`edge_parts`]) where its body then runs on the micro
+/// kernel, the body's first; `None`: keep `plan`.
+pub fn plan_edges(
+    plan: &Plan,
+    options: Options,
+    caps: &DeviceCaps,
+    learned: &Learned,
+) -> Result<Option<Vec<Plan>>, PermuteError> {
+    let Some(parts) = edge_parts(plan) else {
+        return Ok(None);
+    };
+    let elem = plan.elem_size;
+    let n = (plan.bytes / elem as u64) as usize;
+    let mut plans = Vec::with_capacity(parts.len());
+    for (view, first) in &parts {
+        let req = ViewRequest::new(view, elem, n, n - first)
+            .with_offsets(plan.src_offset, plan.dst_offset + (first * elem) as u64)
+            .with_options(options);
+        // A part the views refuse (an edge of packed data in part of a word): no parts.
+        match plan_view(&req, caps, learned) {
+            Ok(part) => plans.push(part),
+            Err(_) => return Ok(None),
+        }
+    }
+    Ok((plans[0].kernel == Kernel::Micro).then_some(plans))
+}
