@@ -1,10 +1,10 @@
 //! Edges: a permute that micro blocks would take but for sides they do not divide (4095
-//! rows, a 225-pixel image) runs in parts on a CPU device: its body in whole blocks on the
-//! micro kernel, its two thin edges on the generic kernel, each part a view that writes its
-//! box of the output in place. The generic kernel alone took 2-4x as long on lavapipe
-//! (Intel Xeon): `[4095,4095] (1,0)` f32 101-130 ms against 65-72 in parts, `[4097,4099]`
-//! 112-140 against 49, `[1001,1001]` 3.5 against 1.6, `[63,64,65,64] (3,2,1,0)` 322
-//! against 76. Only where the generic kernel's reads for one output row span more than
+//! rows) runs in parts on a CPU device: its body in whole blocks on the micro kernel, its
+//! two thin edges on the generic kernel, each part a view that writes its box of the output
+//! in place. The generic kernel alone took 1.3-3x as long on lavapipe (Intel Xeon; three
+//! alternating bench runs, medians): `[4095,4095] (1,0)` f32 96 ms against 44 in parts,
+//! `[4097,4099]` 114 against 41, `[1001,1001]` 2.25 against 1.79, `[63,64,65,64]
+//! (3,2,1,0)` 212 against 71. Only where the generic kernel's reads for one output row span more than
 //! [`EDGE_SPLIT_SPAN`]: below, they stay cached and it wins (`[32,2048,7,7] (0,2,3,1)`,
 //! 400 KiB: 4.5 ms alone, 4.9 in parts, the body's rows too odd for wide blocks).
 
