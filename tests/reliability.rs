@@ -573,9 +573,11 @@ fn to_half() -> Conversion {
     Conversion::new(Dtype::F16, Dtype::F32).unwrap()
 }
 
-/// The micro kernel's bands (`MICRO_BAND_ROWS` rows per band, the last one shorter):
-/// several bands of several column blocks in several batches, every element size, in one
-/// binding and across windows, each output element once and in its place.
+/// The micro kernel's bands (`MICRO_BAND_ROWS` rows per band with 64-bit components; with
+/// 32-bit ones `MICRO_BAND_BLOCKS` where the row pitch aliases in L1 sets, as `[1024, 512]`'s
+/// does, `MICRO_BAND_BLOCKS_SPREAD` or `MICRO_BAND_SPAN` where it spreads; the last band
+/// shorter): several bands of several column blocks in several batches, every element
+/// size, in one binding and across windows, each output element once and in its place.
 #[test]
 fn micro_bands_cover_every_block() {
     let Some(p) = gpu() else { return };
@@ -591,6 +593,7 @@ fn micro_bands_cover_every_block() {
             (&[3usize, 4096, 48][..], &[0usize, 2, 1][..]),
             (&[4096, 32], &[1, 0]),
             (&[2, 4000, 48], &[0, 2, 1]), // a shorter last band
+            (&[1024, 512], &[1, 0]),      // rows 512 elements apart
         ] {
             for &access64 in widths {
                 let micro = Options {

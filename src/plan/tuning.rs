@@ -85,6 +85,22 @@ pub const MICRO_BAND_BLOCKS: u32 = 32;
 /// of 64-bit components).
 pub const MICRO_BAND_BLOCKS_16B: u32 = 128;
 
+/// Row blocks per band of the micro kernel's traversal with 32-bit components where the
+/// input's rows spread over a CPU's L1 sets (their pitch not a multiple of
+/// [`MICRO_ALIASING_PITCH`]): there more rows stay cached at once, and short bands only
+/// switch column blocks more often. On lavapipe (Intel Xeon; two runs each, bands of 32 /
+/// 128 / 256 blocks): `[4096,4000] (1,0)` f32 33 / 24 / 23-30 ms, `[4092,4092]` 48 / 24 /
+/// 25-28, `[4096,2056]` 17-18 / 12-15 / 11-12, `[8,2048,2040] (0,2,1)` 69-72 / 49-51 /
+/// 48-49, `[64,512,504] (0,2,1)` 31-32 / 21-22 / 20-21; where rows alias (pitches of 4, 12
+/// and 16 KiB, 2 KiB for `[64,512,512]`) 32 stays best (`[4096,3072]` 19-21 / 23-25 / 29).
+pub const MICRO_BAND_BLOCKS_SPREAD: u32 = 128;
+
+/// Row pitches that are multiples of this many bytes put a micro band's input rows in few
+/// of a CPU's L1 sets (a 48 KiB, 12-way L1 of 64-byte lines repeats its sets every 4 KiB:
+/// a multiple of 512 bytes visits at most 8 of its 64 sets), so its bands stay short
+/// ([`MICRO_BAND_BLOCKS`]).
+pub const MICRO_ALIASING_PITCH: u64 = 512;
+
 /// Bytes of input rows a band of the micro kernel spans at least, with 32-bit components:
 /// where rows are close, 32 row blocks are too few (`[32,56,56,64] (0,3,1,2)` f32, rows
 /// 256 bytes apart: 8.6 ms against 6.6 in 512-row bands, which this restores).

@@ -136,8 +136,9 @@ pub(super) fn tile_words(
 
 /// Row blocks per band of the micro kernel's traversal, in whole runs (the last band is
 /// shorter), or all of them. With 64-bit components, [`MICRO_BAND_ROWS`] rows; with 32-bit
-/// ones [`MICRO_BAND_BLOCKS`] row blocks ([`MICRO_BAND_BLOCKS_16B`] of 16-byte units), or
-/// more where the input's rows are close: enough for [`MICRO_BAND_SPAN`] bytes of them.
+/// ones [`MICRO_BAND_BLOCKS`] row blocks where the input's rows alias in L1 sets,
+/// [`MICRO_BAND_BLOCKS_SPREAD`] where they spread ([`MICRO_BAND_BLOCKS_16B`] of 16-byte
+/// units), or more where the rows are close: enough for [`MICRO_BAND_SPAN`] bytes of them.
 fn micro_band(plan: &Plan, tiles_r: u64, rows: u64, run: u64) -> u64 {
     let blocks = if plan.access64 {
         MICRO_BAND_ROWS as u64 / rows
@@ -147,7 +148,8 @@ fn micro_band(plan: &Plan, tiles_r: u64, rows: u64, run: u64) -> u64 {
         });
         let blocks = match plan.unit {
             16 => MICRO_BAND_BLOCKS_16B,
-            _ => MICRO_BAND_BLOCKS,
+            _ if pitch.is_multiple_of(MICRO_ALIASING_PITCH) => MICRO_BAND_BLOCKS,
+            _ => MICRO_BAND_BLOCKS_SPREAD,
         };
         (blocks as u64).max(MICRO_BAND_SPAN / pitch.max(1) / rows)
     };
