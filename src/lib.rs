@@ -53,6 +53,7 @@
 //! | larger than one storage binding | `generic`, one dispatch per window of the buffers |
 //! | innermost dim stays innermost | `generic`: unrolled index decode, whole rows' units |
 //! | innermost dim moves, on a CPU device, 1/2/4/8-byte units, sides divisible by the block (or one side a short contiguous dim) | `micro`: register blocks, 16 bytes square where they fit, else strips of a whole short dim (`[H*W, 3] -> [3, H*W]`), else 4x4 words |
+//! | the same, sides the blocks do not divide, reads of an output row spanning > 1 MiB | in parts: the body on `micro`, the edges on `generic` ([`plan::edge_parts`]) |
 //! | innermost dim moves, on a GPU, tile sides >= 16 | `tiled`: workgroup-memory tiles |
 //! | anything else | `generic` (on CPU devices, runs of neighbouring output units) |
 //!

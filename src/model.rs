@@ -34,6 +34,13 @@ pub const HEADER: u32 = 4;
 /// wide 8-bit blocks, the most, make 128: 16 loads and 16 stores per block, `MICRO_RUN`
 /// blocks).
 pub const SLOTS: u32 = 128;
+const _: () = {
+    let mut i = 0;
+    while i < crate::plan::tuning::MICRO_RUNS.len() {
+        assert!(crate::plan::tuning::MICRO_RUNS[i] <= crate::plan::tuning::MICRO_RUN);
+        i += 1;
+    }
+};
 /// Words per record: invocation, sequence number, space and bytes, unit index.
 pub const RECORD_WORDS: u32 = 4;
 /// Bytes of a DRAM sector, the unit in which GPUs fetch global memory.

@@ -258,11 +258,8 @@ impl Relayout {
             .requests()?
             .iter()
             .map(|req| match req {
-                PartRequest::Permute(req) => {
-                    let plan = plan::plan_with(req, caps, &learned)?;
-                    let parts = plan::plan_edges(&plan, req.options, caps, &learned)?;
-                    Ok(parts.unwrap_or_else(|| vec![plan]))
-                }
+                PartRequest::Permute(req) => plan::plan_with(req, caps, &learned)
+                    .map(|plan| plan::with_edges(plan, req.options, caps, &learned)),
                 PartRequest::View(req) => plan::plan_view(req, caps, &learned).map(|p| vec![p]),
             })
             .collect();

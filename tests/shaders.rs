@@ -89,15 +89,15 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
 
 /// The conversions' variants: every pair of types, with and without the affine, at every
 /// index width element by element, in runs and in quads (and runs of them), ranks 1-3 and
-/// 16; boxes over windows and views' padded modes at ranks 2 and 3; and 8 kinds of micro block at ranks 2 and 3
-/// (the 7 wide ones also with 64-bit accesses), and 22 kinds of the tiled kernel's strips
+/// 16; boxes over windows and views' padded modes at ranks 2 and 3; and 10 kinds of micro block at ranks 2 and 3
+/// (the 9 wide ones, runs of 4, 3 and 2 among them, also with 64-bit accesses), and 22 kinds of the tiled kernel's strips
 /// at ranks 2 and 3; each validates, shipped and traced.
 #[test]
 fn every_conversion_variant_validates() {
     let variants = shaders::convert_variants();
     assert_eq!(
         variants.len(),
-        9 * 4 * (2 * (3 + 1 + 3 + 1) * 4 + 3 * 3 * 4 + 8 * 2 + 7 + 22 * 2)
+        9 * 4 * (2 * (3 + 1 + 3 + 1) * 4 + 3 * 3 * 4 + 10 * 2 + 9 + 22 * 2)
     );
     for v in variants {
         let source = shaders::source(&v).unwrap_or_else(|e| panic!("{v}: {e}"));

@@ -27,7 +27,8 @@ impl Prepared {
         &self.op
     }
 
-    /// One plan per part of the operation, in order (one for all but crops and concats).
+    /// One plan per part of the operation, in order (one for all but crops, concats and
+    /// permutes that run in parts, `plan::edge_parts`).
     pub fn plans(&self) -> &[Plan] {
         &self.plans
     }
@@ -158,11 +159,9 @@ impl Permuter {
             .requests()?
             .iter()
             .map(|req| match req {
-                PartRequest::Permute(req) => {
-                    let plan = self.plan_tuned(req)?;
-                    let parts = plan::plan_edges(&plan, req.options, self.caps(), &self.learned())?;
-                    Ok(parts.unwrap_or_else(|| vec![plan]))
-                }
+                PartRequest::Permute(req) => self
+                    .plan_tuned(req)
+                    .map(|plan| plan::with_edges(plan, req.options, self.caps(), &self.learned())),
                 PartRequest::View(req) => self.plan_view(req).map(|plan| vec![plan]),
             })
             .collect();

@@ -7,6 +7,7 @@
 //! (3,2,1,0)` 212 against 71. Only where the generic kernel's reads for one output row span more than
 //! [`EDGE_SPLIT_SPAN`]: below, they stay cached and it wins (`[32,2048,7,7] (0,2,3,1)`,
 //! 400 KiB: 4.5 ms alone, 4.9 in parts, the body's rows too odd for wide blocks).
+//! Autotuning races whole-permute kernels only: a measured choice is never split.
 
 use super::*;
 
@@ -62,7 +63,7 @@ pub fn edge_parts(plan: &Plan) -> Option<Vec<(View, usize)>> {
                 .iter()
                 .map(|&d| in_strides[d] as isize)
                 .collect(),
-            offset: at(&in_strides) as isize,
+            offset: at(&in_strides) as isize, // below the element count, which fits
             bounds: Vec::new(),
             dst_strides: Some(
                 plan.dims_perm
@@ -90,16 +91,11 @@ pub fn edge_parts(plan: &Plan) -> Option<Vec<(View, usize)>> {
     Some(parts)
 }
 
-/// The plans of `plan`'s parts (see [`edge_parts`]) where its body then runs on the micro
-/// kernel, the body's first; `None`: keep `plan`.
-pub fn plan_edges(
-    plan: &Plan,
-    options: Options,
-    caps: &DeviceCaps,
-    learned: &Learned,
-) -> Result<Option<Vec<Plan>>, PermuteError> {
-    let Some(parts) = edge_parts(plan) else {
-        return Ok(None);
+/// The plans a permute planned as `plan` runs: its parts' (see [`edge_parts`]), the body's
+/// first, where the body then runs on the micro kernel; else `plan` alone.
+pub fn with_edges(plan: Plan, options: Options, caps: &DeviceCaps, learned: &Learned) -> Vec<Plan> {
+    let Some(parts) = edge_parts(&plan) else {
+        return vec![plan];
     };
     let elem = plan.elem_size;
     let n = (plan.bytes / elem as u64) as usize;
@@ -108,11 +104,18 @@ pub fn plan_edges(
         let req = ViewRequest::new(view, elem, n, n - first)
             .with_offsets(plan.src_offset, plan.dst_offset + (first * elem) as u64)
             .with_options(options);
-        // A part the views refuse (an edge of packed data in part of a word): no parts.
+        // A part the views refuse (an edge of packed data in part of a word): the one plan.
+        // Nothing else may refuse one: the parts tile the output (tests check them).
         match plan_view(&req, caps, learned) {
             Ok(part) => plans.push(part),
-            Err(_) => return Ok(None),
+            Err(e) => {
+                debug_assert!(matches!(e, PermuteError::InvalidView(_)), "{e}");
+                return vec![plan];
+            }
         }
     }
-    Ok((plans[0].kernel == Kernel::Micro).then_some(plans))
+    match plans[0].kernel {
+        Kernel::Micro => plans,
+        _ => vec![plan],
+    }
 }

@@ -26,7 +26,7 @@ mod view_plan;
 mod windows;
 
 pub use channels::{ChannelAt, Channels};
-pub use edges::{edge_parts, plan_edges};
+pub use edges::{edge_parts, with_edges};
 pub use geometry::*;
 pub use planned::*;
 pub use reasons::{

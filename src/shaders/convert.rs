@@ -131,6 +131,8 @@ fn micro_convert_variants(from: Dtype, to: Dtype) -> Vec<Variant> {
     let kinds = [
         (wide, (false, None)),
         (wide.with_run(MICRO_RUN), affine(Some(ChannelAt::Rows))),
+        (wide.with_run(3), (false, None)),
+        (strip(Strip::Cols(3)).with_run(2), (false, None)),
         (wide, affine(Some(ChannelAt::Cols))),
         (wide, affine(Some(ChannelAt::Batch))),
         (strip(Strip::Cols(3)), (false, None)),

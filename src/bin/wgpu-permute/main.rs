@@ -391,6 +391,12 @@ impl FilePermute<'_> {
         let prepared = p.prepare(&self.op).map_err(err)?;
         let plan = match prepared.plans() {
             [plan] => plan.to_string(),
+            // More plans than views: a permute in parts (`plan::edge_parts`).
+            plans if plans.len() > self.op.views().len() => format!(
+                "in {} parts, the edges on the generic kernel; the body: {}",
+                plans.len(),
+                plans[0]
+            ),
             plans => format!("{} views, one per box of the crop", plans.len()),
         };
         let out = p.run(&prepared, &data).map_err(err)?;

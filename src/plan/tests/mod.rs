@@ -2,6 +2,7 @@
 //! constants and internals, which are not API.
 
 mod basics;
+mod edges;
 mod reasons;
 mod variants;
 mod windows;
