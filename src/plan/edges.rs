@@ -104,12 +104,19 @@ pub fn with_edges(plan: Plan, options: Options, caps: &DeviceCaps, learned: &Lea
         let req = ViewRequest::new(view, elem, n, n - first)
             .with_offsets(plan.src_offset, plan.dst_offset + (first * elem) as u64)
             .with_options(options);
-        // A part the views refuse (an edge of packed data in part of a word): the one plan.
-        // Nothing else may refuse one: the parts tile the output (tests check them).
+        // A part the views refuse (an edge of packed data in part of a word, a device limit
+        // that the whole permute's plan met otherwise): the one plan. Nothing else may
+        // refuse one: the parts tile the output (tests check them).
         match plan_view(&req, caps, learned) {
             Ok(part) => plans.push(part),
             Err(e) => {
-                debug_assert!(matches!(e, PermuteError::InvalidView(_)), "{e}");
+                debug_assert!(
+                    matches!(
+                        e,
+                        PermuteError::InvalidView(_) | PermuteError::DeviceLimit { .. }
+                    ),
+                    "{e}"
+                );
                 return vec![plan];
             }
         }
