@@ -4,8 +4,8 @@
 //! in place. The generic kernel alone took 1.3-3x as long on lavapipe (Intel Xeon; three
 //! alternating bench runs, medians): `[4095,4095] (1,0)` f32 96 ms against 44 in parts,
 //! `[4097,4099]` 114 against 41, `[1001,1001]` 2.25 against 1.79, `[63,64,65,64]
-//! (3,2,1,0)` 212 against 71. Only where the generic kernel's reads for one output row span more than
-//! [`EDGE_SPLIT_SPAN`]: below, they stay cached and it wins (`[32,2048,7,7] (0,2,3,1)`,
+//! (3,2,1,0)` 212 against 71. Only where the generic kernel's reads for one output row
+//! span more than [`EDGE_SPLIT_SPAN`]: below, they stay cached and it wins (`[32,2048,7,7] (0,2,3,1)`,
 //! 400 KiB: 4.5 ms alone, 4.9 in parts, the body's rows too odd for wide blocks).
 //! Autotuning races whole-permute kernels only: a measured choice is never split.
 
