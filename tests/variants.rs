@@ -491,3 +491,46 @@ fn unmergeable_helper_really_keeps_the_rank() {
         }
     }
 }
+
+/// The micro kernel's bands (`MICRO_BAND_ROWS` rows per band with 64-bit components; with
+/// 32-bit ones `MICRO_BAND_BLOCKS` where the row pitch aliases in L1 sets, as `[1024, 512]`'s
+/// does, `MICRO_BAND_BLOCKS_SPREAD` or `MICRO_BAND_SPAN` where it spreads; the last band
+/// shorter): several bands of several column blocks in several batches, every element
+/// size, in one binding and across windows, each output element once and in its place.
+#[test]
+fn micro_bands_cover_every_block() {
+    let Some(p) = gpu() else { return };
+    let mut cases = Vec::new();
+    // The bands differ with the access width (see `MICRO_BAND_ROWS`): both where the device
+    // has 64-bit integers.
+    let widths: &[bool] = match p.caps().int64 {
+        true => &[false, true],
+        false => &[false],
+    };
+    for &elem in &[1usize, 2, 4, 8, 16] {
+        for (shape, perm) in [
+            (&[3usize, 4096, 48][..], &[0usize, 2, 1][..]),
+            (&[4096, 32], &[1, 0]),
+            (&[2, 4000, 48], &[0, 2, 1]), // a shorter last band
+            (&[1024, 512], &[1, 0]),      // rows 512 elements apart
+        ] {
+            for &access64 in widths {
+                let micro = Options {
+                    access64: Some(access64),
+                    ..MICRO
+                };
+                cases.push(case(shape, perm, elem, micro, (0, 0)));
+                let bytes = (shape.iter().product::<usize>() * elem) as u64;
+                let windowed = Options {
+                    binding_limit: Some(bytes / 2 + 64),
+                    ..micro
+                };
+                cases.push(case(shape, perm, elem, windowed, (16, 32)));
+            }
+        }
+    }
+    for result in check_many(p, &cases) {
+        let plan = result.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(plan.kernel, Kernel::Micro, "{plan}");
+    }
+}

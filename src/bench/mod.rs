@@ -25,7 +25,9 @@ pub use suite::{Case, default_suite, default_suite_sized, view_suite, view_suite
 #[derive(Clone, Debug)]
 pub struct CaseResult {
     pub case: Case,
-    pub plan: Plan,
+    /// What ran: one plan, or the parts of a permute that runs in parts
+    /// (`plan::with_edges`), the body's first.
+    pub plans: Vec<Plan>,
     /// The case's own work: the permute, or the view's materialisation.
     pub permute: Stats,
     pub buffer_copy: Stats,
@@ -72,6 +74,20 @@ impl std::fmt::Display for ShapesResult {
 }
 
 impl CaseResult {
+    /// The kernels that ran, in order without repeats (`micro+generic` for a permute in
+    /// parts).
+    pub fn kernels(&self) -> String {
+        let mut names: Vec<&str> = self.plans.iter().map(|p| p.kernel.name()).collect();
+        names.dedup();
+        names.join("+")
+    }
+
+    /// The plans that ran, each as `Display` shows it, `; ` between parts.
+    pub fn plan_text(&self) -> String {
+        let text: Vec<String> = self.plans.iter().map(Plan::to_string).collect();
+        text.join("; ")
+    }
+
     /// Bytes read plus bytes written, counted as a copy of the output moves them: twice the
     /// output's bytes. Exact for a permute. A view may read less than it writes (a broadcast
     /// reads one row, padding reads nothing) but is counted the same way, so for a view the
@@ -269,7 +285,7 @@ impl<'a> Bench<'a> {
 
         Ok(CaseResult {
             case: case.clone(),
-            plan: prepared.plans()[0].clone(),
+            plans: prepared.plans().to_vec(),
             permute,
             buffer_copy,
             shader_copy,
@@ -319,7 +335,7 @@ pub fn table(device: &str, clock: Clock, results: &[CaseResult]) -> String {
         .map(|r| r.case.label().len())
         .fold(36, usize::max);
     out += &format!(
-        "{:<width$} {:>6} {:>8} {:>17} {:>8} {:>8} {:>8} {:>8} {:>8}\n",
+        "{:<width$} {:>6} {:>13} {:>17} {:>8} {:>8} {:>8} {:>8} {:>8}\n",
         "case", "MiB", "kernel", "time ms", "cold ms", "GB/s", "/ copy", "/ shader", "CPU ms"
     );
     let (views, permutes): (Vec<&CaseResult>, Vec<&CaseResult>) =
@@ -335,10 +351,10 @@ pub fn table(device: &str, clock: Clock, results: &[CaseResult]) -> String {
         }
         for r in &group {
             out += &format!(
-                "{:<width$} {:>6.1} {:>8} {:>8.3} ({:>6.3}) {:>8.1} {:>8.2} {:>8.2} {:>8.2} {:>8.1}\n",
+                "{:<width$} {:>6.1} {:>13} {:>8.3} ({:>6.3}) {:>8.1} {:>8.2} {:>8.2} {:>8.2} {:>8.1}\n",
                 r.case.label(),
                 r.case.bytes() as f64 / (1 << 20) as f64,
-                r.plan.kernel.name(),
+                r.kernels(),
                 r.permute.median.as_secs_f64() * 1e3,
                 r.permute.min.as_secs_f64() * 1e3,
                 r.cold.as_secs_f64() * 1e3,

@@ -1,11 +1,12 @@
 //! Autotuning: when a plan says its shape class has kernels to time, time each on scratch
-//! buffers of the plan's size and hand the outcome to the planner. A failed race is
-//! remembered too, so it is not retried on every encode.
+//! buffers of the plan's size (and the plan in parts, where it has them) and hand the
+//! outcome to the planner. A failed race is remembered too, so it is not retried on every
+//! encode.
 
 use super::{Permuter, captured, serial};
 use crate::PermuteError;
 use crate::model::Warp;
-use crate::plan::{Kernel, Measured, Options, Plan, Request};
+use crate::plan::{self, Measured, Options, Plan, Request};
 use crate::timing::Timer;
 
 impl Permuter {
@@ -15,10 +16,9 @@ impl Permuter {
         let _serial = serial(&self.device);
         let mut plan = self.plan_request(req)?;
         if !plan.pending_race().is_empty() {
-            let measured = match self.race(req, &plan) {
-                Ok(kernel) => Measured::Fastest(kernel),
-                Err(e) => Measured::Failed(e.to_string()),
-            };
+            let measured = self
+                .race(req, &plan)
+                .unwrap_or_else(|e| Measured::Failed(e.to_string()));
             self.learned().winners.insert(plan.shape_class(), measured);
             plan = self.plan_request(req)?;
         }
@@ -34,8 +34,9 @@ impl Permuter {
     }
 
     /// Times the plan's candidate kernels on scratch buffers of its size (best of 3 after a
-    /// warm-up each) and returns the fastest.
-    fn race(&self, req: &Request, plan: &Plan) -> Result<Kernel, PermuteError> {
+    /// warm-up each), and the plan itself where it runs in parts ([`plan::with_edges`]),
+    /// and returns the fastest.
+    fn race(&self, req: &Request, plan: &Plan) -> Result<Measured, PermuteError> {
         let mut timer = self.timer.lock().unwrap_or_else(|p| p.into_inner());
         if timer.is_none() {
             *timer = Some(Timer::new(&self.device, &self.queue)?);
@@ -52,24 +53,35 @@ impl Permuter {
             };
             (buffer(plan.src_extent()), buffer(plan.dst_extent()))
         })?;
-        let mut best: Option<(std::time::Duration, Kernel)> = None;
+        let mut contenders = Vec::new();
         for &kernel in plan.pending_race() {
             let forced = req.with_options(Options {
                 kernel: Some(kernel),
                 ..req.options
             });
             // A choice the request forces (64-bit accesses, say) may rule a kernel out.
-            let candidate = match self.plan_request(&forced) {
+            match self.plan_request(&forced) {
                 Err(PermuteError::ForcedChoice { .. }) => continue,
-                other => other?,
-            };
-            let stats =
-                timer.time_recorded(&|e| self.record_plan(e, &src, &dst, &candidate), 1, 3)?;
-            if best.is_none_or(|(t, _)| stats.min < t) {
-                best = Some((stats.min, kernel));
+                other => contenders.push((Measured::Fastest(kernel), vec![other?])),
             }
         }
-        best.map(|(_, k)| k).ok_or(PermuteError::ForcedChoice {
+        let parts = plan::with_edges(plan.clone(), req.options, self.caps(), &self.learned());
+        if parts.len() > 1 {
+            contenders.push((Measured::Parts, parts));
+        }
+        let mut best: Option<(std::time::Duration, Measured)> = None;
+        for (measured, plans) in contenders {
+            let record = |e: &mut wgpu::CommandEncoder| {
+                plans
+                    .iter()
+                    .try_for_each(|p| self.record_plan(e, &src, &dst, p))
+            };
+            let stats = timer.time_recorded(&record, 1, 3)?;
+            if best.as_ref().is_none_or(|(t, _)| stats.min < *t) {
+                best = Some((stats.min, measured));
+            }
+        }
+        best.map(|(_, m)| m).ok_or(PermuteError::ForcedChoice {
             what: "autotuning",
             why: "the request's forced options rule out every kernel it would time",
         })

@@ -21,7 +21,8 @@ const SCRATCH_BYTES: u64 = 1 << 16;
 
 /// Plans a request as `permuter` would, with what it has learnt of its device, but without
 /// first-use work: with autotuning on, a plan may still have kernels to time
-/// ([`Plan::pending_race`]); [`Permuter::prepare`] times them first.
+/// ([`Plan::pending_race`]); [`Permuter::prepare`] times them first. One plan of the whole
+/// permute: [`Permuter::prepare`] shows the parts it may run in (`plan::with_edges`).
 pub fn plan(permuter: &Permuter, req: &Request) -> Result<Plan, PermuteError> {
     permuter.plan_request(req)
 }

@@ -5,6 +5,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::pipelines::Pipelines;
+use super::relayout::Prepared;
 use super::{binding, caps_of, captured, device_on, serial, upload};
 use crate::PermuteError;
 use crate::plan::{self, DeviceCaps, Kernel, Learned, Measured, Plan, Request, ShapeKey};
@@ -383,10 +384,10 @@ impl Permuter {
 }
 
 /// One-call permute of `src` into `dst` (both contiguous row-major; output dim `i` is input
-/// dim `perm[i]`). Submits on `queue` and returns the plan without waiting (of a permute
-/// that runs in parts, `plan::edge_parts`, the body's). Compiles its
-/// pipeline on every call: hold a [`Permuter`] for repeated use, and record into your own
-/// encoder with [`Permuter::record`].
+/// dim `perm[i]`). Submits on `queue` and returns what was submitted without waiting: its
+/// [`Prepared::plans`] (several for a permute that runs in parts, `plan::edge_parts`).
+/// Compiles its pipelines on every call: hold a [`Permuter`] for repeated use, and record
+/// into your own encoder with [`Permuter::record`].
 pub fn gpu_permute(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
@@ -395,12 +396,12 @@ pub fn gpu_permute(
     shape: &[usize],
     perm: &[usize],
     elem_size: usize,
-) -> Result<Plan, PermuteError> {
+) -> Result<Prepared, PermuteError> {
     let permuter = Permuter::new(device, queue)?;
     let _serial = serial(device);
     let op = permuter.prepare(&Relayout::permute(shape, perm, elem_size)?)?;
     let mut encoder = device.create_command_encoder(&Default::default());
     permuter.record(&mut encoder, src, dst, &op)?;
     captured(device, || queue.submit([encoder.finish()])).map_err(|e| permuter.or_lost(e))?;
-    Ok(op.plans()[0].clone())
+    Ok(op)
 }

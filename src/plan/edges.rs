@@ -7,7 +7,7 @@
 //! (3,2,1,0)` 212 against 71. Only where the generic kernel's reads for one output row
 //! span more than [`EDGE_SPLIT_SPAN`]: below, they stay cached and it wins (`[32,2048,7,7] (0,2,3,1)`,
 //! 400 KiB: 4.5 ms alone, 4.9 in parts, the body's rows too odd for wide blocks).
-//! Autotuning races whole-permute kernels only: a measured choice is never split.
+//! Autotuning races the parts against each kernel alone ([`Measured::Parts`]).
 
 use super::*;
 

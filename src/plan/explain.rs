@@ -164,6 +164,10 @@ impl Plan {
                 "autotuning's winner for this shape class, {}, cannot run this shape",
                 k.name()
             )),
+            Tuning::Parts => why.push(
+                "autotuning found this shape class fastest as the heuristic plans it, odd sides in parts (body micro, edges generic)"
+                    .into(),
+            ),
             Tuning::Failed(e) => why.push(format!(
                 "timing this shape class failed earlier ({e}); the heuristic decides"
             )),

@@ -55,6 +55,10 @@ pub struct ShapeKey {
 pub enum Measured {
     /// This kernel was the fastest.
     Fastest(Kernel),
+    /// The heuristic's plan in parts ([`super::with_edges`]: the body on micro blocks, the
+    /// edges generic) was faster than every kernel alone: the heuristic decides for this
+    /// class, and odd sides run in parts.
+    Parts,
     /// Timing failed (the message says why); the heuristic decides for this class from then
     /// on, without timing again.
     Failed(String),
@@ -272,6 +276,8 @@ pub enum Tuning {
     Winner,
     /// The class's measured winner cannot run this shape; the heuristic decided.
     WinnerMisfits(Kernel),
+    /// The class ran fastest in parts ([`Measured::Parts`]); the heuristic decided.
+    Parts,
     /// Timing this class failed earlier (the message says why); the heuristic decided.
     Failed(String),
 }

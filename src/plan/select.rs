@@ -103,6 +103,7 @@ pub(super) fn choose_kernel(
                 return Ok((*k, KernelReason::Measured, Tuning::Winner, Modelling::Off));
             }
             Some(Measured::Fastest(k)) => tuning = Tuning::WinnerMisfits(*k),
+            Some(Measured::Parts) => tuning = Tuning::Parts,
             Some(Measured::Failed(why)) => tuning = Tuning::Failed(why.clone()),
             None if candidates.len() > 1 => tuning = Tuning::Pending(candidates.clone()),
             None => {}

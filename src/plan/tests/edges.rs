@@ -3,7 +3,10 @@
 
 use super::*;
 use crate::plan::tuning::{EDGE_SPLIT_SPAN, STRIP_MAX};
-use crate::{Relayout, plan::edge_parts};
+use crate::{
+    Relayout,
+    plan::{edge_parts, with_edges},
+};
 
 /// The parts of a CPU plan of `shape`/`perm`, if any.
 fn parts(shape: &[usize], perm: &[usize], elem: usize) -> Option<Vec<(View, usize)>> {
@@ -64,4 +67,32 @@ fn one_plan_where_reads_stay_near_sides_divide_or_the_device_is_a_gpu() {
         ..Options::default()
     });
     assert!(edge_parts(&plan::plan(&forced, &cpu()).unwrap()).is_none());
+}
+
+#[test]
+fn autotuning_keeps_the_parts_where_they_won_and_drops_them_where_a_kernel_did() {
+    let req = Request::new(&[1025, 1027], &[1, 0], 4);
+    let mut learned = Learned {
+        autotune: true,
+        ..Learned::default()
+    };
+    let pending = plan::plan_with(&req, &cpu(), &learned).unwrap();
+    assert_eq!(pending.pending_race(), [Kernel::Generic, Kernel::Tiled]);
+    let class = pending.shape_class();
+    // The parts won: the heuristic plans it, and it runs in parts (and says why).
+    learned.winners.insert(class.clone(), Measured::Parts);
+    let won = plan::plan_with(&req, &cpu(), &learned).unwrap();
+    assert_eq!(won.reasons.tuning, Tuning::Parts);
+    assert!(won.explain().join("\n").contains("in parts"), "{won}");
+    assert_eq!(with_edges(won, req.options, &cpu(), &learned).len(), 3);
+    // A shape of the class whose sides divide runs whole on micro blocks.
+    let whole = plan::plan_with(&Request::new(&[1024, 1028], &[1, 0], 4), &cpu(), &learned);
+    assert_eq!(whole.unwrap().kernel, Kernel::Micro);
+    // A kernel won: it runs alone.
+    learned
+        .winners
+        .insert(class, Measured::Fastest(Kernel::Generic));
+    let generic = plan::plan_with(&req, &cpu(), &learned).unwrap();
+    assert_eq!(generic.reasons.kernel, KernelReason::Measured);
+    assert_eq!(with_edges(generic, req.options, &cpu(), &learned).len(), 1);
 }

@@ -1,0 +1,114 @@
+//! Choices a permuter learns on its device: autotuning's races (kernels alone, and a
+//! permute in parts against them) and the measured access width, each run against the CPU
+//! reference.
+
+mod common;
+
+use common::{check, gpu};
+use wgpu_permute::plan::Measured;
+use wgpu_permute::{Options, Relayout, diagnostics};
+
+#[test]
+fn autotuning_picks_a_kernel_per_shape_class_and_stays_correct() {
+    let Some(shared) = gpu() else { return };
+    let p = wgpu_permute::Permuter::new(shared.device(), shared.queue())
+        .unwrap()
+        .with_autotune(true);
+    let cases: [(&[usize], &[usize], usize); 4] = [
+        (&[4, 96, 160], &[0, 2, 1], 4),
+        (&[128, 128], &[1, 0], 2),
+        (&[16, 24, 32], &[2, 1, 0], 8),
+        (&[30, 40, 8], &[1, 0, 2], 4), // the innermost dim stays: one candidate, no race
+    ];
+    for (shape, perm, elem) in cases {
+        check(&p, shape, perm, elem, Options::default(), (0, 0)).unwrap_or_else(|m| panic!("{m}"));
+    }
+    let tuned = diagnostics::tuned(&p);
+    assert_eq!(tuned.len(), 3, "{tuned:?}");
+    // A shape of the same class reuses the winner without racing again.
+    let winner = tuned
+        .iter()
+        .find(|(class, _)| class.dims_perm == [0, 2, 1] && class.unit == 4)
+        .map(|(_, m)| match m {
+            Measured::Fastest(k) => *k,
+            other => panic!("{other:?}"),
+        });
+    let plan = check(
+        &p,
+        &[4, 100, 152],
+        &[0, 2, 1],
+        4,
+        Options::default(),
+        (0, 0),
+    )
+    .unwrap();
+    assert_eq!(diagnostics::tuned(&p).len(), 3);
+    assert_eq!(Some(plan.kernel), winner, "{plan}");
+    // One the winner cannot serve (a side not divisible by 4) still permutes correctly.
+    check(
+        &p,
+        &[4, 100, 150],
+        &[0, 2, 1],
+        4,
+        Options::default(),
+        (0, 0),
+    )
+    .unwrap_or_else(|m| panic!("{m}"));
+}
+
+/// Whether a CPU device moves data as 64-bit components is measured (a copy timed both
+/// ways), once per adapter and process; plans follow the outcome, and only CPU devices with
+/// `SHADER_INT64` can have it.
+#[test]
+fn the_access_width_is_measured_once_and_plans_follow_it() {
+    let Some(shared) = gpu() else { return };
+    let p = wgpu_permute::Permuter::new(shared.device(), shared.queue()).unwrap();
+    let caps = p.caps();
+    assert_eq!(caps.access64_faster, shared.caps().access64_faster);
+    assert!(caps.cpu && caps.int64 || !caps.access64_faster, "{caps:?}");
+    // 16-byte units on the generic kernel: 64-bit components apply here.
+    let plan = check(
+        &p,
+        &[512, 64, 16],
+        &[1, 0, 2],
+        4,
+        Options::default(),
+        (0, 0),
+    )
+    .unwrap_or_else(|m| panic!("{m}"));
+    assert_eq!(plan.access64, caps.access64_faster, "{plan}");
+    let other = !caps.access64_faster;
+    if caps.int64 {
+        let forced = Options {
+            access64: Some(other),
+            ..Options::default()
+        };
+        let plan = check(&p, &[512, 64, 16], &[1, 0, 2], 4, forced, (0, 0))
+            .unwrap_or_else(|m| panic!("{m}"));
+        assert_eq!(plan.access64, other, "{plan}");
+    }
+}
+
+/// Odd sides on a CPU device race the parts (body on micro blocks, edges generic) against
+/// each kernel alone; whichever wins, the permute is correct, and it runs in parts exactly
+/// where the parts won.
+#[test]
+fn autotuning_races_a_permute_in_parts_against_each_kernel() {
+    let Some(shared) = gpu() else { return };
+    let p = wgpu_permute::Permuter::new(shared.device(), shared.queue())
+        .unwrap()
+        .with_autotune(true);
+    // Reads for an output row span just over `EDGE_SPLIT_SPAN` (1 MiB), sides odd.
+    let (shape, perm) = ([513usize, 515], [1usize, 0]);
+    check(&p, &shape, &perm, 4, Options::default(), (0, 0)).unwrap_or_else(|m| panic!("{m}"));
+    let tuned = diagnostics::tuned(&p);
+    assert_eq!(tuned.len(), 1, "{tuned:?}");
+    let op = Relayout::permute(&shape, &perm, 4).unwrap();
+    let plans = p.prepare(&op).unwrap().plans().len();
+    match (&tuned[0].1, p.caps().cpu) {
+        (Measured::Parts, true) => assert_eq!(plans, 3),
+        (Measured::Fastest(_), _) => assert_eq!(plans, 1),
+        other => panic!("{other:?} on {:?}", p.caps()),
+    }
+    println!("autotuned {shape:?}: {:?} ({plans} plans)", tuned[0].1);
+}
