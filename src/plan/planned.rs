@@ -385,6 +385,32 @@ impl Plan {
         (a + 1 != self.dims.len()).then_some(a)
     }
 
+    /// Row blocks per band of a micro plan's traversal, in whole runs (a dispatch with fewer
+    /// has one band; its last band is shorter): the rows a workgroup reads at a time.
+    /// With 64-bit components, [`MICRO_BAND_ROWS`] rows; with 32-bit ones
+    /// [`MICRO_BAND_BLOCKS`] row blocks where the input's rows alias in L1 sets,
+    /// [`MICRO_BAND_BLOCKS_SPREAD`] where they spread ([`MICRO_BAND_BLOCKS_16B`] of
+    /// 16-byte units), or more where the rows are close: enough for [`MICRO_BAND_SPAN`]
+    /// bytes of them. `None` for other plans.
+    pub fn micro_band(&self) -> Option<u64> {
+        let block = self.variant()?.block()?;
+        let rows = block.rows() as u64;
+        let blocks = if self.access64 {
+            MICRO_BAND_ROWS as u64 / rows
+        } else {
+            let pitch = self.row_dim().map_or(1, |a| {
+                (self.in_strides()[a] as i64).unsigned_abs() * self.unit as u64
+            });
+            let blocks = match self.unit {
+                16 => MICRO_BAND_BLOCKS_16B,
+                _ if pitch.is_multiple_of(MICRO_ALIASING_PITCH) => MICRO_BAND_BLOCKS,
+                _ => MICRO_BAND_BLOCKS_SPREAD,
+            };
+            (blocks as u64).max(MICRO_BAND_SPAN / pitch.max(1) / rows)
+        };
+        Some(blocks.next_multiple_of(block.run as u64))
+    }
+
     /// Batch dims of a tiled plan: all but the row and column dims, in input order.
     pub fn batch_dims(&self) -> Vec<usize> {
         let a = self.row_dim();

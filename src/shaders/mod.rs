@@ -16,9 +16,7 @@ use thiserror::Error;
 use crate::convert::MAX_CHANNELS;
 use crate::model;
 use crate::plan::tuning::{
-    GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, MICRO_ALIASING_PITCH, MICRO_BAND_BLOCKS,
-    MICRO_BAND_BLOCKS_16B, MICRO_BAND_BLOCKS_SPREAD, MICRO_BAND_ROWS, MICRO_BAND_SPAN, MICRO_RUNS,
-    MICRO_WORKGROUP, STRIP_MAX,
+    GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, MICRO_RUNS, MICRO_WORKGROUP, STRIP_MAX,
 };
 use crate::plan::{
     Block, Chunk, ConvertKey, ELEM_SIZES, GenericLayout, GenericVariant, IndexMath, Kernel,

@@ -134,28 +134,6 @@ pub(super) fn tile_words(
         .collect()
 }
 
-/// Row blocks per band of the micro kernel's traversal, in whole runs (the last band is
-/// shorter), or all of them. With 64-bit components, [`MICRO_BAND_ROWS`] rows; with 32-bit
-/// ones [`MICRO_BAND_BLOCKS`] row blocks where the input's rows alias in L1 sets,
-/// [`MICRO_BAND_BLOCKS_SPREAD`] where they spread ([`MICRO_BAND_BLOCKS_16B`] of 16-byte
-/// units), or more where the rows are close: enough for [`MICRO_BAND_SPAN`] bytes of them.
-fn micro_band(plan: &Plan, tiles_r: u64, rows: u64, run: u64) -> u64 {
-    let blocks = if plan.access64 {
-        MICRO_BAND_ROWS as u64 / rows
-    } else {
-        let pitch = plan.row_dim().map_or(1, |a| {
-            (plan.in_strides()[a] as i64).unsigned_abs() * plan.unit as u64
-        });
-        let blocks = match plan.unit {
-            16 => MICRO_BAND_BLOCKS_16B,
-            _ if pitch.is_multiple_of(MICRO_ALIASING_PITCH) => MICRO_BAND_BLOCKS,
-            _ => MICRO_BAND_BLOCKS_SPREAD,
-        };
-        (blocks as u64).max(MICRO_BAND_SPAN / pitch.max(1) / rows)
-    };
-    blocks.next_multiple_of(run).min(tiles_r)
-}
-
 /// Whether some dispatch of a micro plan has more than one band (the pipeline constant
 /// `BANDED`: one band is the plain order, with fewer divisions).
 pub(super) fn micro_banded(plan: &Plan) -> bool {
@@ -168,7 +146,7 @@ pub(super) fn micro_banded(plan: &Plan) -> bool {
             .box_batch_rows_cols(&box_of(plan, chunk).0)
             .unwrap_or((0, 0, 0));
         let tiles_r = r.div_ceil(rows);
-        micro_band(plan, tiles_r, rows, block.run as u64) < tiles_r
+        plan.micro_band().is_some_and(|band| band < tiles_r)
     })
 }
 
@@ -225,10 +203,10 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
     let (b, r, c) = plan.box_batch_rows_cols(&extents).unwrap_or((0, 0, 0));
     // Tiles (or micro blocks) along each side; the tiled kernel takes offsets in storage
     // units and strides in elements, the micro kernel both in its accesses.
-    let ((rows, cols), off_bytes, per, run) = match plan.kernel {
+    let ((rows, cols), off_bytes, per) = match plan.kernel {
         Kernel::Tiled => {
             let tile = plan.tile.unwrap_or(Tile::for_unit(plan.unit));
-            ((tile.extent(), tile.extent()), unit.max(4), (1, 1), 1)
+            ((tile.extent(), tile.extent()), unit.max(4), (1, 1))
         }
         _ => {
             let block = micro_block(plan).unwrap_or(Block {
@@ -240,12 +218,7 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
             let per = block.per_access(plan.unit) as i64;
             let per_d = block.per_access(plan.dst_unit()) as i64;
             let sides = (block.rows() as u64, block.cols() as u64);
-            (
-                sides,
-                block.access_bytes as u64,
-                (per, per_d),
-                block.run as u64,
-            )
+            (sides, block.access_bytes as u64, (per, per_d))
         }
     };
     // Exact for the micro kernel's strides (`micro_block` checks), negative ones included;
@@ -271,7 +244,7 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
             TileWord::DstOff => dst_at / off_bytes,
             TileWord::InRow => stride(in_strides[a]),
             TileWord::OutRow => stride_out(out_strides[last]),
-            TileWord::Band => micro_band(plan, tiles_r, rows, run),
+            TileWord::Band => plan.micro_band().map_or(tiles_r, |band| band.min(tiles_r)),
         };
     }
     let ins: Vec<u64> = in_strides.iter().map(|&s| stride(s)).collect();

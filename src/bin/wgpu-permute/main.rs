@@ -323,7 +323,8 @@ fn plan(args: &Planned) -> Result<()> {
     if let (Some(p), false, Some(_)) = (&p, quoted, plan.variant()) {
         let figures = diagnostics::model(p, plan, wgpu_permute::model::Warp::Wave32, true)
             .map_err(|e| e.to_string())?;
-        println!("  - modelled on GPUs: {}", figures.sentence());
+        let what = if plans.len() > 1 { " (the body)" } else { "" };
+        println!("  - modelled on GPUs{what}: {}", figures.sentence());
     }
     if let Some(p) = &p {
         println!(

@@ -245,3 +245,42 @@ fn a_cpu_plan_on_a_gpu_is_sized_as_the_gpu_plans_it() {
     assert_eq!(traced.chunks, on_gpu.chunks);
     assert_eq!(traced.variant(), on_gpu.variant());
 }
+
+/// Micro bands, a plan decision: short where input rows alias in L1 sets, long where they
+/// spread or lie close, in whole runs; none for other kernels.
+#[test]
+fn micro_bands_follow_the_row_pitch() {
+    use crate::plan::tuning::{
+        MICRO_BAND_BLOCKS, MICRO_BAND_BLOCKS_16B, MICRO_BAND_BLOCKS_SPREAD, MICRO_BAND_SPAN,
+    };
+    let band = |shape: &[usize], perm: &[usize], elem: usize, caps: &DeviceCaps| {
+        plan::plan(&Request::new(shape, perm, elem), caps)
+            .unwrap()
+            .micro_band()
+    };
+    let cpu = cpu();
+    // 16 KiB rows alias; 16000-byte rows spread; 16-byte units have their own.
+    assert_eq!(
+        band(&[4096, 4096], &[1, 0], 4, &cpu),
+        Some(MICRO_BAND_BLOCKS as u64)
+    );
+    assert_eq!(
+        band(&[4096, 4000], &[1, 0], 4, &cpu),
+        Some(MICRO_BAND_BLOCKS_SPREAD as u64)
+    );
+    assert_eq!(
+        band(&[2048, 2048], &[1, 0], 16, &cpu),
+        Some(MICRO_BAND_BLOCKS_16B as u64)
+    );
+    // Rows 128 bytes apart: enough blocks for MICRO_BAND_SPAN bytes of rows.
+    let close = band(&[32, 56, 56, 32], &[0, 3, 1, 2], 4, &cpu);
+    assert_eq!(close, Some(MICRO_BAND_SPAN / 128 / 4));
+    // Runs of 3 (1503 row blocks): bands in whole runs.
+    let runs = band(&[6012, 4000], &[1, 0], 4, &cpu).unwrap();
+    assert_eq!(runs % 3, 0, "{runs}");
+    // The tiled kernel has no bands.
+    assert_eq!(
+        band(&[4096, 4096], &[1, 0], 4, &DeviceCaps::default()),
+        None
+    );
+}
