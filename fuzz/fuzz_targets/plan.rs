@@ -8,8 +8,10 @@ use std::sync::OnceLock;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use wgpu_permute::plan::{self, DeviceCaps, IndexMath, Kernel, Options, Request, Variant};
-use wgpu_permute::{reference, shaders};
+use wgpu_permute::plan::{
+    self, DeviceCaps, IndexMath, Kernel, Learned, Options, Request, Variant, view::check_parts,
+};
+use wgpu_permute::{PermuteError, reference, shaders};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -102,6 +104,34 @@ fuzz_target!(|input: Input| {
             }
             let covered: u64 = c.workgroups.iter().map(|&w| w as u64).product();
             assert!(covered >= c.total_workgroups);
+        }
+    }
+    // A permute in parts (CPU devices, odd sides, far reads): the parts tile the output
+    // once, and each part plans (a refused part falls back to the one plan, never panics).
+    if let Some(parts) = plan::edge_parts(&p) {
+        let units = p.units() as usize;
+        // Parts too large to prove disjoint within the check's budget are refused, typed;
+        // past 2^22 units only each part's own check runs (marking millions of runs in a
+        // debug build slows the fuzzer a hundredfold).
+        match units <= 1 << 22 {
+            true => match check_parts(&parts, units, units) {
+                Ok(()) => {}
+                Err(PermuteError::InvalidView(m)) if m.contains("checked for overlap within") => {}
+                Err(e) => panic!("{e}: {p}"),
+            },
+            false => {
+                for (view, first) in &parts {
+                    view.check(units, units - first).unwrap_or_else(|e| panic!("{e}: {p}"));
+                }
+            }
+        }
+        let moved: usize = parts.iter().map(|(v, _)| v.len()).sum();
+        assert_eq!(moved, units, "{p}");
+    }
+    for part in plan::with_edges(p.clone(), options, &caps, &Learned::default()) {
+        if let Some(v) = part.variant() {
+            let all = VARIANTS.get_or_init(|| shaders::all_variants().into_iter().collect());
+            assert!(all.contains(&v), "{v} is not among the validated variants: {part}");
         }
     }
     // Small tensors: the simplified plan moves every byte where the request says.

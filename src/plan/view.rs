@@ -294,29 +294,75 @@ impl View {
     }
 }
 
+/// Host memory (bytes) and destination runs that proving parts disjoint may take: past
+/// both, [`check_parts`] refuses rather than allocate or loop without bound (a hostile
+/// `dst_len` or a part of a billion one-element runs).
+pub const PARTS_CHECK_BUDGET: usize = 1 << 28;
+
 /// Checks views that write parts of one output of `dst_len` elements, each from its first
 /// destination element `first` (a concat, a cropped rearrangement's boxes): each part is a
 /// sound view of a source of `src_len` elements into the `dst_len - first` elements from
 /// there ([`View::check`]), and no two parts share a destination element (the last would
-/// silently win). Exact: each part's destination is marked, run by run, in a bitmap of the
-/// elements the parts reach.
+/// silently win). Exact: parts whose spans do not meet are disjoint; otherwise every part's
+/// destination runs are marked in a bitmap of the elements they reach, or (where that is
+/// larger) sorted and compared, within [`PARTS_CHECK_BUDGET`].
 pub fn check_parts(
     parts: &[(View, usize)],
     src_len: usize,
     dst_len: usize,
 ) -> Result<(), PermuteError> {
-    let mut reach = 0;
+    let mut spans = Vec::with_capacity(parts.len());
     for (view, first) in parts {
         view.check(src_len, dst_len.saturating_sub(*first))?;
         if !view.is_empty() {
             // Both fit: `check` bounded the span by `dst_len - first`.
-            reach = reach.max(first + view.dst_span()?);
+            spans.push((*first, first + view.dst_span()?));
         }
     }
-    if parts.len() < 2 {
+    spans.sort_unstable();
+    if spans.windows(2).all(|w| w[0].1 <= w[1].0) {
         return Ok(());
     }
-    let mut marked = vec![0u64; reach.div_ceil(64)];
+    let reach = spans.iter().map(|s| s.1).max().unwrap_or(0);
+    let runs = parts
+        .iter()
+        .filter(|(v, _)| !v.is_empty())
+        .map(|(v, _)| dst_runs(v).0.iter().map(|d| d.0).product::<usize>())
+        .fold(0usize, usize::saturating_add);
+    let bitmap_bytes = reach.div_ceil(64) * 8;
+    let list_bytes = runs.saturating_mul(size_of::<(usize, usize)>());
+    if runs > PARTS_CHECK_BUDGET || bitmap_bytes.min(list_bytes) > PARTS_CHECK_BUDGET {
+        return Err(PermuteError::InvalidView(format!(
+            "parts whose spans meet are checked for overlap within {} MiB and {} runs; these \
+             take {} runs over {reach} elements",
+            PARTS_CHECK_BUDGET >> 20,
+            PARTS_CHECK_BUDGET,
+            runs
+        )));
+    }
+    if bitmap_bytes <= list_bytes {
+        let mut marked = vec![0u64; reach.div_ceil(64)];
+        for_each_run(parts, |start, len| mark(&mut marked, start, len))
+    } else {
+        let mut list = Vec::with_capacity(runs);
+        for_each_run(parts, |start, len| {
+            list.push((start, len));
+            Ok(())
+        })?;
+        list.sort_unstable();
+        match list.windows(2).any(|w| w[0].0 + w[0].1 > w[1].0) {
+            true => Err(PermuteError::OverlappingOutput),
+            false => Ok(()),
+        }
+    }
+}
+
+/// Calls `f(start, len)` for each run of consecutive destination elements of each part
+/// ([`dst_runs`]), in odometer order.
+fn for_each_run(
+    parts: &[(View, usize)],
+    mut f: impl FnMut(usize, usize) -> Result<(), PermuteError>,
+) -> Result<(), PermuteError> {
     for (view, first) in parts.iter().filter(|(v, _)| !v.is_empty()) {
         let (dims, run) = dst_runs(view);
         let mut at = vec![0usize; dims.len()];
@@ -326,7 +372,7 @@ pub fn check_parts(
                     .zip(&dims)
                     .map(|(&i, &(_, s))| i * s)
                     .sum::<usize>();
-            mark(&mut marked, start, run)?;
+            f(start, run)?;
             // Next run, odometer order.
             let Some(k) = (0..at.len()).rev().find(|&k| at[k] + 1 < dims[k].0) else {
                 break;
