@@ -17,11 +17,13 @@ fn permute(c: &mut Criterion) {
     let permuter = Permuter::new_default().expect("benchmarks need a GPU adapter");
     let bench = Bench::new(&permuter, 1).expect("bench set-up");
     let device = permuter.device();
+    // Every part's kernel, as the bench's table names them (`micro+generic`).
     let kernel_of = |case: &Case| {
-        permuter
-            .prepare(&case.op)
-            .map(|p| p.plans()[0].kernel.name())
-            .unwrap_or("refused")
+        permuter.prepare(&case.op).map_or("refused".to_string(), |p| {
+            let mut names: Vec<&str> = p.plans().iter().map(|p| p.kernel.name()).collect();
+            names.dedup();
+            names.join("+")
+        })
     };
     // Throughput counts the output's bytes twice, as `CaseResult::traffic` does.
     let run = |group: &mut BenchmarkGroup<WallTime>, case: &Case| {
@@ -63,12 +65,21 @@ fn permute(c: &mut Criterion) {
             .warm_up_time(Duration::from_secs(1))
             .measurement_time(Duration::from_secs(3));
     };
-    let mut cases = default_suite(1);
-    cases.sort_by_key(|case| kernel_of(case));
-    for kernel in ["copy", "generic", "tiled", "micro"] {
+    // One group per kernel (or kernels of a permute in parts) that the suite's cases run.
+    let cases: Vec<(Case, String)> = default_suite(1)
+        .into_iter()
+        .map(|case| {
+            let kernel = kernel_of(&case);
+            (case, kernel)
+        })
+        .collect();
+    let mut kernels: Vec<&str> = cases.iter().map(|(_, k)| k.as_str()).collect();
+    kernels.sort_unstable();
+    kernels.dedup();
+    for kernel in kernels.into_iter().filter(|&k| k != "refused") {
         let mut group = c.benchmark_group(kernel);
         configure(&mut group);
-        for case in cases.iter().filter(|case| kernel_of(case) == kernel) {
+        for (case, _) in cases.iter().filter(|(_, k)| k == kernel) {
             run(&mut group, case);
         }
         group.finish();

@@ -77,6 +77,7 @@
 //! | `InvalidView`, `FillSize` | a view's strides or bounds do not fit its rank or each other; a fill value is not one element |
 //! | `InvalidConversion` | an element conversion names no destination type, a zero std, a channel axis that does not exist or a channel count that does not match it |
 //! | `ViewOutOfBounds`, `OverlappingOutput` | a view reads or writes outside its regions; destination strides or parts that may write one element twice |
+//! | `PartsTooLarge` | parts of one output whose spans meet are too large to prove disjoint within a bounded check |
 //! | `DataLength` | a host slice does not match the shape |
 //! | `DeviceLimit` | a device limit makes the request impossible (names the limit) |
 //! | `ForcedChoice` | a forced kernel or index width cannot serve the request |

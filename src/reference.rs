@@ -215,7 +215,7 @@ pub fn materialize_parts(
     if !crate::plan::ELEM_SIZES.contains(&elem_size) {
         return Err(PermuteError::ElemSize(elem_size));
     }
-    crate::plan::view::check_parts(parts, src.len() / elem_size, dst_len)?;
+    crate::plan::parts::check_parts(parts, src.len() / elem_size, dst_len)?;
     let bytes = dst_len
         .checked_mul(elem_size)
         .ok_or(PermuteError::SizeOverflow)?;

@@ -325,7 +325,7 @@ impl Relayout {
             len.checked_mul(elem_size)
                 .ok_or(PermuteError::SizeOverflow)?;
         }
-        plan::view::check_parts(&parts, src_len, dst_len)?;
+        plan::parts::check_parts(&parts, src_len, dst_len)?;
         Ok(Relayout {
             parts,
             permute: None,

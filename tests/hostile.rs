@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use proptest::prelude::*;
-use wgpu_permute::plan::{self, view};
+use wgpu_permute::plan::{self, parts};
 use wgpu_permute::{DeviceCaps, PermuteError, View, ViewRequest, reference};
 
 /// Every destination element a view's positions write, in position order.
@@ -128,7 +128,7 @@ proptest! {
                 (strided(&v.shape, &dst.collect::<Vec<_>>()), first * scale)
             })
             .collect();
-        let got = view::check_parts(&spread, 1, dst_len * scale);
+        let got = parts::check_parts(&spread, 1, dst_len * scale);
         prop_assert_eq!(got.is_ok(), sound, "{:?}: {:?}", spread, got);
         // The reference refuses the same parts.
         if scale == 1 {
@@ -173,38 +173,45 @@ fn parts_that_overlap_or_repeat_are_refused() {
     let left = part(&[4, 4], &[6, 1], 0);
     let right = part(&[4, 2], &[6, 1], 4);
     assert_eq!(
-        view::check_parts(&[left.clone(), right.clone()], 1, 24),
+        parts::check_parts(&[left.clone(), right.clone()], 1, 24),
         Ok(())
     );
     // The same part twice, or a right part one column too wide.
     assert_eq!(
-        view::check_parts(&[left.clone(), left.clone()], 1, 24),
+        parts::check_parts(&[left.clone(), left.clone()], 1, 24),
         Err(PermuteError::OverlappingOutput)
     );
     let wide = part(&[4, 3], &[6, 1], 3);
     assert_eq!(
-        view::check_parts(&[left, wide], 1, 24),
+        parts::check_parts(&[left, wide], 1, 24),
         Err(PermuteError::OverlappingOutput)
     );
     // Empty parts overlap nothing.
     let empty = part(&[0, 3], &[6, 1], 0);
     assert_eq!(
-        view::check_parts(&[empty.clone(), empty, right], 1, 24),
+        parts::check_parts(&[empty.clone(), empty, right], 1, 24),
         Ok(())
     );
-    // Parts far too large to prove disjoint (a billion one-element runs each, over 2^40
-    // elements): refused at once, with nothing allocated for them.
+    // Parts whose spans meet, far too large to prove disjoint (2^30 runs each over 2^40
+    // elements; these two are disjoint): refused at once, typed, nothing allocated.
     let huge = 1usize << 40;
     let column = |first| part(&[1 << 30, 2], &[1 << 10, 1], first);
-    let got = view::check_parts(&[column(0), column(1)], 1, huge);
-    assert!(
-        matches!(&got, Err(PermuteError::InvalidView(m)) if m.contains("overlap")),
-        "{got:?}"
+    assert!(matches!(
+        parts::check_parts(&[column(0), column(2)], 1, huge),
+        Err(PermuteError::PartsTooLarge { .. })
+    ));
+    // A concat along the last axis of two [2^28, 1] columns: 2^29 one-element runs, within
+    // the bitmap's budget (64 MiB), so accepted; one column shifted onto the other refused.
+    let half = |first| part(&[1 << 28], &[2], first);
+    assert_eq!(parts::check_parts(&[half(0), half(1)], 1, 1 << 29), Ok(()));
+    assert_eq!(
+        parts::check_parts(&[half(0), half(2)], 1, (1 << 29) + 2),
+        Err(PermuteError::OverlappingOutput)
     );
     // Spans that do not meet need no marking at all, however large.
     let band = |first| part(&[1 << 20, 1 << 18], &[1 << 18, 1], first);
     assert_eq!(
-        view::check_parts(&[band(0), band(1 << 38)], 1, 1 << 39),
+        parts::check_parts(&[band(0), band(1 << 38)], 1, 1 << 39),
         Ok(())
     );
 }

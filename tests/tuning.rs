@@ -100,6 +100,10 @@ fn autotuning_races_a_permute_in_parts_against_each_kernel() {
         .with_autotune(true);
     // Reads for an output row span just over `EDGE_SPLIT_SPAN` (1 MiB), sides odd.
     let (shape, perm) = ([513usize, 515], [1usize, 0]);
+    // Before the first run, a CPU device's plan has the parts among its contenders.
+    let req = wgpu_permute::Request::new(&shape, &perm, 4);
+    let pending = diagnostics::plan(&p, &req).unwrap();
+    assert_eq!(pending.pending_parts(), p.caps().cpu, "{pending}");
     check(&p, &shape, &perm, 4, Options::default(), (0, 0)).unwrap_or_else(|m| panic!("{m}"));
     let tuned = diagnostics::tuned(&p);
     assert_eq!(tuned.len(), 1, "{tuned:?}");

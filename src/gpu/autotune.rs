@@ -65,21 +65,32 @@ impl Permuter {
                 other => contenders.push((Measured::Fastest(kernel), vec![other?])),
             }
         }
-        let parts = plan::with_edges(plan.clone(), req.options, self.caps(), &self.learned());
-        if parts.len() > 1 {
-            contenders.push((Measured::Parts, parts));
+        if plan.pending_parts() {
+            let parts = plan::with_edges(plan.clone(), req.options, self.caps(), &self.learned());
+            // One plan: a part refused (see `with_edges`), the kernels alone race.
+            if parts.len() > 1 {
+                contenders.push((Measured::Parts, parts));
+            }
         }
+        // A contender that fails to time drops out; the race fails only if all do.
         let mut best: Option<(std::time::Duration, Measured)> = None;
+        let mut failed = None;
         for (measured, plans) in contenders {
             let record = |e: &mut wgpu::CommandEncoder| {
                 plans
                     .iter()
                     .try_for_each(|p| self.record_plan(e, &src, &dst, p))
             };
-            let stats = timer.time_recorded(&record, 1, 3)?;
-            if best.as_ref().is_none_or(|(t, _)| stats.min < *t) {
-                best = Some((stats.min, measured));
+            match timer.time_recorded(&record, 1, 3) {
+                Ok(stats) if best.as_ref().is_none_or(|(t, _)| stats.min < *t) => {
+                    best = Some((stats.min, measured));
+                }
+                Ok(_) => {}
+                Err(e) => failed = Some(e),
             }
+        }
+        if let (None, Some(e)) = (&best, failed) {
+            return Err(e);
         }
         best.map(|(_, m)| m).ok_or(PermuteError::ForcedChoice {
             what: "autotuning",

@@ -105,15 +105,18 @@ pub fn with_edges(plan: Plan, options: Options, caps: &DeviceCaps, learned: &Lea
             .with_offsets(plan.src_offset, plan.dst_offset + (first * elem) as u64)
             .with_options(options);
         // A part the views refuse (an edge of packed data in part of a word, a device limit
-        // that the whole permute's plan met otherwise): the one plan. Nothing else may
-        // refuse one: the parts tile the output (tests check them).
+        // that the whole permute's plan met otherwise, a forced option that a part cannot
+        // take): the one plan. Nothing else may refuse one: the parts tile the output
+        // (tests check them).
         match plan_view(&req, caps, learned) {
             Ok(part) => plans.push(part),
             Err(e) => {
                 debug_assert!(
                     matches!(
                         e,
-                        PermuteError::InvalidView(_) | PermuteError::DeviceLimit { .. }
+                        PermuteError::InvalidView(_)
+                            | PermuteError::DeviceLimit { .. }
+                            | PermuteError::ForcedChoice { .. }
                     ),
                     "{e}"
                 );

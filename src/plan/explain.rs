@@ -153,12 +153,16 @@ impl Plan {
         match &self.reasons.tuning {
             Tuning::Off | Tuning::Winner => {}
             Tuning::Pending(kernels) => why.push(format!(
-                "autotuning will time {} before the first run of this shape class",
+                "autotuning will time {}{} before the first run of this shape class",
                 kernels
                     .iter()
                     .map(|k| k.name())
                     .collect::<Vec<_>>()
-                    .join(", ")
+                    .join(", "),
+                match self.pending_parts() {
+                    true => ", and the plan in parts (body micro, edges generic)",
+                    false => "",
+                }
             )),
             Tuning::WinnerMisfits(k) => why.push(format!(
                 "autotuning's winner for this shape class, {}, cannot run this shape",

@@ -11,6 +11,7 @@ mod channels;
 mod edges;
 mod explain;
 mod geometry;
+pub mod parts;
 mod planned;
 mod reasons;
 mod select;

@@ -447,6 +447,12 @@ impl Plan {
         }
     }
 
+    /// Whether autotuning times this plan in parts too ([`super::with_edges`]: the body on
+    /// micro blocks, the edges generic) against [`Plan::pending_race`]'s kernels alone.
+    pub fn pending_parts(&self) -> bool {
+        !self.pending_race().is_empty() && super::edge_parts(self).is_some()
+    }
+
     /// Kernels the memory model must trace before this plan is final (empty when nothing is
     /// pending).
     pub fn pending_model(&self) -> &[Kernel] {

@@ -50,7 +50,8 @@ pub struct ShapeKey {
     pub unit: u32,
 }
 
-/// The outcome of timing the candidate kernels of a shape class.
+/// The outcome of timing the candidate kernels of a shape class (and its plan in parts,
+/// where [`Plan::pending_parts`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Measured {
     /// This kernel was the fastest.
@@ -269,8 +270,9 @@ pub enum SpecializeReason {
 pub enum Tuning {
     /// Autotuning is off, or the kernel was forced, or only one kernel applies.
     Off,
-    /// These kernels are to be timed before the plan is final (the `gpu` module times them,
-    /// records the outcome in [`Learned`] and plans again).
+    /// These kernels (and the plan in parts, where [`Plan::pending_parts`]) are to be
+    /// timed before the plan is final (the `gpu` module times them, records the outcome in
+    /// [`Learned`] and plans again).
     Pending(Vec<Kernel>),
     /// The class's measured winner runs ([`KernelReason::Measured`]).
     Winner,

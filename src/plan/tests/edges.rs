@@ -32,7 +32,7 @@ fn the_parts_tile_the_output_and_move_what_the_permute_moves() {
         let n: usize = shape.iter().product();
         let moved: usize = parts.iter().map(|(v, _)| v.len()).sum();
         assert_eq!(moved, n, "{shape:?}: the parts move each element once");
-        crate::plan::view::check_parts(&parts, n, n).unwrap();
+        crate::plan::parts::check_parts(&parts, n, n).unwrap();
         // The same bytes as the permute, on the reference (the parts are views of the
         // simplified dims, the same bytes).
         let data: Vec<u8> = (0..n * elem).map(|i| (i * 7 + i / 251) as u8).collect();
@@ -67,6 +67,19 @@ fn one_plan_where_reads_stay_near_sides_divide_or_the_device_is_a_gpu() {
         ..Options::default()
     });
     assert!(edge_parts(&plan::plan(&forced, &cpu()).unwrap()).is_none());
+    // An option forced on the whole that a part cannot take (wide stores into an edge that
+    // does not start on 16 bytes; found by the fuzzer): the one plan.
+    let wide = Options {
+        wide_stores: Some(true),
+        ..Options::default()
+    };
+    let req = Request::new(&[6912, 511], &[1, 0], 4).with_options(wide);
+    let whole = plan::plan(&req, &cpu()).unwrap();
+    assert!(edge_parts(&whole).is_some());
+    assert_eq!(
+        with_edges(whole, wide, &cpu(), &Learned::default()).len(),
+        1
+    );
 }
 
 #[test]
@@ -78,6 +91,24 @@ fn autotuning_keeps_the_parts_where_they_won_and_drops_them_where_a_kernel_did()
     };
     let pending = plan::plan_with(&req, &cpu(), &learned).unwrap();
     assert_eq!(pending.pending_race(), [Kernel::Generic, Kernel::Tiled]);
+    // The race includes the parts, and says so.
+    assert!(pending.pending_parts());
+    assert!(
+        pending
+            .explain()
+            .join("\n")
+            .contains("and the plan in parts")
+    );
+    assert_eq!(
+        with_edges(pending.clone(), req.options, &cpu(), &learned).len(),
+        3
+    );
+    let whole = Request::new(&[1024, 1028], &[1, 0], 4);
+    assert!(
+        !plan::plan_with(&whole, &cpu(), &learned)
+            .unwrap()
+            .pending_parts()
+    );
     let class = pending.shape_class();
     // The parts won: the heuristic plans it, and it runs in parts (and says why).
     learned.winners.insert(class.clone(), Measured::Parts);
