@@ -19,11 +19,13 @@ fn permute(c: &mut Criterion) {
     let device = permuter.device();
     // Every part's kernel, as the bench's table names them (`micro+generic`).
     let kernel_of = |case: &Case| {
-        permuter.prepare(&case.op).map_or("refused".to_string(), |p| {
-            let mut names: Vec<&str> = p.plans().iter().map(|p| p.kernel.name()).collect();
-            names.dedup();
-            names.join("+")
-        })
+        permuter
+            .prepare(&case.op)
+            .map_or("refused".to_string(), |p| {
+                let mut names: Vec<&str> = p.plans().iter().map(|p| p.kernel.name()).collect();
+                names.dedup();
+                names.join("+")
+            })
     };
     // Throughput counts the output's bytes twice, as `CaseResult::traffic` does.
     let run = |group: &mut BenchmarkGroup<WallTime>, case: &Case| {

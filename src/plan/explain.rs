@@ -271,7 +271,7 @@ impl Plan {
         if self.access64 {
             why.push("data moves as 64-bit components (u64, vec2<u64>): a CPU device pays per component of each access (unless forced: a copy was measured faster so on this device)".into());
         }
-        if self.runs {
+        if self.runs && self.kernel == Kernel::Generic {
             why.push(format!(
                 "each invocation moves a run of {} neighbouring output units, decoding the first and stepping through the source (a CPU device: items a workgroup apart pay only on GPUs)",
                 self.run_units()
@@ -333,7 +333,7 @@ impl fmt::Display for Plan {
         if self.specialized {
             write!(f, " (compiled for this shape)")?;
         }
-        if self.runs {
+        if self.runs && self.kernel == Kernel::Generic {
             write!(f, " (runs of {})", self.run_units())?;
         }
         if let Some(b) = self.variant().and_then(|v| v.block()) {

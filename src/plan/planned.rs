@@ -54,9 +54,10 @@ pub struct Plan {
     /// The generic kernel is compiled for this shape (dims and strides are pipeline
     /// constants).
     pub specialized: bool,
-    /// The generic kernel's invocations each move a run of [`GENERIC_RUN`] consecutive
-    /// output units, decoding the first only, instead of items a workgroup apart (see
-    /// `select::choose_runs`).
+    /// Invocations each move a run of neighbours, decoding the first only (a CPU device's
+    /// choice, `select::choose_runs`): the generic kernel's [`GENERIC_RUN`] consecutive
+    /// output units instead of items a workgroup apart, the micro kernel's blocks along
+    /// the output's rows ([`MICRO_RUNS`]) instead of one.
     pub runs: bool,
     /// 8 and 16-byte units, and the micro kernel's wide block rows, are accessed as
     /// `u64` / `vec2<u64>` rather than `vec2<u32>` / `vec4<u32>`: on a CPU adapter an access
@@ -329,9 +330,22 @@ impl Plan {
             ..self.clone()
         };
         if self.runs {
-            // Runs are planned in one binding only: one chunk, the whole tensor.
-            let total = plan.workgroups();
-            for chunk in &mut plan.chunks {
+            // The generic kernel's runs are planned in one binding only (one chunk, the
+            // whole tensor); the micro kernel's boxes each count their own blocks.
+            let whole = plan.workgroups();
+            let totals: Vec<u64> = plan
+                .chunks
+                .iter()
+                .map(|chunk| match plan.kernel {
+                    Kernel::Micro => {
+                        let extents: Vec<u64> =
+                            chunk.lo.iter().zip(&chunk.hi).map(|(l, h)| h - l).collect();
+                        plan.box_workgroups(&extents)
+                    }
+                    _ => whole,
+                })
+                .collect();
+            for (chunk, total) in plan.chunks.iter_mut().zip(totals) {
                 chunk.total_workgroups = total;
                 chunk.workgroups = fold_grid(total, DeviceCaps::default().max_workgroups_per_dim)?;
             }

@@ -377,14 +377,18 @@ pub fn choose_quads(plan: &Plan, one_binding: bool) -> bool {
         && plan.dst_offset.is_multiple_of(4 * plan.dst_unit() as u64)
 }
 
-/// Whether the generic kernel's invocations move runs of consecutive output units: on CPU
-/// devices, for a tensor in one binding of unpacked units written contiguously (no bounds
+/// Whether invocations move runs of neighbours, on CPU devices only: the micro kernel's
+/// blocks along the output's rows (on GPUs they would spread neighbouring lanes'
+/// accesses), and the generic kernel's consecutive output units, for a tensor in one binding of unpacked units written contiguously (no bounds
 /// or destination strides) with 32-bit index math, whose innermost output dim is whole
 /// runs of [`GENERIC_RUN`], so that a run never leaves its output row and its source offsets
 /// step by one stride. A CPU adapter gains nothing from spacing a thread's items a workgroup
 /// apart (its lanes access memory one at a time) and pays for each decode; on GPUs the
 /// spaced items are what coalesces.
 pub fn choose_runs(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> bool {
+    if plan.kernel == Kernel::Micro {
+        return caps.cpu;
+    }
     let whole = plan
         .view
         .as_ref()
@@ -408,7 +412,10 @@ pub fn choose_runs(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> bool {
 /// whole 32 bytes of it). A CPU adapter loops over its lanes once per access whatever the
 /// access's width, so one store of four words costs what one word did.
 pub fn choose_wide_stores(plan: &Plan, opts: &Options) -> Result<bool, PermuteError> {
-    let applies = plan.runs && matches!(plan.unit, 4 | 8) && plan.dst_offset.is_multiple_of(16);
+    let applies = plan.runs
+        && plan.kernel == Kernel::Generic
+        && matches!(plan.unit, 4 | 8)
+        && plan.dst_offset.is_multiple_of(16);
     match opts.wide_stores {
         Some(true) if !applies => Err(PermuteError::ForcedChoice {
             what: "wide stores",
@@ -466,6 +473,12 @@ fn strips_fit(plan: &Plan, caps: &DeviceCaps, limit: u64) -> Result<(), Misfit> 
 /// Whether the micro-tile kernel can run this plan: the innermost dim moves, 32-bit index
 /// math, binding windows of `limit` bytes (see [`micro_block`]).
 fn micro_fits(plan: &Plan, caps: &DeviceCaps, limit: u64) -> Result<(), Misfit> {
+    // As it would run: with runs of blocks on a CPU device (`choose_runs`), which cut its
+    // windows in whole runs.
+    let plan = &Plan {
+        runs: caps.cpu,
+        ..plan.clone()
+    };
     micro_block(plan)?;
     if plan.index != IndexMath::U32 {
         return Err(Misfit::Index64);
@@ -498,7 +511,8 @@ fn windows_fit(plan: &Plan, kernel: Kernel, caps: &DeviceCaps, limit: u64) -> Re
 /// bytes (so each block row is aligned `vec4<u32>`s: one, or two for 16-byte units); else a wide strip where one side is
 /// a short contiguous dim and the other divides (see [`Strip`]); else narrow for units of
 /// up to 4 bytes with both sides divisible by [`super::MICRO_SIDE`]. Blocks per
-/// invocation: the first of [`MICRO_RUNS`] that divides the blocks along the run, else 1.
+/// invocation, where the plan has runs (CPU devices): the first of [`MICRO_RUNS`] that
+/// divides the blocks along the run; else 1.
 pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
     let Some((_, r, c)) = plan.batch_rows_cols() else {
         return Err(Misfit::InnermostStays);
@@ -558,7 +572,7 @@ pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
     };
     let run = MICRO_RUNS
         .into_iter()
-        .find(|&run| along.is_multiple_of(run as u64))
+        .find(|&run| plan.runs && along.is_multiple_of(run as u64))
         .unwrap_or(1);
     Ok(block.with_run(run))
 }

@@ -284,3 +284,30 @@ fn micro_bands_follow_the_row_pitch() {
         None
     );
 }
+
+/// Runs of micro blocks are a CPU device's choice: a GPU's micro plan moves one block per
+/// invocation (runs spread neighbouring lanes' accesses), and a CPU plan's GPU form, what
+/// the memory model traces, is the GPU's plan, in one binding and over windows alike.
+#[test]
+fn micro_runs_are_for_cpu_devices_and_the_traced_form_drops_them() {
+    let micro = Options {
+        kernel: Some(Kernel::Micro),
+        ..Options::default()
+    };
+    let windowed = Options {
+        binding_limit: Some(1 << 20),
+        ..micro
+    };
+    for options in [micro, windowed] {
+        let req = Request::new(&[1024, 1024], &[1, 0], 4).with_options(options);
+        let run = |p: &plan::Plan| p.variant().and_then(|v| v.block()).map(|b| b.run);
+        let on_cpu = plan::plan(&req, &cpu()).unwrap();
+        let on_gpu = plan::plan(&req, &DeviceCaps::default()).unwrap();
+        assert_eq!(run(&on_cpu), Some(4), "{on_cpu}");
+        assert_eq!(run(&on_gpu), Some(1), "{on_gpu}");
+        assert_eq!(on_gpu.boxed(), options.binding_limit.is_some());
+        let traced = on_cpu.on_gpu().unwrap();
+        assert_eq!(traced.variant(), on_gpu.variant());
+        assert_eq!(traced.chunks, on_gpu.chunks, "{options:?}");
+    }
+}
