@@ -247,8 +247,8 @@ impl Relayout {
     }
 
     /// Plans every part for a device with `caps`, as a permuter on it would before it has
-    /// learnt anything (no wgpu involved): for tools and tests. A permute may plan as
-    /// several parts (`plan::edge_parts`). [`Permuter::prepare`] plans
+    /// learnt anything (no wgpu involved): for tools and tests. A permute (or a view that is
+    /// one) may plan as several parts (`plan::edge_parts`). [`Permuter::prepare`] plans
     /// on a device.
     ///
     /// [`Permuter::prepare`]: crate::Permuter::prepare
@@ -260,7 +260,9 @@ impl Relayout {
             .map(|req| match req {
                 PartRequest::Permute(req) => plan::plan_with(req, caps, &learned)
                     .map(|plan| plan::with_edges(plan, req.options, caps, &learned)),
-                PartRequest::View(req) => plan::plan_view(req, caps, &learned).map(|p| vec![p]),
+                // A view that is a permute may run in parts too.
+                PartRequest::View(req) => plan::plan_view(req, caps, &learned)
+                    .map(|plan| plan::with_edges(plan, req.options, caps, &learned)),
             })
             .collect();
         plans.map(|p| p.concat())

@@ -211,6 +211,22 @@ fn odd_sides_run_their_body_on_micro_blocks_and_their_edges_generic() {
             p.caps().cpu,
             3,
         ),
+        // A view that is a transpose runs in parts as its permute does.
+        (
+            Relayout::view(
+                View {
+                    shape: vec![1001, 1003],
+                    strides: vec![1, 1001],
+                    offset: 0,
+                    ..View::contiguous(&[])
+                },
+                1001 * 1003,
+                4,
+            )
+            .unwrap(),
+            p.caps().cpu,
+            3,
+        ),
         // Edges in parts of 16-bit words: one plan.
         (case(&[1001, 1001], &[1, 0], 2, (0, 0)), false, 1),
         // Reads that stay near (400 KB a row): one plan.

@@ -162,7 +162,10 @@ impl Permuter {
                 PartRequest::Permute(req) => self
                     .plan_tuned(req)
                     .map(|plan| plan::with_edges(plan, req.options, self.caps(), &self.learned())),
-                PartRequest::View(req) => self.plan_view(req).map(|plan| vec![plan]),
+                // A view that is a permute may run in parts too.
+                PartRequest::View(req) => self
+                    .plan_view(req)
+                    .map(|plan| plan::with_edges(plan, req.options, self.caps(), &self.learned())),
             })
             .collect();
         plans.map(|p| p.concat()).map_err(|e| self.or_lost(e))
