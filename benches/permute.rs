@@ -12,6 +12,7 @@ use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use wgpu_permute::Permuter;
 use wgpu_permute::bench::{Bench, Case, default_suite, view_suite};
+use wgpu_permute::plan::kernel_names;
 
 fn permute(c: &mut Criterion) {
     let permuter = Permuter::new_default().expect("benchmarks need a GPU adapter");
@@ -21,11 +22,7 @@ fn permute(c: &mut Criterion) {
     let kernel_of = |case: &Case| {
         permuter
             .prepare(&case.op)
-            .map_or("refused".to_string(), |p| {
-                let mut names: Vec<&str> = p.plans().iter().map(|p| p.kernel.name()).collect();
-                names.dedup();
-                names.join("+")
-            })
+            .map_or("refused".to_string(), |p| kernel_names(p.plans()))
     };
     // Throughput counts the output's bytes twice, as `CaseResult::traffic` does.
     let run = |group: &mut BenchmarkGroup<WallTime>, case: &Case| {

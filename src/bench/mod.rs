@@ -77,9 +77,7 @@ impl CaseResult {
     /// The kernels that ran, in order without repeats (`micro+generic` for a permute in
     /// parts).
     pub fn kernels(&self) -> String {
-        let mut names: Vec<&str> = self.plans.iter().map(|p| p.kernel.name()).collect();
-        names.dedup();
-        names.join("+")
+        crate::plan::kernel_names(&self.plans)
     }
 
     /// The plans that ran, each as `Display` shows it, `; ` between parts.

@@ -434,6 +434,14 @@ impl Plan {
     }
 }
 
+/// The kernels `plans` run, in order without repeats, joined by `+` (`micro+generic` for
+/// a permute in parts): how tools name what ran.
+pub fn kernel_names(plans: &[Plan]) -> String {
+    let mut names: Vec<&str> = plans.iter().map(|p| p.kernel.name()).collect();
+    names.dedup();
+    names.join("+")
+}
+
 impl Plan {
     /// This plan's simplified problem (the key of its shape-specialised pipeline).
     pub fn shape_key(&self) -> ShapeKey {

@@ -387,7 +387,7 @@ pub fn choose_quads(plan: &Plan, one_binding: bool) -> bool {
 /// spaced items are what coalesces.
 pub fn choose_runs(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> bool {
     if plan.kernel == Kernel::Micro {
-        return caps.cpu;
+        return micro_runs(caps);
     }
     let whole = plan
         .view
@@ -470,13 +470,19 @@ fn strips_fit(plan: &Plan, caps: &DeviceCaps, limit: u64) -> Result<(), Misfit> 
     windows_fit(plan, Kernel::Tiled, caps, limit)
 }
 
+/// Whether the micro kernel moves runs of blocks ([`MICRO_RUNS`]): on CPU devices, which
+/// pay each block's decode lane by lane; on GPUs runs would spread neighbouring lanes'
+/// accesses.
+fn micro_runs(caps: &DeviceCaps) -> bool {
+    caps.cpu
+}
+
 /// Whether the micro-tile kernel can run this plan: the innermost dim moves, 32-bit index
 /// math, binding windows of `limit` bytes (see [`micro_block`]).
 fn micro_fits(plan: &Plan, caps: &DeviceCaps, limit: u64) -> Result<(), Misfit> {
-    // As it would run: with runs of blocks on a CPU device (`choose_runs`), which cut its
-    // windows in whole runs.
+    // As it will run: its windows are cut in whole runs of blocks.
     let plan = &Plan {
-        runs: caps.cpu,
+        runs: micro_runs(caps),
         ..plan.clone()
     };
     micro_block(plan)?;

@@ -137,7 +137,8 @@ pub(super) fn tile_words(
 /// Whether some dispatch of a micro plan has more than one band (the pipeline constant
 /// `BANDED`: one band is the plain order, with fewer divisions).
 pub(super) fn micro_banded(plan: &Plan) -> bool {
-    let Some(block) = plan.variant().and_then(|v| v.block()) else {
+    let (Some(block), Some(band)) = (plan.variant().and_then(|v| v.block()), plan.micro_band())
+    else {
         return false;
     };
     let rows = block.rows() as u64;
@@ -145,8 +146,7 @@ pub(super) fn micro_banded(plan: &Plan) -> bool {
         let (_, r, _) = plan
             .box_batch_rows_cols(&box_of(plan, chunk).0)
             .unwrap_or((0, 0, 0));
-        let tiles_r = r.div_ceil(rows);
-        plan.micro_band().is_some_and(|band| band < tiles_r)
+        band < r.div_ceil(rows)
     })
 }
 
