@@ -39,12 +39,16 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
         let side = (16 / unit).max(2);
         let extents = (2..=STRIP_MAX as usize).filter(|n| n % side != 0).count();
         let strips = 4 * (1 + MICRO_RUNS.len()) * extents;
+        // Flat strips: columns whole for 4-byte units, rows whole for units up to 4 at
+        // ranks 2 and 3, with and without 64-bit accesses.
+        let flat_kinds = (unit == 4) as usize + (unit <= 4 && rank <= 3) as usize;
+        let flat = 2 * (1 + MICRO_RUNS.len()) * extents * flat_kinds;
         10 + strided
             + runs
             + access64
             + reversed
             + wide
-            + (rank >= 2) as usize * (1 + micro + strips)
+            + (rank >= 2) as usize * (1 + micro + strips + flat)
     };
     let expected: usize = ELEM_SIZES
         .iter()
@@ -90,14 +94,15 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
 /// The conversions' variants: every pair of types, with and without the affine, at every
 /// index width element by element, in runs and in quads (and runs of them), ranks 1-3 and
 /// 16; boxes over windows and views' padded modes at ranks 2 and 3; and 10 kinds of micro block at ranks 2 and 3
-/// (the 9 wide ones, runs of 4, 3 and 2 among them, also with 64-bit accesses), and 22 kinds of the tiled kernel's strips
+/// (the 9 wide ones, runs of 4, 3 and 2 among them, also with 64-bit accesses), 4 kinds of
+/// flat strip likewise (2 where the planes are read, 2 more where f32 planes are written), and 22 kinds of the tiled kernel's strips
 /// at ranks 2 and 3; each validates, shipped and traced.
 #[test]
 fn every_conversion_variant_validates() {
     let variants = shaders::convert_variants();
     assert_eq!(
         variants.len(),
-        9 * 4 * (2 * (3 + 1 + 3 + 1) * 4 + 3 * 3 * 4 + 10 * 2 + 9 + 22 * 2)
+        9 * 4 * (2 * (3 + 1 + 3 + 1) * 4 + 3 * 3 * 4 + 10 * 2 + 9 + 22 * 2) + 9 * (12 + 3 * 6)
     );
     for v in variants {
         let source = shaders::source(&v).unwrap_or_else(|e| panic!("{v}: {e}"));

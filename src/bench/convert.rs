@@ -97,15 +97,29 @@ pub fn convert_suite_sized(outer: &dyn Fn(usize) -> usize, affine: bool) -> Vec<
         .and_then(|c| c.with_affine(3, &[255.0], &[0.0]))
         .expect("a valid affine");
     let narrow = Conversion::new(Dtype::F32, Dtype::F16).expect("a valid conversion");
+    // Images of 299 pixels a side (Inception's): neither their pixel count nor their planes'
+    // offsets are whole 16 bytes.
     vec![
         ConvertCase::new(
             &[outer(32), 224, 224, 3],
             &[0, 3, 1, 2],
+            normalise.clone(),
+            " normalised",
+        ),
+        ConvertCase::new(
+            &[outer(32), 3, 224, 224],
+            &[0, 2, 3, 1],
+            to_bytes.clone(),
+            " * 255",
+        ),
+        ConvertCase::new(&[outer(8), 512, 16, 64], &[0, 2, 1, 3], narrow, ""),
+        ConvertCase::new(
+            &[outer(32), 299, 299, 3],
+            &[0, 3, 1, 2],
             normalise,
             " normalised",
         ),
-        ConvertCase::new(&[outer(32), 3, 224, 224], &[0, 2, 3, 1], to_bytes, " * 255"),
-        ConvertCase::new(&[outer(8), 512, 16, 64], &[0, 2, 1, 3], narrow, ""),
+        ConvertCase::new(&[outer(32), 3, 299, 299], &[0, 2, 3, 1], to_bytes, " * 255"),
     ]
 }
 

@@ -201,7 +201,7 @@ impl Plan {
         if let Some((b, r, c)) = self.batch_rows_cols() {
             match self.kernel {
                 Kernel::Tiled if self.conversion.is_some() => {
-                    if let Ok(strip) = super::select::tiled_strip(self) {
+                    if let Ok(strip) = super::tiled_strip(self) {
                         let (n, how) = match strip {
                             Strip::Cols(n) => (n, "interleaved source to planes"),
                             Strip::Rows(n) => (n, "planes to an interleaved destination"),
@@ -226,6 +226,14 @@ impl Plan {
                         let per_row = |unit| block.side / block.per_access(unit);
                         let (ins, outs) = (per_row(self.unit), per_row(self.dst_unit()));
                         let how = match (block.strip, block.access_bytes) {
+                            (Some(Strip::Cols(n)), _) if block.flat => format!(
+                                "a flat strip: the pixels of every image in one run, {rows} of all {n} columns read as one span of {} 16-byte accesses, each plane's element written alone (the planes' rows and offsets are not whole 16 bytes; a block may end one image and start the next)",
+                                n * ins
+                            ),
+                            (Some(Strip::Rows(n)), _) if block.flat => format!(
+                                "a flat strip: each plane's element read alone (the planes' rows and offsets are not whole 16 bytes), the pixels of every image in one run, {cols} of all {n} rows written as one span of {} accesses (a block may end one image and start the next)",
+                                n * outs
+                            ),
                             (Some(Strip::Cols(n)), _) => format!(
                                 "a strip: {rows} input rows of all {n} columns read as one span of {} 16-byte accesses, each output row {outs} access(es)",
                                 n * ins
@@ -244,8 +252,12 @@ impl Plan {
                             Some(Strip::Rows(_)) => "columns",
                             _ => "output's rows",
                         };
+                        let batch = match block.flat {
+                            true => format!("over {b} images"),
+                            false => format!("{b} blocks' worth of batch"),
+                        };
                         why.push(format!(
-                            "each invocation moves {run} {rows}x{cols} block(s), neighbours along the {along}, between the input's innermost dim ({c}) and the dim that becomes the output's innermost ({r}), {how}, {b} blocks' worth of batch"
+                            "each invocation moves {run} {rows}x{cols} block(s), neighbours along the {along}, between the input's innermost dim ({c}) and the dim that becomes the output's innermost ({r}), {how}, {batch}"
                         ));
                     }
                 }

@@ -82,6 +82,11 @@ pub struct Block {
     /// One side is a whole dim too short, or of an extent not divisible by the side, for
     /// square blocks (`[H*W, 3] -> [3, H*W]`, an RGB image to planes).
     pub strip: Option<Strip>,
+    /// A flat strip: the strip's span side runs on across the batch, one sequence of blocks
+    /// over every batch and pixel (a block may end one image and start the next), and the
+    /// other side moves element by element, so that no side, stride or offset there need
+    /// be whole accesses (`[32, 299*299, 3]`). See [`Block::flat_strip`].
+    pub flat: bool,
 }
 
 /// A wide block whose one side is a whole dim of `n` elements (`2..=`[`STRIP_MAX`], not a
@@ -106,6 +111,7 @@ impl Block {
             access_bytes: WIDE_ACCESS_BYTES,
             run: 1,
             strip: None,
+            flat: false,
         })
     }
 
@@ -117,6 +123,14 @@ impl Block {
         })
     }
 
+    /// The wide strip of a movement size as a flat strip: its span side (the input's for
+    /// [`Strip::Cols`], the output's for [`Strip::Rows`]) in 16-byte accesses, flat over the
+    /// batch; the other side one element per access (4-byte elements written, or elements
+    /// of up to 4 bytes read from their words).
+    pub fn flat_strip(unit: u32, strip: Strip) -> Option<Block> {
+        Block::wide_strip(unit, strip).map(|b| Block { flat: true, ..b })
+    }
+
     /// The narrow block of a movement size, if it has one (units up to 4 bytes).
     pub fn narrow(unit: u32) -> Option<Block> {
         (unit <= 4).then_some(Block {
@@ -124,12 +138,29 @@ impl Block {
             access_bytes: 4,
             run: 1,
             strip: None,
+            flat: false,
         })
     }
 
     /// Elements per access.
     pub fn per_access(&self, unit: u32) -> u32 {
         (self.access_bytes / unit).max(1)
+    }
+
+    /// Elements per input access: one on a flat row strip's element side.
+    pub fn per_in(&self, unit: u32) -> u32 {
+        match (self.flat, self.strip) {
+            (true, Some(Strip::Rows(_))) => 1,
+            _ => self.per_access(unit),
+        }
+    }
+
+    /// Elements per output access: one on a flat column strip's element side.
+    pub fn per_out(&self, unit: u32) -> u32 {
+        match (self.flat, self.strip) {
+            (true, Some(Strip::Cols(_))) => 1,
+            _ => self.per_access(unit),
+        }
     }
 
     /// Elements along the rows (the dim that becomes the output's innermost).

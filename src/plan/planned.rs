@@ -238,7 +238,7 @@ impl Plan {
                 unit,
                 strip: match &self.conversion {
                     Some(c) => Some(TiledStrip {
-                        strip: select::tiled_strip(self).ok()?,
+                        strip: super::tiled_strip(self).ok()?,
                         convert: BlockConvert {
                             key: ConvertKey {
                                 from: c.from(),
@@ -302,7 +302,7 @@ impl Plan {
         match self.kernel {
             Kernel::Tiled if self.conversion.is_some() => {
                 // Strips: tiles of TILED_STRIP_WORKGROUP quads along the long dim.
-                let long = match select::tiled_strip(self) {
+                let long = match super::tiled_strip(self) {
                     Ok(Strip::Cols(_)) => r,
                     _ => c,
                 };
@@ -408,6 +408,10 @@ impl Plan {
     /// bytes of them. `None` for other plans.
     pub fn micro_band(&self) -> Option<u64> {
         let block = self.variant()?.block()?;
+        if block.flat {
+            // Its blocks run over the images in order, with no rows far apart.
+            return None;
+        }
         let rows = block.rows() as u64;
         let blocks = if self.access64 {
             MICRO_BAND_ROWS as u64 / rows

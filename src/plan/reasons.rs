@@ -137,7 +137,7 @@ pub enum Misfit {
     Windowed,
     /// A view whose layout the tiles cannot read or write (see `view_fits`).
     ViewLayout,
-    /// A conversion the tiled kernel's strips cannot take (see `select::tiled_strip`).
+    /// A conversion the tiled kernel's strips cannot take (see `strips::tiled_strip`).
     Strips,
     /// A padded view: the tiled kernel reads no bounds, and the micro kernel only bounds on
     /// whole block rows (not on the source's innermost dim, which its rows read whole).

@@ -152,58 +152,6 @@ fn by_device(
     }
 }
 
-/// The tiled kernel's strips for a conversion between an interleaved `[L, n]` and a planar
-/// `[n, L]` layout of each batch (colour channels): the short dim `n` (2 to
-/// [`STRIP_MAX`]) is the columns, back to back in the source ([`Strip::Cols`]), or the
-/// rows, back to back in the destination ([`Strip::Rows`]); `L` divides into quads of 4,
-/// and every offset and stride keeps a quad one access on the planar side and the
-/// interleaved side's tile in whole words. One binding, 32-bit index math.
-pub fn tiled_strip(plan: &Plan) -> Result<Strip, Misfit> {
-    let Some((_, r, c)) = plan.batch_rows_cols() else {
-        return Err(Misfit::InnermostStays);
-    };
-    if plan.conversion.is_none() || plan.view.is_some() {
-        return Err(Misfit::ViewLayout);
-    }
-    if plan.index != IndexMath::U32 {
-        return Err(Misfit::Index64);
-    }
-    let (a, last) = (plan.row_dim().unwrap_or(0), plan.dims.len() - 1);
-    let ins = plan.in_strides();
-    let outs = plan.out_strides_by_input_dim();
-    let (ss, ds) = (plan.unit as u64, plan.dst_unit() as u64);
-    // Elements per word on each side (a word holds one to four elements).
-    let (spw, dpw) = (4 / ss, 4 / ds);
-    let short = |n: u64| (2..=STRIP_MAX as u64).contains(&n);
-    let batch = plan.batch_dims();
-    let strip = if short(c) && ins[a] == c && r.is_multiple_of(4) {
-        // Interleaved source (whole words per tile), planar destination (quads).
-        let words = |s: u64| s.is_multiple_of(spw);
-        let quads = |s: u64| s.is_multiple_of(4);
-        (words(plan.src_start() / ss) && batch.iter().all(|&d| words(ins[d])))
-            .then_some(())
-            .filter(|()| {
-                plan.dst_offset.is_multiple_of(4 * ds)
-                    && quads(outs[last])
-                    && batch.iter().all(|&d| quads(outs[d]))
-            })
-            .map(|()| Strip::Cols(c as u32))
-    } else if short(r) && outs[last] == r && c.is_multiple_of(4) {
-        // Planar source (quads), interleaved destination (whole words per tile).
-        let words = |s: u64| s.is_multiple_of(dpw);
-        let quads = |s: u64| s.is_multiple_of(4);
-        (plan.src_start().is_multiple_of(4 * ss)
-            && quads(ins[a])
-            && batch.iter().all(|&d| quads(ins[d])))
-        .then_some(())
-        .filter(|()| words(plan.dst_offset / ds) && batch.iter().all(|&d| words(outs[d])))
-        .map(|()| Strip::Rows(r as u32))
-    } else {
-        None
-    };
-    strip.ok_or(Misfit::Strips)
-}
-
 /// The kernel of a conversion: register blocks on a CPU device where they fit (or where
 /// forced), else the generic kernel, which converts element by element.
 pub(super) fn choose_convert_kernel(
@@ -463,10 +411,10 @@ pub fn prefers_access64(caps: &DeviceCaps) -> bool {
     caps.cpu && caps.int64 && caps.access64_faster
 }
 
-/// Whether the tiled kernel's strips can run this conversion (see [`tiled_strip`]), in
+/// Whether the tiled kernel's strips can run this conversion (see [`super::tiled_strip`]), in
 /// binding windows of `limit` bytes.
 fn strips_fit(plan: &Plan, caps: &DeviceCaps, limit: u64) -> Result<(), Misfit> {
-    tiled_strip(plan)?;
+    super::tiled_strip(plan)?;
     windows_fit(plan, Kernel::Tiled, caps, limit)
 }
 
@@ -485,9 +433,13 @@ fn micro_fits(plan: &Plan, caps: &DeviceCaps, limit: u64) -> Result<(), Misfit> 
         runs: micro_runs(caps),
         ..plan.clone()
     };
-    micro_block(plan)?;
+    let block = micro_block(plan)?;
     if plan.index != IndexMath::U32 {
         return Err(Misfit::Index64);
+    }
+    // A flat strip's blocks are not boxes: one binding.
+    if block.flat && (plan.src_extent() > limit || plan.dst_extent() > limit) {
+        return Err(Misfit::Windowed);
     }
     windows_fit(plan, Kernel::Micro, caps, limit)
 }
@@ -520,7 +472,7 @@ fn windows_fit(plan: &Plan, kernel: Kernel, caps: &DeviceCaps, limit: u64) -> Re
 /// invocation, where the plan has runs (CPU devices): the first of [`MICRO_RUNS`] that
 /// divides the blocks along the run; else 1.
 pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
-    let Some((_, r, c)) = plan.batch_rows_cols() else {
+    let Some((b, r, c)) = plan.batch_rows_cols() else {
         return Err(Misfit::InnermostStays);
     };
     view_fits(plan, true)?;
@@ -568,13 +520,20 @@ pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
         whole_dim(r, Strip::Rows),
         Block::narrow(src_unit.max(dst_unit)),
     ];
-    let Some(block) = candidates.into_iter().flatten().find(fits) else {
+    let Some(block) = candidates
+        .into_iter()
+        .flatten()
+        .find(fits)
+        .or_else(|| super::flat_strip(plan))
+    else {
         return Err(Misfit::MicroSides);
     };
-    // Blocks along the run: row blocks, a row strip's column blocks.
+    // Blocks along the run: row blocks, a row strip's column blocks (a flat strip's over
+    // every image).
+    let images = if block.flat { b } else { 1 };
     let along = match block.strip {
-        Some(Strip::Rows(_)) => c / block.cols() as u64,
-        _ => r / block.rows() as u64,
+        Some(Strip::Rows(_)) => images * c / block.cols() as u64,
+        _ => images * r / block.rows() as u64,
     };
     let run = MICRO_RUNS
         .into_iter()

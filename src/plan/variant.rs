@@ -81,7 +81,7 @@ pub struct TiledVariant {
     /// Movement size in bytes.
     pub unit: u32,
     /// A conversion between interleaved and planar layouts of a short dim (colour
-    /// channels), in strips instead of square tiles (see `select::tiled_strip`).
+    /// channels), in strips instead of square tiles (see `strips::tiled_strip`).
     pub strip: Option<TiledStrip>,
 }
 

@@ -38,7 +38,7 @@ impl Cut {
         let (rows, cols) = match kernel {
             Kernel::Tiled if plan.conversion.is_some() => {
                 let quads = 4 * TILED_STRIP_WORKGROUP as u64;
-                match select::tiled_strip(plan)? {
+                match super::tiled_strip(plan)? {
                     Strip::Cols(n) => (quads, n as u64),
                     Strip::Rows(n) => (n as u64, quads),
                 }

@@ -140,8 +140,27 @@ fn micro_convert_variants(from: Dtype, to: Dtype) -> Vec<Variant> {
         (strip(Strip::Rows(3)), affine(Some(ChannelAt::Rows))),
         (narrow, affine(None)),
     ];
+    // Flat strips: planes written as 4-byte elements, read as elements of up to 4 bytes.
+    let flat = |s| Block::flat_strip(unit, s).expect("a wide block");
+    let flats = [
+        (flat(Strip::Cols(3)), (false, None)),
+        (
+            flat(Strip::Cols(3)).with_run(2),
+            affine(Some(ChannelAt::Cols)),
+        ),
+        (flat(Strip::Rows(3)), (false, None)),
+        (
+            flat(Strip::Rows(3)).with_run(2),
+            affine(Some(ChannelAt::Rows)),
+        ),
+    ];
+    let planned = |b: &Block| match b.strip {
+        Some(Strip::Cols(_)) => to.size() == 4,
+        _ => true,
+    };
+    let flats = flats.into_iter().filter(|(b, _)| planned(b));
     let mut all = Vec::new();
-    for (block, (affine, channel)) in kinds {
+    for (block, (affine, channel)) in kinds.into_iter().chain(flats) {
         // 64-bit accesses (CPU devices with SHADER_INT64) for wide blocks, at rank 3.
         let access = [(2, false), (3, false), (3, true)];
         for (rank, access64) in access {

@@ -50,6 +50,12 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
         16 => store_type(16, v.access64),
         _ => "u32",
     };
+    // A flat strip's element side accesses words.
+    let stores = match (block.flat, block.strip) {
+        (true, Some(Strip::Cols(_))) => (store, "u32"),
+        (true, Some(Strip::Rows(_))) => ("u32", store),
+        _ => (store, store),
+    };
     let (bounds_fn, batch_bounds) = match v.padded {
         true => (
             micro_bounds_fn(v.rank.saturating_sub(2)),
@@ -85,7 +91,7 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
     let prelude = tile_prelude(
         (v.rank, v.unit, v.padded),
         v.convert.is_some(),
-        store,
+        stores,
         build,
         MICRO_WORKGROUP,
     )?;
@@ -137,7 +143,7 @@ pub(super) fn block_move(
 ) -> (String, String) {
     let (unit, side) = (sides.unit, block.side);
     // Elements per access on each side, and accesses per block row.
-    let (per, per_d) = (block.per_access(unit), block.per_access(sides.dst_unit));
+    let (per, per_d) = (block.per_in(unit), block.per_out(sides.dst_unit));
     let (accesses, accesses_d) = (side / per, side / per_d);
     debug_assert!(block.strip.is_none() || !padded, "strips are never padded");
     // Where the `j`th block starts (its index along the run, then its first input and
@@ -176,8 +182,13 @@ pub(super) fn block_move(
             ),
             (0..n)
                 .flat_map(|r| {
-                    (0..accesses)
-                        .map(move |a| (format!("x{r}_{a}"), format!("{r}u * in_row + {a}u")))
+                    (0..accesses).map(move |a| {
+                        let addr = match block.flat {
+                            true => format!("e{a} + {r}u * in_row"),
+                            false => format!("{r}u * in_row + {a}u"),
+                        };
+                        (format!("x{r}_{a}"), addr)
+                    })
                 })
                 .collect(),
         ),
@@ -185,6 +196,13 @@ pub(super) fn block_move(
     let mut f = format!(
         "        let {index};\n        let first_in = param(SRC_OFF) + bases.x + {first_in};\n        let first_out = param(DST_OFF) + bases.y + {first_out};\n"
     );
+    if block.flat {
+        f += &flat_pixels(block);
+    }
+    // A flat strip's element side: each access one element at its pixel's place (`e{i}`,
+    // from `flat_pixels`); a packed source element is picked from its word as it is read.
+    let flat_in = block.flat && matches!(block.strip, Some(Strip::Rows(_)));
+    let flat_out = block.flat && matches!(block.strip, Some(Strip::Cols(_)));
     // The load and the unit within it of the block's element at input row `r`, column `c`.
     let at = |r: u32, c: u32| -> (usize, u32) {
         match block.strip {
@@ -198,7 +216,10 @@ pub(super) fn block_move(
             .flat_map(|c| {
                 (0..accesses_d).map(move |a| {
                     let rows = (a * per_d..(a + 1) * per_d).map(|r| (r, c)).collect();
-                    (format!("{c}u * out_row + {a}u"), rows)
+                    match block.flat {
+                        true => (format!("e{a} + {c}u * out_row"), rows),
+                        false => (format!("first_out + {c}u * out_row + {a}u"), rows),
+                    }
                 })
             })
             .collect(),
@@ -208,11 +229,15 @@ pub(super) fn block_move(
                 let units = (a * per_d..(a + 1) * per_d)
                     .map(|k| (k % n, k / n))
                     .collect();
-                (format!("{a}u"), units)
+                (format!("first_out + {a}u"), units)
             })
             .collect(),
     };
-    let load = |(name, addr): &(String, String)| format!("{name} = load_src(first_in + {addr});");
+    let load = |(name, addr): &(String, String)| match flat_in {
+        false => format!("{name} = load_src(first_in + {addr});"),
+        true if pack_of(unit) == 1 => format!("{name} = load_src({addr});"),
+        true => format!("{name} = lane(load_src(({addr}) / PACK), ({addr}) % PACK);"),
+    };
     if !padded {
         for l in &loads {
             let _ = writeln!(f, "        let {}", load(l));
@@ -278,7 +303,14 @@ pub(super) fn block_move(
         None => "_".into(),
     };
     // Word `k` of load `name` (of a 64-bit component: its low or high half).
-    let vec = block.access_bytes / 4; // words per access
+    // Words per access, on each side.
+    let vec = block.access_bytes / 4;
+    let (vec, vec_out) = match (flat_in, flat_out) {
+        (true, _) => (1, vec),
+        (_, true) => (vec, 1),
+        _ => (vec, vec),
+    };
+    // Word `k` of load `name`.
     let word = |name: &str, k: u32| match (vec, access64) {
         _ if k >= vec => unreachable!("word {k} of a {vec}-word access"),
         (4, true) => {
@@ -298,6 +330,7 @@ pub(super) fn block_move(
         let (l, u) = at(r, c);
         let bits = match pack {
             1 => word(&loads[l].0, u),
+            _ if flat_in => loads[l].0.clone(),
             _ => format!("lane({}, {}u)", word(&loads[l].0, u / pack), u % pack),
         };
         match sides.convert {
@@ -365,8 +398,8 @@ pub(super) fn block_move(
         }
     };
     for (addr, units) in &stores {
-        let words: Vec<String> = (0..vec).map(|k| out_word(units, k)).collect();
-        let value = match (vec, access64) {
+        let words: Vec<String> = (0..vec_out).map(|k| out_word(units, k)).collect();
+        let value = match (vec_out, access64) {
             (4, true) => format!(
                 "vec2<u64>(u64({}) | (u64({}) << 32u), u64({}) | (u64({}) << 32u))",
                 words[0], words[1], words[2], words[3]
@@ -374,9 +407,30 @@ pub(super) fn block_move(
             (4, false) => format!("vec4<u32>({})", words.join(", ")),
             _ => words.join(""),
         };
-        let _ = writeln!(f, "        store_dst(first_out + {addr}, {value});");
+        let _ = writeln!(f, "        store_dst({addr}, {value});");
     }
     (hoisted, f)
+}
+
+/// A flat strip's block, pixel by pixel: `e{i}`, where pixel `i` of the block is on its
+/// element side (in elements). Blocks count pixels over every image (`PIXELS` each) as one
+/// sequence; a block starts in image `b0` and, where fewer than `SIDE` of its pixels are
+/// left there, ends in the next (images have at least `SIDE` pixels: `select::flat_strip`).
+fn flat_pixels(block: &Block) -> String {
+    let (index, pixels, off, base) = match block.strip {
+        Some(Strip::Rows(_)) => ("bc", "COLS", "SRC_OFF", "x"),
+        _ => ("br", "ROWS", "DST_OFF", "y"),
+    };
+    let mut f = format!(
+        "        let g0 = SIDE * {index};\n        let b0 = g0 / param({pixels});\n        let p0 = g0 - b0 * param({pixels});\n        let left = param({pixels}) - p0;\n        let e_here = param({off}) + batch_bases(b0).{base} + p0;\n        let e_next = param({off}) + batch_bases(b0 + 1u).{base} + p0 - param({pixels});\n"
+    );
+    for i in 0..block.side {
+        let _ = writeln!(
+            f,
+            "        let e{i} = select(e_next, e_here, {i}u < left) + {i}u;"
+        );
+    }
+    f
 }
 
 /// A padded view's words of the micro kernel (laid out as [`micro_bound_words`] says),

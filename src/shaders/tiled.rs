@@ -52,7 +52,7 @@ pub(super) fn batch_fn(batch: usize) -> String {
 pub(super) fn tile_prelude(
     (rank, unit, padded): (usize, u32, bool),
     converting: bool,
-    store: &str,
+    (src, dst): (&str, &str),
     build: Build,
     invocations: u32,
 ) -> Result<String, TemplateError> {
@@ -70,7 +70,12 @@ pub(super) fn tile_prelude(
         decls.push(("CONVERT", start));
         words = start + convert_words();
     }
-    prelude(store, words, &decls, pack_of(unit), build, invocations)
+    let access = Access {
+        src,
+        dst,
+        reversing: false,
+    };
+    prelude_with(access, words, &decls, pack_of(unit), build, invocations)
 }
 
 pub(super) fn tiled_source(v: &TiledVariant, build: Build) -> Result<String, TemplateError> {
@@ -111,7 +116,7 @@ pub(super) fn tiled_source(v: &TiledVariant, build: Build) -> Result<String, Tem
     Ok(tile_prelude(
         (v.rank, v.unit, false),
         false,
-        store,
+        (store, store),
         build,
         tile.words * tile.rows,
     )? + &kernel)
@@ -203,10 +208,11 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
     let (b, r, c) = plan.box_batch_rows_cols(&extents).unwrap_or((0, 0, 0));
     // Tiles (or micro blocks) along each side; the tiled kernel takes offsets in storage
     // units and strides in elements, the micro kernel both in its accesses.
-    let ((rows, cols), off_bytes, per) = match plan.kernel {
+    let ((rows, cols), off_bytes, per, flat) = match plan.kernel {
         Kernel::Tiled => {
             let tile = plan.tile.unwrap_or(Tile::for_unit(plan.unit));
-            ((tile.extent(), tile.extent()), unit.max(4), (1, 1))
+            let off = unit.max(4);
+            ((tile.extent(), tile.extent()), (off, off), (1, 1), None)
         }
         _ => {
             let block = micro_block(plan).unwrap_or(Block {
@@ -214,18 +220,30 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
                 access_bytes: 4,
                 run: 1,
                 strip: None,
+                flat: false,
             });
-            let per = block.per_access(plan.unit) as i64;
-            let per_d = block.per_access(plan.dst_unit()) as i64;
+            let (per, per_d) = (block.per_in(plan.unit), block.per_out(plan.dst_unit()));
             let sides = (block.rows() as u64, block.cols() as u64);
-            (sides, block.access_bytes as u64, (per, per_d))
+            // An access's bytes on each side (a flat strip's element side: an element's).
+            let off = |per: u32, unit: u32| match per {
+                1 => unit.min(block.access_bytes) as u64,
+                _ => block.access_bytes as u64,
+            };
+            let offs = (off(per, plan.unit), off(per_d, plan.dst_unit()));
+            let flat = block.flat.then_some(block.strip).flatten();
+            (sides, offs, (per as i64, per_d as i64), flat)
         }
     };
     // Exact for the micro kernel's strides (`micro_block` checks), negative ones included;
     // but for a strip's span side, which the kernel does not read (whole rows back to back).
     let stride = |s: u64| ((s as i64) / per.0) as u64;
     let stride_out = |s: u64| ((s as i64) / per.1) as u64;
-    let (tiles_c, tiles_r) = (c.div_ceil(cols), r.div_ceil(rows));
+    // A flat strip's blocks run over every image's pixels, as one batch.
+    let (tiles_c, tiles_r, b) = match flat {
+        Some(Strip::Cols(_)) => (1, b * r / rows, 1),
+        Some(Strip::Rows(_)) => (b * c / cols, 1, 1),
+        None => (c.div_ceil(cols), r.div_ceil(rows), b),
+    };
     let a = plan.row_dim().unwrap_or(0);
     let in_strides = plan.in_strides();
     let out_strides = plan.out_strides_by_input_dim();
@@ -240,8 +258,8 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
             TileWord::Tiles => b * tiles_c * tiles_r,
             TileWord::Rows => r,
             TileWord::Cols => c,
-            TileWord::SrcOff => src_at / off_bytes,
-            TileWord::DstOff => dst_at / off_bytes,
+            TileWord::SrcOff => src_at / off_bytes.0,
+            TileWord::DstOff => dst_at / off_bytes.1,
             TileWord::InRow => stride(in_strides[a]),
             TileWord::OutRow => stride_out(out_strides[last]),
             TileWord::Band => plan.micro_band().map_or(tiles_r, |band| band.min(tiles_r)),

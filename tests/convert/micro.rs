@@ -1,6 +1,6 @@
 //! Conversions on the micro kernel (register blocks, CPU adapters): every pair of types on
 //! every kind of block (wide squares, runs of them, strips of a short dim on either side,
-//! narrow 4x4 blocks), the affine's channel read off a block's rows, columns or batch, each
+//! flat strips over images of any size, narrow 4x4 blocks), the affine's channel read off a block's rows, columns or batch, each
 //! checked against the reference with guard bytes around the destination.
 
 use wgpu_permute::Relayout;
@@ -72,6 +72,16 @@ fn every_pair_converts_on_every_micro_block() {
             // Offsets in whole words but not whole 16 bytes: narrow 4x4 blocks.
             let narrow = |b: &Block| b.access_bytes == 4;
             cases.push((micro(&[2, 12, 20], &[0, 2, 1], c.clone(), 4, 8), narrow));
+            // Images of 1.5 blocks of pixels, planes one element off 16 bytes: flat strips
+            // (a block ends one image and starts the next), planes written as f32 words or
+            // read as elements of any size.
+            let pixels = s + s / 2;
+            if to.size() == 4 {
+                let want: Want = |b| b.flat && b.strip == Some(Strip::Cols(3));
+                cases.push((micro(&[2, pixels, 3], &[0, 2, 1], c.clone(), 16, 36), want));
+            }
+            let want: Want = |b| b.flat && b.strip == Some(Strip::Rows(3));
+            cases.push((micro(&[2, 3, pixels], &[0, 2, 1], c.clone(), 20, 32), want));
         }
     }
     assert_eq!(sizes.len(), 9);
@@ -169,7 +179,7 @@ fn the_affine_takes_its_channel_from_rows_columns_or_the_batch() {
 }
 
 /// The image cases on micro strips both ways (normalised u8 interleaved -> f32 planes,
-/// f32 planes -> u8 interleaved) and a square f32 -> f16 block: few pipelines, so that
+/// f32 planes -> u8 interleaved), aligned and flat, and a square f32 -> f16 block: few pipelines, so that
 /// SwiftShader, which keeps every pipeline's code, runs the micro kernel's conversions too
 /// (scripts/test.sh; the two sweeps above are left to lavapipe and GL there).
 #[test]
@@ -187,10 +197,20 @@ fn images_and_heads_convert_on_micro_blocks() {
     let cols = |b: &Block| b.strip == Some(Strip::Cols(3));
     let rows = |b: &Block| b.strip == Some(Strip::Rows(3));
     let square = |b: &Block| b.strip.is_none() && b.access_bytes == 16;
+    let flat = |b: &Block| b.flat;
     let cases: Vec<(Relayout, Want)> = vec![
-        (micro(&[2, 256, 3], &[0, 2, 1], normalise, 0, 0), cols),
-        (micro(&[2, 3, 256], &[0, 2, 1], to_bytes, 16, 32), rows),
+        (
+            micro(&[2, 256, 3], &[0, 2, 1], normalise.clone(), 0, 0),
+            cols,
+        ),
+        (
+            micro(&[2, 3, 256], &[0, 2, 1], to_bytes.clone(), 16, 32),
+            rows,
+        ),
         (micro(&[2, 64, 32], &[0, 2, 1], heads, 0, 16), square),
+        // Images of 40 pixels: blocks of 16 run on from one image into the next.
+        (micro(&[2, 40, 3], &[0, 2, 1], normalise, 0, 0), flat),
+        (micro(&[2, 3, 40], &[0, 2, 1], to_bytes, 16, 32), flat),
     ];
     check(p, &cases);
 }

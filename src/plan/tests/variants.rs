@@ -311,3 +311,49 @@ fn micro_runs_are_for_cpu_devices_and_the_traced_form_drops_them() {
         assert_eq!(traced.chunks, on_gpu.chunks, "{options:?}");
     }
 }
+
+/// Flat strips take images whose pixel counts, batch strides or plane offsets are not whole
+/// 16 bytes, both ways, on CPU devices: where the planes are written as 4-byte elements or
+/// read, the images have at least a block of pixels and all of them a whole number of
+/// blocks; aligned images keep the aligned strips, and there are no bands.
+#[test]
+fn flat_strips_take_images_of_any_size() {
+    use crate::convert::{Conversion, Dtype};
+    let cpu = cpu();
+    let normalise = Conversion::new(Dtype::U8, Dtype::F32)
+        .unwrap()
+        .normalized(1, &[0.485, 0.456, 0.406], &[0.229, 0.224, 0.225])
+        .unwrap();
+    let back = Conversion::new(Dtype::F32, Dtype::U8).unwrap();
+    let block = |shape: &[usize], perm: &[usize], elem: usize, c: Option<&Conversion>| {
+        let mut req = Request::new(shape, perm, elem);
+        req.conversion = c;
+        let p = plan::plan(&req, &cpu).unwrap();
+        let block = p.variant().and_then(|v| v.block());
+        if block.is_some_and(|b| b.flat) {
+            assert_eq!(p.micro_band(), None, "{p}");
+        }
+        block.map(|b| (b.flat, b.strip))
+    };
+    let (to_planes, to_pixels) = ([0, 3, 1, 2], [0, 2, 3, 1]);
+    let flat_cols = Some((true, Some(Strip::Cols(3))));
+    let flat_rows = Some((true, Some(Strip::Rows(3))));
+    // Inception's 299 pixels a side, both ways, converting and not.
+    let odd = [32, 299, 299, 3];
+    let planes = [32, 3, 299, 299];
+    assert_eq!(block(&odd, &to_planes, 1, Some(&normalise)), flat_cols);
+    assert_eq!(block(&planes, &to_pixels, 4, Some(&back)), flat_rows);
+    assert_eq!(block(&odd, &to_planes, 4, None), flat_cols);
+    assert_eq!(block(&planes, &to_pixels, 1, None), flat_rows);
+    assert_eq!(block(&[32, 5, 5, 3], &to_planes, 4, None), flat_cols);
+    // 224 pixels a side: the aligned strips.
+    let aligned = Some((false, Some(Strip::Cols(3))));
+    let image = [32, 224, 224, 3];
+    assert_eq!(block(&image, &to_planes, 1, Some(&normalise)), aligned);
+    // 8-bit planes written (a word shared by two invocations), one image of 299^2 pixels
+    // (not whole blocks), images of fewer pixels than a block: none.
+    assert_eq!(block(&odd, &to_planes, 1, None), None);
+    let one = [1, 299, 299, 3];
+    assert_eq!(block(&one, &to_planes, 1, Some(&normalise)), None);
+    assert_eq!(block(&[64, 1, 3, 3], &to_planes, 4, None), None);
+}

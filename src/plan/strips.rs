@@ -1,0 +1,132 @@
+//! Strips: the kernels' blocks where one side is a short dim (2 to [`STRIP_MAX`] colour
+//! channels, 7 columns) that square tiles or blocks cannot take: the tiled kernel's for
+//! conversions on GPUs ([`tiled_strip`]), and the micro kernel's flat strips, for images
+//! whose pixel counts, batch strides or plane offsets are not whole 16 bytes
+//! ([`flat_strip`]). The micro kernel's aligned strips are chosen with its square blocks
+//! (`select::micro_block`).
+
+use super::tuning::STRIP_MAX;
+use super::{Block, ChannelAt, IndexMath, Misfit, Plan, Strip};
+
+/// The tiled kernel's strips for a conversion between an interleaved `[L, n]` and a planar
+/// `[n, L]` layout of each batch (colour channels): the short dim `n` (2 to
+/// [`STRIP_MAX`]) is the columns, back to back in the source ([`Strip::Cols`]), or the
+/// rows, back to back in the destination ([`Strip::Rows`]); `L` divides into quads of 4,
+/// and every offset and stride keeps a quad one access on the planar side and the
+/// interleaved side's tile in whole words. One binding, 32-bit index math.
+pub fn tiled_strip(plan: &Plan) -> Result<Strip, Misfit> {
+    let Some((_, r, c)) = plan.batch_rows_cols() else {
+        return Err(Misfit::InnermostStays);
+    };
+    if plan.conversion.is_none() || plan.view.is_some() {
+        return Err(Misfit::ViewLayout);
+    }
+    if plan.index != IndexMath::U32 {
+        return Err(Misfit::Index64);
+    }
+    let (a, last) = (plan.row_dim().unwrap_or(0), plan.dims.len() - 1);
+    let ins = plan.in_strides();
+    let outs = plan.out_strides_by_input_dim();
+    let (ss, ds) = (plan.unit as u64, plan.dst_unit() as u64);
+    // Elements per word on each side (a word holds one to four elements).
+    let (spw, dpw) = (4 / ss, 4 / ds);
+    let short = |n: u64| (2..=STRIP_MAX as u64).contains(&n);
+    let batch = plan.batch_dims();
+    let strip = if short(c) && ins[a] == c && r.is_multiple_of(4) {
+        // Interleaved source (whole words per tile), planar destination (quads).
+        let words = |s: u64| s.is_multiple_of(spw);
+        let quads = |s: u64| s.is_multiple_of(4);
+        (words(plan.src_start() / ss) && batch.iter().all(|&d| words(ins[d])))
+            .then_some(())
+            .filter(|()| {
+                plan.dst_offset.is_multiple_of(4 * ds)
+                    && quads(outs[last])
+                    && batch.iter().all(|&d| quads(outs[d]))
+            })
+            .map(|()| Strip::Cols(c as u32))
+    } else if short(r) && outs[last] == r && c.is_multiple_of(4) {
+        // Planar source (quads), interleaved destination (whole words per tile).
+        let words = |s: u64| s.is_multiple_of(dpw);
+        let quads = |s: u64| s.is_multiple_of(4);
+        (plan.src_start().is_multiple_of(4 * ss)
+            && quads(ins[a])
+            && batch.iter().all(|&d| quads(ins[d])))
+        .then_some(())
+        .filter(|()| words(plan.dst_offset / ds) && batch.iter().all(|&d| words(outs[d])))
+        .map(|()| Strip::Rows(r as u32))
+    } else {
+        None
+    };
+    strip.ok_or(Misfit::Strips)
+}
+
+/// The micro kernel's flat strip ([`Block::flat_strip`]) for a permute (or conversion)
+/// between interleaved pixels of `n` channels and `n` planes whose images the aligned
+/// strips cannot take (`[32, 299*299, 3]`: neither the batch stride nor the planes' offsets
+/// are whole 16 bytes). The interleaved side is one contiguous run of pixels over every
+/// image, read (or written) in 16-byte accesses from a 16-byte aligned start; the planar
+/// side is moved element by element, so it may be anywhere: 4-byte elements when written
+/// (a packed element would share its word with another invocation's), up to 4 bytes when
+/// read. Pixels per image at least the block's side (a block meets at most two images),
+/// the pixels of all images a whole number of blocks, no view, channels (if any) over the
+/// short dim.
+pub fn flat_strip(plan: &Plan) -> Option<Block> {
+    let (b, r, c) = plan.batch_rows_cols()?;
+    let (a, last) = (plan.row_dim()?, plan.dims.len() - 1);
+    if plan.view.is_some() {
+        return None;
+    }
+    let (ins, outs) = (plan.in_strides(), plan.out_strides_by_input_dim());
+    let (su, du) = (plan.unit, plan.dst_unit());
+    let short = |n: u64| (2..=STRIP_MAX as u64).contains(&n);
+    let channel = plan.channels().map(|ch| ch.at);
+    // Each strip where it may be: the interleaved side's strides, its dims (channels,
+    // pixels), pixels per image, and where its run of pixels starts.
+    let cols = short(c) && du == 4 && channel.is_none_or(|at| at == ChannelAt::Cols);
+    let rows = short(r) && su <= 4 && channel.is_none_or(|at| at == ChannelAt::Rows);
+    let strips = [
+        (
+            cols,
+            Strip::Cols(c as u32),
+            &ins,
+            (last, a),
+            r,
+            plan.src_start(),
+        ),
+        (
+            rows,
+            Strip::Rows(r as u32),
+            &outs,
+            (a, last),
+            c,
+            plan.dst_offset,
+        ),
+    ];
+    let flat = |(strip, span, (ch_dim, px_dim), pixels, start): (Strip, &Vec<u64>, _, u64, u64)| {
+        let n = match strip {
+            Strip::Cols(n) | Strip::Rows(n) => n as u64,
+        };
+        // The interleaved side: channels back to back, then pixels, then images in order.
+        let mut expected = pixels * n;
+        let images_in_order = plan.batch_dims().iter().rev().all(|&d| {
+            let ok = span[d] == expected;
+            expected = expected.saturating_mul(plan.dims[d]);
+            ok
+        });
+        let block = Block::flat_strip(su.min(du), strip)?;
+        let side = block.side as u64;
+        let whole = span[ch_dim] == 1
+            && span[px_dim] == n
+            && images_in_order
+            && (b * pixels).is_multiple_of(side)
+            && pixels >= side
+            && start.is_multiple_of(block.access_bytes as u64)
+            && plan.src_start().is_multiple_of(su as u64)
+            && plan.dst_offset.is_multiple_of(du as u64);
+        whole.then_some(block)
+    };
+    strips
+        .into_iter()
+        .filter(|s| s.0)
+        .find_map(|(_, strip, span, dims, pixels, start)| flat((strip, span, dims, pixels, start)))
+}
