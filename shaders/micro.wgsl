@@ -13,13 +13,20 @@
 //
 // The parameter words are those of the tiled kernel, counted in blocks, with offsets and
 // strides in accesses (plan::select::micro_block checks that they divide exactly, so
-// negative strides wrap exactly too).
+// negative strides wrap exactly too; a flat strip's element side counts elements).
 //
 // A strip (plan::Strip) is a wide block one of whose sides is a whole short dim (3 colour
 // channels, 7 columns): SIDE input rows of all the columns, which lie back to back and are
 // read as one span of accesses (its output rows are one access each), or all the rows by
 // SIDE columns, whose output rows lie back to back and are written as one span. Either way
 // every access is a whole, aligned vec4, however odd the short dim.
+//
+// A flat strip (plan::flat_strip) is a strip whose span side runs on over every image:
+// blocks count the pixels of all images as one sequence (the decode above sees one batch
+// and one row or column of blocks), and each block finds its image itself, the next one
+// too where it runs past the end of its own. Its other side, the planes, moves element by
+// element (words), with offsets and strides in elements: images whose pixel counts or
+// planes are not whole 16 bytes.
 //
 // A padded view (bounds over the batch and row dims, never the columns) fills whole block
 // rows: a row outside a bound is not read, its accesses take the fill value.
@@ -49,7 +56,7 @@ fn micro(
     let wg = workgroup_index(wid, nwg, lid);
     // The invocation's first block; its RUN blocks are neighbours along the output's rows
     // (a row strip's: along its columns; the planner makes the blocks there divide by RUN),
-    // so one decode serves them all.
+    // so one decode serves them all (a flat strip's blocks find their images each).
     let g = (wg * WORKGROUP + lid) * RUN;
     if wg >= param(TOTAL_WORKGROUPS) || g >= param(TILES) {
         return;

@@ -30,10 +30,11 @@ use crate::plan::{Kernel, Plan, Tile};
 
 /// Words of the trace buffer before the records: word 0 is the overflow flag.
 pub const HEADER: u32 = 4;
-/// Records kept per invocation: at least as many as any kernel makes (the micro kernel's
-/// wide 8-bit blocks, the most, make 128: 16 loads and 16 stores per block, `MICRO_RUN`
-/// blocks).
-pub const SLOTS: u32 = 128;
+/// Records kept per invocation: at least as many as any kernel makes (the most: a flat
+/// 8-bit strip of 8 planes, 136 per block, 128 single-byte loads and 8 stores, traced one
+/// block per invocation as GPUs run it; the wide 8-bit blocks, 16 loads and 16 stores per
+/// block, make 128 in runs of `MICRO_RUN`).
+pub const SLOTS: u32 = 144;
 const _: () = {
     let mut i = 0;
     while i < crate::plan::tuning::MICRO_RUNS.len() {

@@ -39,10 +39,10 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
         let side = (16 / unit).max(2);
         let extents = (2..=STRIP_MAX as usize).filter(|n| n % side != 0).count();
         let strips = 4 * (1 + MICRO_RUNS.len()) * extents;
-        // Flat strips: columns whole for 4-byte units, rows whole for units up to 4 at
-        // ranks 2 and 3, with and without 64-bit accesses.
+        // Flat strips: every short extent, columns whole for 4-byte units, rows whole for
+        // units up to 4 at ranks 2 and 3, with and without 64-bit accesses.
         let flat_kinds = (unit == 4) as usize + (unit <= 4 && rank <= 3) as usize;
-        let flat = 2 * (1 + MICRO_RUNS.len()) * extents * flat_kinds;
+        let flat = 2 * (1 + MICRO_RUNS.len()) * (STRIP_MAX as usize - 1) * flat_kinds;
         10 + strided
             + runs
             + access64

@@ -349,7 +349,11 @@ impl fmt::Display for Plan {
             write!(f, " (runs of {})", self.run_units())?;
         }
         if let Some(b) = self.variant().and_then(|v| v.block()) {
-            let strip = if b.strip.is_some() { " strip" } else { "" };
+            let strip = match (b.flat, b.strip.is_some()) {
+                (true, _) => " flat strip",
+                (false, true) => " strip",
+                (false, false) => "",
+            };
             write!(
                 f,
                 " ({}x{}{strip} blocks, {} per invocation)",

@@ -147,19 +147,29 @@ impl Block {
         (self.access_bytes / unit).max(1)
     }
 
-    /// Elements per input access: one on a flat row strip's element side.
+    /// Whether the input side moves element by element: a flat strip's planes, read.
+    pub fn elements_in(&self) -> bool {
+        self.flat && matches!(self.strip, Some(Strip::Rows(_)))
+    }
+
+    /// Whether the output side moves element by element: a flat strip's planes, written.
+    pub fn elements_out(&self) -> bool {
+        self.flat && matches!(self.strip, Some(Strip::Cols(_)))
+    }
+
+    /// Elements per input access: one where the input moves element by element.
     pub fn per_in(&self, unit: u32) -> u32 {
-        match (self.flat, self.strip) {
-            (true, Some(Strip::Rows(_))) => 1,
-            _ => self.per_access(unit),
+        match self.elements_in() {
+            true => 1,
+            false => self.per_access(unit),
         }
     }
 
-    /// Elements per output access: one on a flat column strip's element side.
+    /// Elements per output access: one where the output moves element by element.
     pub fn per_out(&self, unit: u32) -> u32 {
-        match (self.flat, self.strip) {
-            (true, Some(Strip::Cols(_))) => 1,
-            _ => self.per_access(unit),
+        match self.elements_out() {
+            true => 1,
+            false => self.per_access(unit),
         }
     }
 

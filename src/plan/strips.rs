@@ -60,16 +60,27 @@ pub fn tiled_strip(plan: &Plan) -> Result<Strip, Misfit> {
     strip.ok_or(Misfit::Strips)
 }
 
+/// Whether the micro kernel's flat strip of this kind is ever planned, for elements of
+/// `src` and `dst` bytes at this rank: planes written as 4-byte elements (a packed element
+/// would share its word with another invocation's), planes read as elements of up to 4
+/// bytes, and for those at most one batch dim (more, in order on both sides, would have
+/// merged). The variants' enumeration follows it.
+pub fn flat_planned(strip: Strip, src: u32, dst: u32, rank: usize) -> bool {
+    match strip {
+        Strip::Cols(_) => dst == 4,
+        Strip::Rows(_) => src <= 4 && rank <= 3,
+    }
+}
+
 /// The micro kernel's flat strip ([`Block::flat_strip`]) for a permute (or conversion)
 /// between interleaved pixels of `n` channels and `n` planes whose images the aligned
 /// strips cannot take (`[32, 299*299, 3]`: neither the batch stride nor the planes' offsets
 /// are whole 16 bytes). The interleaved side is one contiguous run of pixels over every
 /// image, read (or written) in 16-byte accesses from a 16-byte aligned start; the planar
-/// side is moved element by element, so it may be anywhere: 4-byte elements when written
-/// (a packed element would share its word with another invocation's), up to 4 bytes when
-/// read. Pixels per image at least the block's side (a block meets at most two images),
-/// the pixels of all images a whole number of blocks, no view, channels (if any) over the
-/// short dim.
+/// side is moved element by element, so it may be anywhere ([`flat_planned`] says which
+/// element sizes). Pixels per image at least the block's side (a block meets at most two
+/// images), the pixels of all images a whole number of blocks, no view, channels (if any)
+/// over the short dim.
 pub fn flat_strip(plan: &Plan) -> Option<Block> {
     let (b, r, c) = plan.batch_rows_cols()?;
     let (a, last) = (plan.row_dim()?, plan.dims.len() - 1);
@@ -80,53 +91,38 @@ pub fn flat_strip(plan: &Plan) -> Option<Block> {
     let (su, du) = (plan.unit, plan.dst_unit());
     let short = |n: u64| (2..=STRIP_MAX as u64).contains(&n);
     let channel = plan.channels().map(|ch| ch.at);
-    // Each strip where it may be: the interleaved side's strides, its dims (channels,
-    // pixels), pixels per image, and where its run of pixels starts.
-    let cols = short(c) && du == 4 && channel.is_none_or(|at| at == ChannelAt::Cols);
-    let rows = short(r) && su <= 4 && channel.is_none_or(|at| at == ChannelAt::Rows);
-    let strips = [
-        (
-            cols,
-            Strip::Cols(c as u32),
-            &ins,
-            (last, a),
-            r,
-            plan.src_start(),
-        ),
-        (
-            rows,
-            Strip::Rows(r as u32),
-            &outs,
-            (a, last),
-            c,
-            plan.dst_offset,
-        ),
-    ];
-    let flat = |(strip, span, (ch_dim, px_dim), pixels, start): (Strip, &Vec<u64>, _, u64, u64)| {
-        let n = match strip {
-            Strip::Cols(n) | Strip::Rows(n) => n as u64,
+    // One kind: its short dim `n` whole and contiguous on the interleaved side, whose
+    // strides are `span`, with `pixels` per image from `start`.
+    let flat =
+        |strip: Strip, span: &[u64], ch_dim: usize, px_dim: usize, pixels: u64, start: u64| {
+            let (Strip::Cols(n) | Strip::Rows(n)) = strip;
+            let n = n as u64;
+            let at = match strip {
+                Strip::Cols(_) => ChannelAt::Cols,
+                Strip::Rows(_) => ChannelAt::Rows,
+            };
+            // The interleaved side: channels back to back, then pixels, then images in order.
+            let mut expected = pixels * n;
+            let images_in_order = plan.batch_dims().iter().rev().all(|&d| {
+                let ok = span[d] == expected;
+                expected = expected.saturating_mul(plan.dims[d]);
+                ok
+            });
+            let block = Block::flat_strip(su.min(du), strip)?;
+            let side = block.side as u64;
+            let whole = short(n)
+                && flat_planned(strip, su, du, plan.dims.len())
+                && channel.is_none_or(|ch| ch == at)
+                && span[ch_dim] == 1
+                && span[px_dim] == n
+                && images_in_order
+                && (b * pixels).is_multiple_of(side)
+                && pixels >= side
+                && start.is_multiple_of(block.access_bytes as u64)
+                && plan.src_start().is_multiple_of(su as u64)
+                && plan.dst_offset.is_multiple_of(du as u64);
+            whole.then_some(block)
         };
-        // The interleaved side: channels back to back, then pixels, then images in order.
-        let mut expected = pixels * n;
-        let images_in_order = plan.batch_dims().iter().rev().all(|&d| {
-            let ok = span[d] == expected;
-            expected = expected.saturating_mul(plan.dims[d]);
-            ok
-        });
-        let block = Block::flat_strip(su.min(du), strip)?;
-        let side = block.side as u64;
-        let whole = span[ch_dim] == 1
-            && span[px_dim] == n
-            && images_in_order
-            && (b * pixels).is_multiple_of(side)
-            && pixels >= side
-            && start.is_multiple_of(block.access_bytes as u64)
-            && plan.src_start().is_multiple_of(su as u64)
-            && plan.dst_offset.is_multiple_of(du as u64);
-        whole.then_some(block)
-    };
-    strips
-        .into_iter()
-        .filter(|s| s.0)
-        .find_map(|(_, strip, span, dims, pixels, start)| flat((strip, span, dims, pixels, start)))
+    flat(Strip::Cols(c as u32), &ins, last, a, r, plan.src_start())
+        .or_else(|| flat(Strip::Rows(r as u32), &outs, a, last, c, plan.dst_offset))
 }

@@ -312,7 +312,11 @@ impl std::fmt::Display for Variant {
                     write!(f, " padded")?;
                 }
                 let b = m.block;
-                let strip = if b.strip.is_some() { " strip" } else { "" };
+                let strip = match (b.flat, b.strip.is_some()) {
+                    (true, _) => " flat strip",
+                    (false, true) => " strip",
+                    (false, false) => "",
+                };
                 write!(
                     f,
                     " block {}x{}{strip} by {} B, {} per run",

@@ -6,7 +6,7 @@ use crate::convert::Dtype;
 use crate::plan::tuning::MICRO_RUN;
 use crate::plan::{
     Block, BlockConvert, ChannelAt, ConvertKey, GenericLayout, GenericVariant, IndexMath, MAX_RANK,
-    MicroVariant, Strip, TiledStrip, TiledVariant, Variant,
+    MicroVariant, Strip, TiledStrip, TiledVariant, Variant, flat_planned,
 };
 
 /// Every type's conversion functions (see [`crate::convert`] for the numbers).
@@ -154,10 +154,8 @@ fn micro_convert_variants(from: Dtype, to: Dtype) -> Vec<Variant> {
             affine(Some(ChannelAt::Rows)),
         ),
     ];
-    let planned = |b: &Block| match b.strip {
-        Some(Strip::Cols(_)) => to.size() == 4,
-        _ => true,
-    };
+    let (su, du) = (from.size() as u32, to.size() as u32);
+    let planned = |b: &Block| b.strip.is_some_and(|s| flat_planned(s, su, du, 3));
     let flats = flats.into_iter().filter(|(b, _)| planned(b));
     let mut all = Vec::new();
     for (block, (affine, channel)) in kinds.into_iter().chain(flats) {

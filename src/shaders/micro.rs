@@ -51,11 +51,8 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
         _ => "u32",
     };
     // A flat strip's element side accesses words.
-    let stores = match (block.flat, block.strip) {
-        (true, Some(Strip::Cols(_))) => (store, "u32"),
-        (true, Some(Strip::Rows(_))) => ("u32", store),
-        _ => (store, store),
-    };
+    let word_or = |elements: bool| if elements { "u32" } else { store };
+    let stores = (word_or(block.elements_in()), word_or(block.elements_out()));
     let (bounds_fn, batch_bounds) = match v.padded {
         true => (
             micro_bounds_fn(v.rank.saturating_sub(2)),
@@ -201,8 +198,7 @@ pub(super) fn block_move(
     }
     // A flat strip's element side: each access one element at its pixel's place (`e{i}`,
     // from `flat_pixels`); a packed source element is picked from its word as it is read.
-    let flat_in = block.flat && matches!(block.strip, Some(Strip::Rows(_)));
-    let flat_out = block.flat && matches!(block.strip, Some(Strip::Cols(_)));
+    let (flat_in, flat_out) = (block.elements_in(), block.elements_out());
     // The load and the unit within it of the block's element at input row `r`, column `c`.
     let at = |r: u32, c: u32| -> (usize, u32) {
         match block.strip {
@@ -302,15 +298,10 @@ pub(super) fn block_move(
         Some(ChannelAt::Batch) => "_b".into(),
         None => "_".into(),
     };
-    // Word `k` of load `name` (of a 64-bit component: its low or high half).
     // Words per access, on each side.
-    let vec = block.access_bytes / 4;
-    let (vec, vec_out) = match (flat_in, flat_out) {
-        (true, _) => (1, vec),
-        (_, true) => (vec, 1),
-        _ => (vec, vec),
-    };
-    // Word `k` of load `name`.
+    let words = |elements: bool| if elements { 1 } else { block.access_bytes / 4 };
+    let (vec, vec_out) = (words(flat_in), words(flat_out));
+    // Word `k` of load `name` (of a 64-bit component: its low or high half).
     let word = |name: &str, k: u32| match (vec, access64) {
         _ if k >= vec => unreachable!("word {k} of a {vec}-word access"),
         (4, true) => {
@@ -415,7 +406,7 @@ pub(super) fn block_move(
 /// A flat strip's block, pixel by pixel: `e{i}`, where pixel `i` of the block is on its
 /// element side (in elements). Blocks count pixels over every image (`PIXELS` each) as one
 /// sequence; a block starts in image `b0` and, where fewer than `SIDE` of its pixels are
-/// left there, ends in the next (images have at least `SIDE` pixels: `select::flat_strip`).
+/// left there, ends in the next (images have at least `SIDE` pixels: `plan::flat_strip`).
 fn flat_pixels(block: &Block) -> String {
     let (index, pixels, off, base) = match block.strip {
         Some(Strip::Rows(_)) => ("bc", "COLS", "SRC_OFF", "x"),

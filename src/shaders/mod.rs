@@ -20,8 +20,8 @@ use crate::plan::tuning::{
 };
 use crate::plan::{
     Block, Chunk, ConvertKey, ELEM_SIZES, GenericLayout, GenericVariant, IndexMath, Kernel,
-    MAX_BOUNDS, MAX_RANK, MicroVariant, Plan, Strip, Tile, TiledVariant, Variant, micro_block,
-    pack_of,
+    MAX_BOUNDS, MAX_RANK, MicroVariant, Plan, Strip, Tile, TiledVariant, Variant, flat_planned,
+    micro_block, pack_of,
 };
 
 mod convert;
@@ -298,28 +298,19 @@ pub fn all_variants() -> Vec<Variant> {
                 // whole; never padded.
                 let side = Block::wide(unit).map_or(0, |b| b.side);
                 let extents = (2..=STRIP_MAX).filter(|n| side > 0 && n % side != 0);
-                for strip in extents
-                    .clone()
-                    .flat_map(|n| [Strip::Cols(n), Strip::Rows(n)])
-                {
+                for strip in extents.flat_map(|n| [Strip::Cols(n), Strip::Rows(n)]) {
                     for run in [1].into_iter().chain(MICRO_RUNS) {
                         if let Some(block) = Block::wide_strip(unit, strip) {
                             all.push(micro(block.with_run(run), false));
                         }
                     }
                 }
-                // Flat strips (plan::flat_strip): columns whole where 4-byte elements are
-                // written one by one (any rank: batch dims may permute); rows whole where
-                // elements of up to 4 bytes are read one by one (ranks 2 and 3: more batch
-                // dims, in order on both sides, would have merged).
-                let flat = |strip| match strip {
-                    Strip::Cols(_) => unit == 4,
-                    Strip::Rows(_) => unit <= 4 && rank <= 3,
-                };
-                for strip in extents.flat_map(|n| [Strip::Cols(n), Strip::Rows(n)]) {
+                // Flat strips: every short extent the planner takes that way
+                // (plan::flat_planned).
+                let flats = (2..=STRIP_MAX).flat_map(|n| [Strip::Cols(n), Strip::Rows(n)]);
+                for strip in flats.filter(|&s| flat_planned(s, unit, unit, rank)) {
                     for run in [1].into_iter().chain(MICRO_RUNS) {
-                        if let Some(block) = Block::flat_strip(unit, strip).filter(|_| flat(strip))
-                        {
+                        if let Some(block) = Block::flat_strip(unit, strip) {
                             all.push(micro(block.with_run(run), false));
                         }
                     }

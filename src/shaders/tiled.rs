@@ -225,11 +225,14 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
             let (per, per_d) = (block.per_in(plan.unit), block.per_out(plan.dst_unit()));
             let sides = (block.rows() as u64, block.cols() as u64);
             // An access's bytes on each side (a flat strip's element side: an element's).
-            let off = |per: u32, unit: u32| match per {
-                1 => unit.min(block.access_bytes) as u64,
-                _ => block.access_bytes as u64,
+            let off = |elements: bool, unit: u32| match elements {
+                true => unit as u64,
+                false => block.access_bytes as u64,
             };
-            let offs = (off(per, plan.unit), off(per_d, plan.dst_unit()));
+            let offs = (
+                off(block.elements_in(), plan.unit),
+                off(block.elements_out(), plan.dst_unit()),
+            );
             let flat = block.flat.then_some(block.strip).flatten();
             (sides, offs, (per as i64, per_d as i64), flat)
         }

@@ -356,4 +356,18 @@ fn flat_strips_take_images_of_any_size() {
     let one = [1, 299, 299, 3];
     assert_eq!(block(&one, &to_planes, 1, Some(&normalise)), None);
     assert_eq!(block(&[64, 1, 3, 3], &to_planes, 4, None), None);
+    // Short dims that the block's side divides (4 and 8 f32 channels, 8 f16 planes), where
+    // the pixels are odd: flat too, and among the validated variants.
+    let all = crate::shaders::all_variants();
+    for (shape, elem, strip) in [
+        ([4, 9, 4], 4, Strip::Cols(4)),
+        ([4, 9, 8], 4, Strip::Cols(8)),
+        ([4, 4, 9], 4, Strip::Rows(4)),
+        ([8, 8, 9], 2, Strip::Rows(8)),
+    ] {
+        let p = plan::plan(&Request::new(&shape, &[0, 2, 1], elem), &cpu).unwrap();
+        let v = p.variant().unwrap();
+        assert_eq!(v.block().map(|b| (b.flat, b.strip)), Some((true, Some(strip))), "{p}");
+        assert!(all.contains(&v), "{v} is not validated");
+    }
 }
