@@ -367,7 +367,11 @@ fn flat_strips_take_images_of_any_size() {
     ] {
         let p = plan::plan(&Request::new(&shape, &[0, 2, 1], elem), &cpu).unwrap();
         let v = p.variant().unwrap();
-        assert_eq!(v.block().map(|b| (b.flat, b.strip)), Some((true, Some(strip))), "{p}");
+        assert_eq!(
+            v.block().map(|b| (b.flat, b.strip)),
+            Some((true, Some(strip))),
+            "{p}"
+        );
         assert!(all.contains(&v), "{v} is not validated");
     }
 }
