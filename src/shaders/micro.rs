@@ -404,7 +404,7 @@ pub(super) fn block_move(
 }
 
 /// A flat strip's block, pixel by pixel: `e{i}`, where pixel `i` of the block is on its
-/// element side (in elements). Blocks count pixels over every image (`PIXELS` each) as one
+/// element side (in elements). Blocks count pixels over every image (`ROWS` or `COLS` each) as one
 /// sequence; a block starts in image `b0` and, where fewer than `SIDE` of its pixels are
 /// left there, ends in the next (images have at least `SIDE` pixels: `plan::flat_strip`).
 fn flat_pixels(block: &Block) -> String {
