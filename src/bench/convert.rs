@@ -98,7 +98,8 @@ pub fn convert_suite_sized(outer: &dyn Fn(usize) -> usize, affine: bool) -> Vec<
         .expect("a valid affine");
     let narrow = Conversion::new(Dtype::F32, Dtype::F16).expect("a valid conversion");
     // Images of 299 pixels a side (Inception's): neither their pixel count nor their planes'
-    // offsets are whole 16 bytes.
+    // offsets are whole 16 bytes; one image (a model's input at inference) not even a whole
+    // number of blocks.
     vec![
         ConvertCase::new(
             &[outer(32), 224, 224, 3],
@@ -116,10 +117,22 @@ pub fn convert_suite_sized(outer: &dyn Fn(usize) -> usize, affine: bool) -> Vec<
         ConvertCase::new(
             &[outer(32), 299, 299, 3],
             &[0, 3, 1, 2],
+            normalise.clone(),
+            " normalised",
+        ),
+        ConvertCase::new(
+            &[outer(32), 3, 299, 299],
+            &[0, 2, 3, 1],
+            to_bytes.clone(),
+            " * 255",
+        ),
+        ConvertCase::new(
+            &[outer(1), 299, 299, 3],
+            &[0, 3, 1, 2],
             normalise,
             " normalised",
         ),
-        ConvertCase::new(&[outer(32), 3, 299, 299], &[0, 2, 3, 1], to_bytes, " * 255"),
+        ConvertCase::new(&[outer(1), 3, 299, 299], &[0, 2, 3, 1], to_bytes, " * 255"),
     ]
 }
 
