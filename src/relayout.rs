@@ -259,10 +259,10 @@ impl Relayout {
             .iter()
             .map(|req| match req {
                 PartRequest::Permute(req) => plan::plan_with(req, caps, &learned)
-                    .map(|plan| plan::with_edges(plan, req.options, caps, &learned)),
+                    .and_then(|plan| plan::with_edges(plan, req.options, caps, &learned)),
                 // A view that is a permute may run in parts too.
                 PartRequest::View(req) => plan::plan_view(req, caps, &learned)
-                    .map(|plan| plan::with_edges(plan, req.options, caps, &learned)),
+                    .and_then(|plan| plan::with_edges(plan, req.options, caps, &learned)),
             })
             .collect();
         plans.map(|p| p.concat())

@@ -193,11 +193,11 @@ fn run_family(family_run: Family) {
 fn job(p: &Permuter, variant: Variant) -> Option<Job> {
     let elem = variant.unit() as usize;
     if variant.block().is_some_and(|b| b.flat) {
-        let (shape, perm, offsets) = flat::flat_case(variant)?;
         let options = Options {
             access64: Some(variant.access64()),
             ..MICRO
         };
+        let (shape, perm, offsets) = flat::flat_case(variant, options, p.caps())?;
         let case = case(&shape, &perm, elem, options, offsets);
         return Some(Job::Permute {
             case,

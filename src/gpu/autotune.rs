@@ -60,13 +60,18 @@ impl Permuter {
                 ..req.options
             });
             // A choice the request forces (64-bit accesses, say) may rule a kernel out.
+            // Each with the parts it runs in (a flat strip's tail).
             match self.plan_request(&forced) {
                 Err(PermuteError::ForcedChoice { .. }) => continue,
-                other => contenders.push((Measured::Fastest(kernel), vec![other?])),
+                other => {
+                    let parts =
+                        plan::with_edges(other?, req.options, self.caps(), &self.learned())?;
+                    contenders.push((Measured::Fastest(kernel), parts))
+                }
             }
         }
         if plan.pending_parts() {
-            let parts = plan::with_edges(plan.clone(), req.options, self.caps(), &self.learned());
+            let parts = plan::with_edges(plan.clone(), req.options, self.caps(), &self.learned())?;
             // One plan: a part refused (see `with_edges`), the kernels alone race.
             if parts.len() > 1 {
                 contenders.push((Measured::Parts, parts));

@@ -159,13 +159,13 @@ impl Permuter {
             .requests()?
             .iter()
             .map(|req| match req {
-                PartRequest::Permute(req) => self
-                    .plan_tuned(req)
-                    .map(|plan| plan::with_edges(plan, req.options, self.caps(), &self.learned())),
+                PartRequest::Permute(req) => self.plan_tuned(req).and_then(|plan| {
+                    plan::with_edges(plan, req.options, self.caps(), &self.learned())
+                }),
                 // A view that is a permute may run in parts too.
-                PartRequest::View(req) => self
-                    .plan_view(req)
-                    .map(|plan| plan::with_edges(plan, req.options, self.caps(), &self.learned())),
+                PartRequest::View(req) => self.plan_view(req).and_then(|plan| {
+                    plan::with_edges(plan, req.options, self.caps(), &self.learned())
+                }),
             })
             .collect();
         plans.map(|p| p.concat()).map_err(|e| self.or_lost(e))

@@ -8,6 +8,12 @@
 //! span more than [`EDGE_SPLIT_SPAN`]: below, they stay cached and it wins (`[32,2048,7,7] (0,2,3,1)`,
 //! 400 KiB: 4.5 ms alone, 4.9 in parts, the body's rows too odd for wide blocks).
 //! Autotuning races the parts against each kernel alone ([`Measured::Parts`]).
+//!
+//! A flat strip's plan (`plan::flat_strip`) runs in parts too where the pixels of all its
+//! images are not a whole number of runs of blocks: the blocks, then the last image's last
+//! pixels ([`flat_tail`]) as a view on the generic kernel. One image of 299 pixels a side
+//! ran element by element on the generic kernel alone, 4x slower (docs/BENCHMARKS.md, ninth
+//! round).
 
 use super::*;
 
@@ -48,32 +54,7 @@ pub fn edge_parts(plan: &Plan) -> Option<Vec<(View, usize)>> {
     if r_body == 0 || c_body == 0 || (r_body == r && c_body == c) {
         return None;
     }
-    let out_strides = plan.out_strides_by_input_dim();
-    // The box `lo..hi` (per input dim) as a view in output order.
-    let part = |lo: &[u64], hi: &[u64]| {
-        let at = |strides: &[u64]| (0..lo.len()).map(|d| lo[d] * strides[d]).sum::<u64>();
-        let view = View {
-            shape: plan
-                .dims_perm
-                .iter()
-                .map(|&d| (hi[d] - lo[d]) as usize)
-                .collect(),
-            strides: plan
-                .dims_perm
-                .iter()
-                .map(|&d| in_strides[d] as isize)
-                .collect(),
-            offset: at(&in_strides) as isize, // below the element count, which fits
-            bounds: Vec::new(),
-            dst_strides: Some(
-                plan.dims_perm
-                    .iter()
-                    .map(|&d| out_strides[d] as usize)
-                    .collect(),
-            ),
-        };
-        (view, at(&out_strides) as usize)
-    };
+    let part = |lo: &[u64], hi: &[u64]| box_view(plan, lo, hi);
     let lo = vec![0u64; plan.dims.len()];
     let with = |mut v: Vec<u64>, d: usize, x: u64| {
         v[d] = x;
@@ -91,11 +72,37 @@ pub fn edge_parts(plan: &Plan) -> Option<Vec<(View, usize)>> {
     Some(parts)
 }
 
+/// The box `lo..hi` (per simplified input dim) of a permute's plan as a view in output
+/// order, with the destination element where it starts.
+fn box_view(plan: &Plan, lo: &[u64], hi: &[u64]) -> (View, usize) {
+    let (in_strides, out_strides) = (plan.in_strides(), plan.out_strides_by_input_dim());
+    let at = |strides: &[u64]| (0..lo.len()).map(|d| lo[d] * strides[d]).sum::<u64>();
+    let order = plan.dims_perm.iter();
+    let view = View {
+        shape: order.clone().map(|&d| (hi[d] - lo[d]) as usize).collect(),
+        strides: order.clone().map(|&d| in_strides[d] as isize).collect(),
+        offset: at(&in_strides) as isize, // below the element count, which fits
+        bounds: Vec::new(),
+        dst_strides: Some(order.map(|&d| out_strides[d] as usize).collect()),
+    };
+    (view, at(&out_strides) as usize)
+}
+
 /// The plans a permute planned as `plan` runs: its parts' (see [`edge_parts`]), the body's
-/// first, where the body then runs on the micro kernel; else `plan` alone.
-pub fn with_edges(plan: Plan, options: Options, caps: &DeviceCaps, learned: &Learned) -> Vec<Plan> {
+/// first, where the body then runs on the micro kernel; a flat strip's, then its tail
+/// ([`flat_tail`]); else `plan` alone.
+pub fn with_edges(
+    plan: Plan,
+    options: Options,
+    caps: &DeviceCaps,
+    learned: &Learned,
+) -> Result<Vec<Plan>, PermuteError> {
+    if let Some((lo, hi, short)) = flat_tail(&plan) {
+        let tail = tail_plan(&plan, (&lo, &hi), short, caps, learned)?;
+        return Ok(vec![plan, tail]);
+    }
     let Some(parts) = edge_parts(&plan) else {
-        return vec![plan];
+        return Ok(vec![plan]);
     };
     let elem = plan.elem_size;
     let n = (plan.bytes / elem as u64) as usize;
@@ -120,12 +127,45 @@ pub fn with_edges(plan: Plan, options: Options, caps: &DeviceCaps, learned: &Lea
                     ),
                     "{e}"
                 );
-                return vec![plan];
+                return Ok(vec![plan]);
             }
         }
     }
-    match plans[0].kernel {
+    Ok(match plans[0].kernel {
         Kernel::Micro => plans,
         _ => vec![plan],
-    }
+    })
+}
+
+/// The plan of a flat strip's tail (the last pixels its blocks do not cover, the box
+/// `lo..hi`): a view of the same request, as the view planner plans it (converting views
+/// run generic), its affine (if any) over the short dim `short`, with no forced choices:
+/// the request's were the blocks'.
+fn tail_plan(
+    plan: &Plan,
+    (lo, hi): (&[u64], &[u64]),
+    short: usize,
+    caps: &DeviceCaps,
+    learned: &Learned,
+) -> Result<Plan, PermuteError> {
+    let (view, first) = box_view(plan, lo, hi);
+    // The view's dims are in output order: the short dim's place there is its axis.
+    let axis = plan.dims_perm.iter().take_while(|&&d| d != short).count();
+    let conversion = match &plan.conversion {
+        // `plan::flat_strip` took one value, or one per channel of the short dim.
+        Some(c) => Some(match c.affine() {
+            Some(a) => c.clone().with_affine(axis, &a.scale, &a.bias)?,
+            None => c.clone(),
+        }),
+        None => None,
+    };
+    // The view is of the plan's units (elements, where converting).
+    let (unit, dst_unit) = (plan.unit as usize, plan.dst_unit() as usize);
+    let n = (plan.bytes / unit as u64) as usize;
+    let req = ViewRequest {
+        conversion: conversion.as_ref(),
+        ..ViewRequest::new(&view, unit, n, n - first)
+            .with_offsets(plan.src_offset, plan.dst_offset + (first * dst_unit) as u64)
+    };
+    plan_view(&req, caps, learned)
 }

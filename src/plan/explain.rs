@@ -252,9 +252,15 @@ impl Plan {
                             Some(Strip::Rows(_)) => "columns",
                             _ => "output's rows",
                         };
-                        let batch = match block.flat {
-                            true => format!("over {b} images"),
-                            false => format!("{b} blocks' worth of batch"),
+                        let batch = match (block.flat, super::flat_tail(self)) {
+                            (true, Some((lo, hi, _))) => {
+                                let left: u64 = lo.iter().zip(&hi).map(|(l, h)| h - l).product();
+                                format!(
+                                    "over {b} images, whose last {left} units run as a part of their own (a view on the generic kernel) after the whole runs of blocks"
+                                )
+                            }
+                            (true, None) => format!("over {b} images"),
+                            (false, _) => format!("{b} blocks' worth of batch"),
                         };
                         why.push(format!(
                             "each invocation moves {run} {rows}x{cols} block(s), neighbours along the {along}, between the input's innermost dim ({c}) and the dim that becomes the output's innermost ({r}), {how}, {batch}"

@@ -42,6 +42,7 @@ pub(crate) use select::prefers_access64;
 pub use simplify::{check_perm, element_count};
 pub(crate) use simplify::{movement_unit, pack_of, simplify};
 pub use strips::flat_planned;
+pub use strips::{flat_blocks, flat_tail};
 pub(crate) use strips::{flat_strip, tiled_strip};
 use tuning::*;
 pub use variant::*;

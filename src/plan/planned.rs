@@ -313,8 +313,14 @@ impl Plan {
                 b * r.div_ceil(extent) * c.div_ceil(extent)
             }
             _ => {
-                let per = select::micro_block(self).map_or(1, |b| b.elements() * b.run as u64);
-                (b * r * c / per).div_ceil(MICRO_WORKGROUP as u64)
+                let invocations = match select::micro_block(self) {
+                    Ok(block) => match super::flat_blocks(self, &block) {
+                        Some((blocks, _)) => blocks / block.run as u64,
+                        None => b * r * c / (block.elements() * block.run as u64),
+                    },
+                    Err(_) => b * r * c,
+                };
+                invocations.div_ceil(MICRO_WORKGROUP as u64)
             }
         }
     }

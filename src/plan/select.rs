@@ -468,11 +468,12 @@ fn windows_fit(plan: &Plan, kernel: Kernel, caps: &DeviceCaps, limit: u64) -> Re
 /// sides divide by its side and every offset and stride of rows and batches is in whole 16
 /// bytes (so each block row is aligned `vec4<u32>`s: one, or two for 16-byte units); else a wide strip where one side is
 /// a short contiguous dim and the other divides (see [`Strip`]); else narrow for units of
-/// up to 4 bytes with both sides divisible by [`super::MICRO_SIDE`]. Blocks per
-/// invocation, where the plan has runs (CPU devices): the first of [`MICRO_RUNS`] that
-/// divides the blocks along the run; else 1.
+/// up to 4 bytes with both sides divisible by [`super::MICRO_SIDE`]; else a flat strip
+/// ([`super::flat_strip`]). Blocks per invocation, where the plan has runs (CPU devices):
+/// the first of [`MICRO_RUNS`] (for a flat strip, [`MICRO_FLAT_RUN`] first) that divides
+/// the blocks along the run; else 1.
 pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
-    let Some((b, r, c)) = plan.batch_rows_cols() else {
+    let Some((_, r, c)) = plan.batch_rows_cols() else {
         return Err(Misfit::InnermostStays);
     };
     view_fits(plan, true)?;
@@ -530,13 +531,16 @@ pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
     };
     // Blocks along the run: row blocks, a row strip's column blocks (a flat strip's over
     // every image).
-    let images = if block.flat { b } else { 1 };
-    let along = match block.strip {
-        Some(Strip::Rows(_)) => images * c / block.cols() as u64,
-        _ => images * r / block.rows() as u64,
+    let along = match (super::flat_blocks(plan, &block), block.strip) {
+        (Some((blocks, _)), _) => blocks,
+        (None, Some(Strip::Rows(_))) => c / block.cols() as u64,
+        (None, _) => r / block.rows() as u64,
     };
-    let run = MICRO_RUNS
+    // A flat strip's blocks are in whole runs of their own where they can be.
+    let first = block.flat.then_some(MICRO_FLAT_RUN);
+    let run = first
         .into_iter()
+        .chain(MICRO_RUNS)
         .find(|&run| plan.runs && along.is_multiple_of(run as u64))
         .unwrap_or(1);
     Ok(block.with_run(run))

@@ -5,7 +5,7 @@
 //! ([`flat_strip`]). The micro kernel's aligned strips are chosen with its square blocks
 //! (`select::micro_block`).
 
-use super::tuning::STRIP_MAX;
+use super::tuning::{MICRO_FLAT_RUN, STRIP_MAX};
 use super::{Block, ChannelAt, IndexMath, Misfit, Plan, Strip};
 
 /// The tiled kernel's strips for a conversion between an interleaved `[L, n]` and a planar
@@ -79,8 +79,11 @@ pub fn flat_planned(strip: Strip, src: u32, dst: u32, rank: usize) -> bool {
 /// image, read (or written) in 16-byte accesses from a 16-byte aligned start; the planar
 /// side is moved element by element, so it may be anywhere ([`flat_planned`] says which
 /// element sizes). Pixels per image at least the block's side (a block meets at most two
-/// images), the pixels of all images a whole number of blocks, no view, channels (if any)
-/// over the short dim.
+/// images), no view, channels (if any) over the short dim. Where the pixels of all images
+/// are not a whole number of blocks (one image of 299 * 299 pixels, or a batch of them that
+/// 16 does not divide), the blocks cover the whole ones and the last few pixels run as a
+/// part of their own ([`flat_tail`]), whose affine (if any) must then be one value or one
+/// per channel of the short dim.
 pub fn flat_strip(plan: &Plan) -> Option<Block> {
     let (b, r, c) = plan.batch_rows_cols()?;
     let (a, last) = (plan.row_dim()?, plan.dims.len() - 1);
@@ -116,7 +119,7 @@ pub fn flat_strip(plan: &Plan) -> Option<Block> {
                 && span[ch_dim] == 1
                 && span[px_dim] == n
                 && images_in_order
-                && (b * pixels).is_multiple_of(side)
+                && ((b * pixels).is_multiple_of(side) || tail_takes_affine(plan, n))
                 && pixels >= side
                 && start.is_multiple_of(block.access_bytes as u64)
                 && plan.src_start().is_multiple_of(su as u64)
@@ -125,4 +128,60 @@ pub fn flat_strip(plan: &Plan) -> Option<Block> {
         };
     flat(Strip::Cols(c as u32), &ins, last, a, r, plan.src_start())
         .or_else(|| flat(Strip::Rows(r as u32), &outs, a, last, c, plan.dst_offset))
+}
+
+/// Whether a flat strip of `n` channels may leave pixels to a part of their own
+/// ([`flat_tail`]): that part's affine (if any) is read over its short dim alone, which
+/// takes one value or one per channel of the dim.
+fn tail_takes_affine(plan: &Plan, n: u64) -> bool {
+    plan.channels()
+        .is_none_or(|ch| ch.step == 1 && ch.count == n)
+}
+
+/// A flat strip's blocks, over the pixels of every image in order, and the pixels of each
+/// image: whole blocks, in whole runs of [`MICRO_FLAT_RUN`] where the plan moves runs and
+/// the pixels they leave stay in the last image (they run as a part of their own,
+/// [`flat_tail`]); else as many whole blocks as there are. `None` where the plan is not a
+/// flat strip's.
+pub fn flat_blocks(plan: &Plan, block: &Block) -> Option<(u64, u64)> {
+    let (b, r, c) = plan.batch_rows_cols()?;
+    let (pixels, n) = match block.strip? {
+        Strip::Cols(n) => (r, n),
+        Strip::Rows(n) => (c, n),
+    };
+    if !block.flat {
+        return None;
+    }
+    let (side, run) = (block.side as u64, MICRO_FLAT_RUN as u64);
+    let whole = b * pixels / side;
+    let in_runs = whole / run * run;
+    let trim = plan.runs
+        && in_runs > 0
+        && b * pixels - in_runs * side <= pixels
+        && tail_takes_affine(plan, n as u64);
+    Some((if trim { in_runs } else { whole }, pixels))
+}
+
+/// The last pixels of a flat strip's plan that its blocks do not cover ([`flat_blocks`]:
+/// all in the last image): the lowest and highest index of each simplified input dim, and
+/// the short dim. `None` where the blocks cover every pixel or the plan is not a flat
+/// strip's.
+pub fn flat_tail(plan: &Plan) -> Option<(Vec<u64>, Vec<u64>, usize)> {
+    let block = plan.variant()?.block()?;
+    let (blocks, pixels) = flat_blocks(plan, &block)?;
+    let (b, ..) = plan.batch_rows_cols()?;
+    let (a, last) = (plan.row_dim()?, plan.dims.len() - 1);
+    let left = b * pixels - blocks * block.side as u64;
+    if left == 0 {
+        return None;
+    }
+    let (pixel_dim, short) = match block.strip {
+        Some(Strip::Cols(_)) => (a, last),
+        _ => (last, a),
+    };
+    let mut lo: Vec<u64> = plan.dims.iter().map(|&n| n - 1).collect();
+    lo[a] = 0;
+    lo[last] = 0;
+    lo[pixel_dim] = pixels - left;
+    Some((lo, plan.dims.clone(), short))
 }

@@ -59,6 +59,21 @@ pub const EDGE_SPLIT_SPAN: u64 = 1 << 20;
 /// (runs of 5: the same 39; of 8 for `[4096,4096]`: 31 against 23 in runs of 4).
 pub const MICRO_RUNS: [u32; 3] = [MICRO_RUN, 3, 2];
 
+/// The run of a flat strip's blocks (`plan::flat_blocks` leaves the pixels past a whole
+/// number of runs to a part of their own). Runs of 2 against 4 on lavapipe (Intel Xeon,
+/// three alternating runs of each): `[32,299,299,3] (0,3,1,2)` u8 -> f32 normalised
+/// 7.2-8.4 ms against 7.6-9.5, f32 plain 9.1-9.8 against 9.2-10.2, the way back
+/// `[32,3,299,299] (0,2,3,1)` f32 planes -> f32 pixels 9.2-10.0 against 9.8-10.4 and -> u8
+/// 9.8-10.5 against 9.2-10.1.
+pub const MICRO_FLAT_RUN: u32 = 2;
+
+// The micro variants are enumerated with MICRO_RUNS (`shaders::all_variants`).
+const _: () = assert!(
+    MICRO_FLAT_RUN == MICRO_RUNS[0]
+        || MICRO_FLAT_RUN == MICRO_RUNS[1]
+        || MICRO_FLAT_RUN == MICRO_RUNS[2]
+);
+
 /// Rows per band of the micro kernel's traversal where its accesses are 64-bit components:
 /// a workgroup's invocations cover the rows of one band (of several column blocks) instead
 /// of a strip of rows as long as the workgroup (the last band of a dispatch shorter; see

@@ -96,6 +96,10 @@ pub fn plan_view(
         len.checked_mul(elem).ok_or(PermuteError::SizeOverflow)?;
     }
     let read = view.check(req.src_len, req.dst_len)?;
+    // The affine's channels over the view's output (its shape).
+    if let Some(c) = req.conversion {
+        c.check(&view.shape)?;
+    }
     if let Some((shape, perm)) = view.as_permute() {
         let permute = Request {
             conversion: req.conversion,

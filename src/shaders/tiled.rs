@@ -233,7 +233,7 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
                 off(block.elements_in(), plan.unit),
                 off(block.elements_out(), plan.dst_unit()),
             );
-            let flat = block.flat.then_some(block.strip).flatten();
+            let flat = crate::plan::flat_blocks(plan, &block).zip(block.strip);
             (sides, offs, (per as i64, per_d as i64), flat)
         }
     };
@@ -241,10 +241,10 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
     // but for a strip's span side, which the kernel does not read (whole rows back to back).
     let stride = |s: u64| ((s as i64) / per.0) as u64;
     let stride_out = |s: u64| ((s as i64) / per.1) as u64;
-    // A flat strip's blocks run over every image's pixels, as one batch.
+    // A flat strip's blocks run over every image's pixels, as one batch (`plan::flat_blocks`).
     let (tiles_c, tiles_r, b) = match flat {
-        Some(Strip::Cols(_)) => (1, b * r / rows, 1),
-        Some(Strip::Rows(_)) => (b * c / cols, 1, 1),
+        Some(((blocks, _), Strip::Cols(_))) => (1, blocks, 1),
+        Some(((blocks, _), Strip::Rows(_))) => (blocks, 1, 1),
         None => (c.div_ceil(cols), r.div_ceil(rows), b),
     };
     let a = plan.row_dim().unwrap_or(0);

@@ -79,9 +79,17 @@ fn every_pair_converts_on_every_micro_block() {
             if to.size() == 4 {
                 let want: Want = |b| b.flat && b.strip == Some(Strip::Cols(3));
                 cases.push((micro(&[2, pixels, 3], &[0, 2, 1], c.clone(), 16, 36), want));
+                // The pixels of all images not a whole number of blocks: the last ones run
+                // as a part of their own (one image, or three).
+                for shape in [[1, s + 3, 3], [3, s + 1, 3]] {
+                    cases.push((micro(&shape, &[0, 2, 1], c.clone(), 16, 36), want));
+                }
             }
             let want: Want = |b| b.flat && b.strip == Some(Strip::Rows(3));
             cases.push((micro(&[2, 3, pixels], &[0, 2, 1], c.clone(), 20, 32), want));
+            for shape in [[1, 3, s + 3], [3, 3, s + 1]] {
+                cases.push((micro(&shape, &[0, 2, 1], c.clone(), 20, 32), want));
+            }
         }
     }
     assert_eq!(sizes.len(), 9);
@@ -194,6 +202,10 @@ fn images_and_heads_convert_on_micro_blocks() {
         .with_affine(2, &[255.0, 200.0, 100.0], &[0.5, 0.0, -3.0])
         .unwrap();
     let heads = Conversion::new(Dtype::F32, Dtype::F16).unwrap();
+    let merged = Conversion::new(Dtype::U8, Dtype::F32)
+        .unwrap()
+        .with_affine(2, &[0.5, 2.0, -1.0], &[1.0, 0.0, 3.0])
+        .unwrap();
     let cols = |b: &Block| b.strip == Some(Strip::Cols(3));
     let rows = |b: &Block| b.strip == Some(Strip::Rows(3));
     let square = |b: &Block| b.strip.is_none() && b.access_bytes == 16;
@@ -209,8 +221,21 @@ fn images_and_heads_convert_on_micro_blocks() {
         ),
         (micro(&[2, 64, 32], &[0, 2, 1], heads, 0, 16), square),
         // Images of 40 pixels: blocks of 16 run on from one image into the next.
-        (micro(&[2, 40, 3], &[0, 2, 1], normalise, 0, 0), flat),
-        (micro(&[2, 3, 40], &[0, 2, 1], to_bytes, 16, 32), flat),
+        (
+            micro(&[2, 40, 3], &[0, 2, 1], normalise.clone(), 0, 0),
+            flat,
+        ),
+        (
+            micro(&[2, 3, 40], &[0, 2, 1], to_bytes.clone(), 16, 32),
+            flat,
+        ),
+        // Pixels not a whole number of blocks: the last ones are a part of their own, its
+        // affine read over the same channels (one image: its dims simplify to two).
+        (micro(&[1, 41, 3], &[0, 2, 1], normalise, 0, 0), flat),
+        (micro(&[3, 3, 41], &[0, 2, 1], to_bytes, 16, 32), flat),
+        // An affine over part of a merged short dim (3 channels of 2 x 3 values): whole
+        // blocks, no tail.
+        (micro(&[16, 17, 2, 3], &[0, 2, 3, 1], merged, 0, 0), flat),
     ];
     check(p, &cases);
 }

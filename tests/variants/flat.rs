@@ -1,19 +1,20 @@
 //! The permutes that run the micro kernel's flat strip variants (tests/variants.rs).
 
-use wgpu_permute::plan::tuning::MICRO_RUNS;
-use wgpu_permute::plan::{Strip, Variant};
+use wgpu_permute::plan::{self, DeviceCaps, Options, Request, Strip, Variant};
 
 /// A permute's shape, permutation and byte offsets.
 pub type FlatCase = (Vec<usize>, Vec<usize>, (u64, u64));
 
-/// The permute that runs a flat strip variant, with its byte offsets: images of pixels
-/// interleaved on one side, planes on the other, `(B.., P, n) -> (B.. reversed, n, P)`
-/// (columns whole; the planes are written) or `(B, n, P) -> (B, P, n)` (rows whole; the
-/// planes are read; `B` 8). Their element side starts 4 bytes past 16, which the aligned strips
-/// refuse; and where the run allows, `P` is not a whole number of blocks, so
-/// that blocks end one image and start the next. `None` where not run here: extent 3 of
-/// every kind, and each other extent once (rank 3, one block per invocation).
-pub fn flat_case(variant: Variant) -> Option<FlatCase> {
+/// The permute that runs a flat strip variant with these options on a device with `caps`,
+/// with its byte offsets: images of pixels interleaved on one side, planes on the other,
+/// `(B.., P, n) -> (B.. reversed, n, P)` (columns whole; the planes are written) or `(B, n,
+/// P) -> (B, P, n)` (rows whole; the planes are read; `B` 8). Their element side starts 4
+/// bytes past 16, which the aligned strips refuse; and where the planner allows, `P` is not
+/// a whole number of blocks, so that blocks end one image and start the next, and the
+/// blocks leave the last pixels of the last image to a part of their own
+/// (`plan::flat_tail`). `None` where not run here: extent 3 of every kind, and each other
+/// extent once (rank 3, one block per invocation); and variants the planner never makes.
+pub fn flat_case(variant: Variant, options: Options, caps: &DeviceCaps) -> Option<FlatCase> {
     let block = variant.block()?;
     let (strip, rank) = (block.strip?, variant.rank());
     let (Strip::Cols(n) | Strip::Rows(n)) = strip;
@@ -29,25 +30,7 @@ pub fn flat_case(variant: Variant) -> Option<FlatCase> {
     };
     let side = block.side as usize;
     let n = n as usize;
-    let planned = |blocks: usize| {
-        MICRO_RUNS
-            .into_iter()
-            .find(|&r| blocks.is_multiple_of(r as usize))
-            .unwrap_or(1)
-    };
-    // Blocks over all images: the run's, pixels per image at least a block, odd if it can.
-    let fits = |t: usize| {
-        let pixels = t * side / images;
-        planned(t) == block.run
-            && (t * side).is_multiple_of(images)
-            && pixels >= side
-            && (!n.is_multiple_of(4) || !pixels.is_multiple_of(4))
-    };
-    let blocks = (2..4096)
-        .find(|&t| fits(t) && !(t * side / images).is_multiple_of(side))
-        .or_else(|| (2..4096).find(|&t| fits(t)))?;
-    let pixels = blocks * side / images;
-    let (shape, perm, offsets) = match strip {
+    let case = |pixels: usize| match strip {
         Strip::Cols(_) => {
             let mut shape = vec![2; rank - 2];
             shape.extend([pixels, n]);
@@ -63,5 +46,24 @@ pub fn flat_case(variant: Variant) -> Option<FlatCase> {
             (shape, perm, (16 + 4, 32))
         }
     };
-    Some((shape, perm, offsets))
+    // The pixel counts (from a block's side on) for which the planner runs this variant,
+    // each with whether its blocks leave a tail.
+    let planned: Vec<(usize, bool)> = (side..side * 40)
+        .filter(|p| !n.is_multiple_of(4) || !p.is_multiple_of(4))
+        .filter_map(|pixels| {
+            let (shape, perm, (src, dst)) = case(pixels);
+            let req = Request::new(&shape, &perm, variant.unit() as usize)
+                .with_offsets(src, dst)
+                .with_options(options);
+            let p = plan::plan(&req, caps).ok()?;
+            (p.variant() == Some(variant)).then(|| (pixels, plan::flat_tail(&p).is_some()))
+        })
+        .collect();
+    let odd = |&&(p, _): &&(usize, bool)| !p.is_multiple_of(side);
+    let (pixels, _) = planned
+        .iter()
+        .find(|c| odd(c) && c.1)
+        .or_else(|| planned.iter().find(odd))
+        .or_else(|| planned.first())?;
+    Some(case(*pixels))
 }

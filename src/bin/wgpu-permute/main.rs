@@ -297,7 +297,14 @@ fn plan(args: &Planned) -> Result<()> {
         Some(p) => println!("device: {}", device_name(p)),
         None => {}
     }
-    if plans.len() > 1 {
+    if plans.len() > 1 && wgpu_permute::plan::flat_tail(plan).is_some() {
+        println!(
+            "runs in 2 parts: flat strip blocks in whole runs over every image's pixels, then \
+             the last image's last pixels, a view writing its box of the output in place"
+        );
+        println!("tail: {}", plans[1]);
+        println!("blocks:");
+    } else if plans.len() > 1 {
         println!(
             "runs in {} parts: micro blocks do not divide its sides, and the generic kernel's \
              reads for one output row would span more than {} KiB; the body in whole blocks, \
@@ -392,9 +399,10 @@ impl FilePermute<'_> {
         let prepared = p.prepare(&self.op).map_err(err)?;
         let plan = match prepared.plans() {
             [plan] => plan.to_string(),
-            // More plans than views: a permute in parts (`plan::edge_parts`).
+            // More plans than views: a permute in parts (`plan::edge_parts`, or a flat
+            // strip's tail).
             plans if plans.len() > self.op.views().len() => format!(
-                "in {} parts, the edges on the generic kernel; the body: {}",
+                "in {} parts, the rest on the generic kernel; the first: {}",
                 plans.len(),
                 plans[0]
             ),

@@ -124,8 +124,10 @@ fn forced_choices_that_cannot_apply_are_refused() {
         Some(Kernel::Micro),
         None
     )));
+    // Sides that neither blocks nor strips take (a flat strip's images need a block's side
+    // of pixels; `[8, 10]` runs as a flat strip's blocks and a tail, a generic view).
     assert!(refused(forced(
-        &[8, 10],
+        &[5, 5],
         &[1, 0],
         2,
         Some(Kernel::Micro),

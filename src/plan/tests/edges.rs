@@ -77,7 +77,9 @@ fn one_plan_where_reads_stay_near_sides_divide_or_the_device_is_a_gpu() {
     let whole = plan::plan(&req, &cpu()).unwrap();
     assert!(edge_parts(&whole).is_some());
     assert_eq!(
-        with_edges(whole, wide, &cpu(), &Learned::default()).len(),
+        with_edges(whole, wide, &cpu(), &Learned::default())
+            .unwrap()
+            .len(),
         1
     );
 }
@@ -100,7 +102,9 @@ fn autotuning_keeps_the_parts_where_they_won_and_drops_them_where_a_kernel_did()
             .contains("and the plan in parts")
     );
     assert_eq!(
-        with_edges(pending.clone(), req.options, &cpu(), &learned).len(),
+        with_edges(pending.clone(), req.options, &cpu(), &learned)
+            .unwrap()
+            .len(),
         3
     );
     let whole = Request::new(&[1024, 1028], &[1, 0], 4);
@@ -115,7 +119,12 @@ fn autotuning_keeps_the_parts_where_they_won_and_drops_them_where_a_kernel_did()
     let won = plan::plan_with(&req, &cpu(), &learned).unwrap();
     assert_eq!(won.reasons.tuning, Tuning::Parts);
     assert!(won.explain().join("\n").contains("in parts"), "{won}");
-    assert_eq!(with_edges(won, req.options, &cpu(), &learned).len(), 3);
+    assert_eq!(
+        with_edges(won, req.options, &cpu(), &learned)
+            .unwrap()
+            .len(),
+        3
+    );
     // A shape of the class whose sides divide runs whole on micro blocks.
     let whole = plan::plan_with(&Request::new(&[1024, 1028], &[1, 0], 4), &cpu(), &learned);
     assert_eq!(whole.unwrap().kernel, Kernel::Micro);
@@ -125,5 +134,10 @@ fn autotuning_keeps_the_parts_where_they_won_and_drops_them_where_a_kernel_did()
         .insert(class, Measured::Fastest(Kernel::Generic));
     let generic = plan::plan_with(&req, &cpu(), &learned).unwrap();
     assert_eq!(generic.reasons.kernel, KernelReason::Measured);
-    assert_eq!(with_edges(generic, req.options, &cpu(), &learned).len(), 1);
+    assert_eq!(
+        with_edges(generic, req.options, &cpu(), &learned)
+            .unwrap()
+            .len(),
+        1
+    );
 }

@@ -75,7 +75,11 @@ fn strips_take_short_dims_whole() {
         let mut req = Request::new(shape, perm, elem);
         (req.src_offset, req.dst_offset) = offsets;
         let p = plan::plan(&req, &cpu).unwrap();
-        p.variant().and_then(|v| v.block()).and_then(|b| b.strip)
+        // Aligned strips only (flat strips take more: `flat_strips_take_images_of_any_size`).
+        p.variant()
+            .and_then(|v| v.block())
+            .filter(|b| !b.flat)
+            .and_then(|b| b.strip)
     };
     assert_eq!(strip(&[3000, 7], &[1, 0], 4, (0, 0)), Some(Strip::Cols(7)));
     assert_eq!(strip(&[7, 3000], &[1, 0], 4, (0, 0)), Some(Strip::Rows(7)));
@@ -350,11 +354,59 @@ fn flat_strips_take_images_of_any_size() {
     let aligned = Some((false, Some(Strip::Cols(3))));
     let image = [32, 224, 224, 3];
     assert_eq!(block(&image, &to_planes, 1, Some(&normalise)), aligned);
-    // 8-bit planes written (a word shared by two invocations), one image of 299^2 pixels
-    // (not whole blocks), images of fewer pixels than a block: none.
+    // Pixels of all images not a whole number of runs of blocks (one image of 299^2 pixels,
+    // five): the blocks in whole runs, then the last pixels of the last image as a view on
+    // the generic kernel, converting as the blocks do.
+    let (one, five) = ([1, 299, 299, 3], [5, 299, 299, 3]);
+    assert_eq!(block(&one, &to_planes, 1, Some(&normalise)), flat_cols);
+    assert_eq!(block(&five, &to_planes, 4, None), flat_cols);
+    assert_eq!(
+        block(&[1, 3, 299, 299], &to_pixels, 4, Some(&back)),
+        flat_rows
+    );
+    for (shape, perm, elem, c) in [
+        (one, to_planes, 1, Some(&normalise)),
+        (five, to_planes, 4, None),
+        ([1, 3, 299, 299], to_pixels, 4, Some(&back)),
+    ] {
+        let mut req = Request::new(&shape, &perm, elem);
+        req.conversion = c;
+        let p = plan::plan(&req, &cpu).unwrap();
+        let block = p.variant().and_then(|v| v.block()).unwrap();
+        let (blocks, _) = plan::flat_blocks(&p, &block).unwrap();
+        let run = crate::plan::tuning::MICRO_FLAT_RUN;
+        assert_eq!((block.run, blocks % run as u64), (run, 0), "{p}");
+        let parts = plan::with_edges(p.clone(), req.options, &cpu, &Default::default()).unwrap();
+        assert_eq!(parts.len(), 2, "{p}");
+        let tail = &parts[1];
+        assert_eq!(tail.kernel, Kernel::Generic, "{tail}");
+        assert_eq!(tail.conversion.is_some(), c.is_some(), "{tail}");
+        let moved = blocks * block.elements() + tail.units();
+        assert_eq!(moved, p.units(), "{p}");
+    }
+    // An affine over part of a merged short dim (3 channels of `2 x 3` values) cannot be
+    // read over a tail's short dim: whole blocks only, no tail.
+    let affine = Conversion::new(Dtype::U8, Dtype::F32)
+        .unwrap()
+        .with_affine(2, &[1.0, 2.0, 3.0], &[0.0; 3])
+        .unwrap();
+    let mut req = Request::new(&[16, 17, 2, 3], &[0, 2, 3, 1], 1);
+    req.conversion = Some(&affine);
+    let p = plan::plan(&req, &cpu).unwrap();
+    assert!(
+        p.variant().and_then(|v| v.block()).is_some_and(|b| b.flat),
+        "{p}"
+    );
+    assert_eq!(plan::flat_tail(&p), None, "{p}");
+    // The tail is a view of the plan's units, which may be wider than the elements: `[2, 5,
+    // 4]` bytes `(1, 0, 2)` moves 4-byte units, one pixel of two of them left to the tail.
+    let p = plan::plan(&Request::new(&[2, 5, 4], &[1, 0, 2], 1), &cpu).unwrap();
+    let parts = plan::with_edges(p.clone(), Default::default(), &cpu, &Default::default()).unwrap();
+    assert_eq!(parts.len(), 2, "{p}");
+    assert_eq!((parts[1].unit, parts[1].bytes), (4, 8), "{}", parts[1]);
+    // Not for 8-bit planes written (a word shared by two invocations), nor images of fewer
+    // pixels than a block.
     assert_eq!(block(&odd, &to_planes, 1, None), None);
-    let one = [1, 299, 299, 3];
-    assert_eq!(block(&one, &to_planes, 1, Some(&normalise)), None);
     assert_eq!(block(&[64, 1, 3, 3], &to_planes, 4, None), None);
     // Short dims that the block's side divides (4 and 8 f32 channels, 8 f16 planes), where
     // the pixels are odd: flat too, and among the validated variants.
