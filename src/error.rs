@@ -3,8 +3,10 @@
 use thiserror::Error;
 
 /// Why a permute was refused or failed. Each variant names one cause, so callers (and tests)
-/// can match on it; the message says what to change.
+/// can match on it; the message says what to change. Non-exhaustive: new causes may be
+/// added in a minor version, so a match needs a catch-all arm.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum PermuteError {
     /// `perm` must have one entry per dimension of `shape`.
     #[error("permutation has {perm_len} entries but the shape has {rank} dimensions")]

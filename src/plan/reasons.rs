@@ -51,8 +51,9 @@ pub struct ShapeKey {
 }
 
 /// The outcome of timing the candidate kernels of a shape class (and its plan in parts,
-/// where [`Plan::pending_parts`]).
+/// where [`Plan::pending_parts`]). Non-exhaustive: autotuning may learn to time more.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Measured {
     /// This kernel was the fastest.
     Fastest(Kernel),
@@ -265,8 +266,9 @@ pub enum SpecializeReason {
     NotApplicable,
 }
 
-/// The state of autotuning for a plan.
+/// The state of autotuning for a plan. Non-exhaustive, as [`Measured`].
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Tuning {
     /// Autotuning is off, or the kernel was forced, or only one kernel applies.
     Off,
