@@ -104,13 +104,9 @@ pub fn with_edges(
     let Some(parts) = edge_parts(&plan) else {
         return Ok(vec![plan]);
     };
-    let elem = plan.elem_size;
-    let n = (plan.bytes / elem as u64) as usize;
     let mut plans = Vec::with_capacity(parts.len());
     for (view, first) in &parts {
-        let req = ViewRequest::new(view, elem, n, n - first)
-            .with_offsets(plan.src_offset, plan.dst_offset + (first * elem) as u64)
-            .with_options(options);
+        let req = part_request(&plan, view, *first).with_options(options);
         // A part the views refuse (an edge of packed data in part of a word, a device limit
         // that the whole permute's plan met otherwise, a forced option that a part cannot
         // take): the one plan. Nothing else may refuse one: the parts tile the output
@@ -159,13 +155,19 @@ fn tail_plan(
         }),
         None => None,
     };
-    // The view is of the plan's units (elements, where converting).
-    let (unit, dst_unit) = (plan.unit as usize, plan.dst_unit() as usize);
-    let n = (plan.bytes / unit as u64) as usize;
     let req = ViewRequest {
         conversion: conversion.as_ref(),
-        ..ViewRequest::new(&view, unit, n, n - first)
-            .with_offsets(plan.src_offset, plan.dst_offset + (first * dst_unit) as u64)
+        ..part_request(plan, &view, first)
     };
     plan_view(&req, caps, learned)
+}
+
+/// The request of a part of `plan` (`view`, from destination unit `first` on): a view of
+/// the plan's units (wider than its elements where dims merged; elements, where
+/// converting) over the request's regions, no fill, no conversion, default options.
+fn part_request<'a>(plan: &Plan, view: &'a View, first: usize) -> ViewRequest<'a> {
+    let (unit, dst_unit) = (plan.unit as usize, plan.dst_unit() as usize);
+    let n = (plan.bytes / unit as u64) as usize;
+    ViewRequest::new(view, unit, n, n - first)
+        .with_offsets(plan.src_offset, plan.dst_offset + (first * dst_unit) as u64)
 }

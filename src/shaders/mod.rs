@@ -16,7 +16,8 @@ use thiserror::Error;
 use crate::convert::MAX_CHANNELS;
 use crate::model;
 use crate::plan::tuning::{
-    GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, MICRO_RUNS, MICRO_WORKGROUP, STRIP_MAX,
+    GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, MICRO_FLAT_RUN, MICRO_RUNS, MICRO_WORKGROUP,
+    STRIP_MAX,
 };
 use crate::plan::{
     Block, Chunk, ConvertKey, ELEM_SIZES, GenericLayout, GenericVariant, IndexMath, Kernel,
@@ -306,10 +307,14 @@ pub fn all_variants() -> Vec<Variant> {
                     }
                 }
                 // Flat strips: every short extent the planner takes that way
-                // (plan::flat_planned).
+                // (plan::flat_planned), in the runs it makes (MICRO_FLAT_RUN before
+                // MICRO_RUNS, so never a multiple of it but itself).
                 let flats = (2..=STRIP_MAX).flat_map(|n| [Strip::Cols(n), Strip::Rows(n)]);
+                let flat_runs = MICRO_RUNS
+                    .into_iter()
+                    .filter(|&r| r == MICRO_FLAT_RUN || r % MICRO_FLAT_RUN != 0);
                 for strip in flats.filter(|&s| flat_planned(s, unit, unit, rank)) {
-                    for run in [1].into_iter().chain(MICRO_RUNS) {
+                    for run in [1].into_iter().chain(flat_runs.clone()) {
                         if let Some(block) = Block::flat_strip(unit, strip) {
                             all.push(micro(block.with_run(run), false));
                         }
