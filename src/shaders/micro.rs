@@ -268,10 +268,15 @@ pub(super) fn block_move(
         ),
         false => String::new(),
     };
+    // A strip's own short dim holds its channels by position (`Plan::channels_by_position`:
+    // the words are by position, and position `i` is word `i`), other blocks' are computed.
     let channels = |first: &str, name: &str, n: u32| {
         (0..n)
             .map(|i| {
-                let ch = format!("(({first} + {i}u) / param(CONVERT)) % param(CONVERT + 1u)");
+                let ch = match first {
+                    "0u" => format!("{i}u"),
+                    _ => format!("(({first} + {i}u) / param(CONVERT)) % param(CONVERT + 1u)"),
+                };
                 read(&format!("_{name}{i}"), &ch)
             })
             .collect::<String>()

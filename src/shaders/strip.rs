@@ -136,8 +136,9 @@ fn quad_move(s: TiledStrip, ss: usize, ds: usize) -> String {
     let ch = |index: String| format!("(({index}) / param(CONVERT)) % param(CONVERT + 1u)");
     let channels: String = match channel {
         Some(ChannelAt::Batch) => read("_b".into(), ch("b".into())),
+        // By position (`Plan::channels_by_position`): plane `c`'s values are word `c`.
         Some(at) if at == plane_at => (0..n)
-            .map(|c| read(format!("_c{c}"), ch(format!("{c}u"))))
+            .map(|c| read(format!("_c{c}"), format!("{c}u")))
             .collect(),
         Some(_) => (0..4)
             .map(|k| read(format!("_p{k}"), ch(format!("4u * q + {k}u"))))

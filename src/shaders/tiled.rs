@@ -168,7 +168,19 @@ pub(super) fn box_convert_block(plan: &Plan, chunk: &Chunk, c: &Conversion) -> V
         ChannelAt::Batch => None,
     };
     let first = d.map_or(0, |d| (chunk.lo[d] / ch.step) % ch.count);
-    convert_block(c, (ch.step, ch.count), first as usize)
+    let mut words = convert_block(c, (ch.step, ch.count), first as usize);
+    // A strip's channels by position (`Plan::channels_by_position`): position `i` takes
+    // the table's channel `(i / step) % count`, and the kernel reads position `i` itself.
+    if let Some(n) = plan.channels_by_position() {
+        let table = words.clone();
+        for i in 0..n as usize {
+            let t = (i as u64 / ch.step % ch.count) as usize;
+            words[4 + i] = table[4 + t];
+            words[4 + MAX_CHANNELS + i] = table[4 + MAX_CHANNELS + t];
+        }
+        (words[0], words[1]) = (1, n);
+    }
+    words
 }
 
 /// A dispatch's box as the tiled and micro kernels see it: its extents, and the byte

@@ -206,6 +206,25 @@ fn images_and_heads_convert_on_micro_blocks() {
         .unwrap()
         .with_affine(2, &[0.5, 2.0, -1.0], &[1.0, 0.0, 3.0])
         .unwrap();
+    // Channels over output axis `axis` of the strips of 6 below: 2 or 3 of them.
+    let pair = |axis: usize, from: Dtype| {
+        let n = if axis == 1 || axis == 2 && from == Dtype::F32 {
+            2
+        } else {
+            3
+        };
+        let to = if from == Dtype::U8 {
+            Dtype::F32
+        } else {
+            Dtype::U8
+        };
+        Conversion::new(from, to)
+            .unwrap()
+            .with_affine(axis, &[0.5, 2.0, -1.0][..n], &[1.0, 0.0, 3.0][..n])
+            .unwrap()
+    };
+    let six_cols = |b: &Block| b.strip == Some(Strip::Cols(6));
+    let six_rows = |b: &Block| b.strip == Some(Strip::Rows(6));
     let cols = |b: &Block| b.strip == Some(Strip::Cols(3));
     let rows = |b: &Block| b.strip == Some(Strip::Rows(3));
     let square = |b: &Block| b.strip.is_none() && b.access_bytes == 16;
@@ -235,7 +254,26 @@ fn images_and_heads_convert_on_micro_blocks() {
         (micro(&[3, 3, 41], &[0, 2, 1], to_bytes, 16, 32), flat),
         // An affine over part of a merged short dim (3 channels of 2 x 3 values): whole
         // blocks, no tail.
-        (micro(&[16, 17, 2, 3], &[0, 2, 3, 1], merged, 0, 0), flat),
+        (
+            micro(&[16, 17, 2, 3], &[0, 2, 3, 1], merged.clone(), 0, 0),
+            flat,
+        ),
+        // Strips of 6 (2 x 3 values) whose positions take their channels from the merged
+        // dim's inner axis (step 1, 3 channels) or its outer one (step 3, 2 channels): the
+        // words by position (`Plan::channels_by_position`).
+        (micro(&[2, 32, 2, 3], &[0, 2, 3, 1], merged, 0, 0), six_cols),
+        (
+            micro(&[2, 32, 2, 3], &[0, 2, 3, 1], pair(1, Dtype::U8), 0, 0),
+            six_cols,
+        ),
+        (
+            micro(&[2, 2, 3, 32], &[0, 3, 1, 2], pair(3, Dtype::F32), 16, 32),
+            six_rows,
+        ),
+        (
+            micro(&[2, 2, 3, 32], &[0, 3, 1, 2], pair(2, Dtype::F32), 16, 32),
+            six_rows,
+        ),
     ];
     check(p, &cases);
 }

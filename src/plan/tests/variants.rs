@@ -427,3 +427,56 @@ fn flat_strips_take_images_of_any_size() {
         assert!(all.contains(&v), "{v} is not validated");
     }
 }
+
+#[test]
+fn strips_hold_their_channels_by_position() {
+    use crate::convert::{Conversion, Dtype};
+    let cpu = cpu();
+    let affine = |axis: usize, n: usize| {
+        Conversion::new(Dtype::U8, Dtype::F32)
+            .unwrap()
+            .with_affine(axis, &[0.5, 2.0, -1.0][..n], &[1.0, 0.0, 3.0][..n])
+            .unwrap()
+    };
+    let planned = |shape: &[usize], perm: &[usize], c: &Conversion| {
+        let mut req = Request::new(shape, perm, 1);
+        req.conversion = Some(c);
+        plan::plan(&req, &cpu).unwrap()
+    };
+    // The image's three channels, and strips of 6 (2 x 3 values) whose channels step by 3
+    // (the merged dim's outer axis) or by 1 (its inner axis, two rounds of 3).
+    let image = planned(&[32, 224, 224, 3], &[0, 3, 1, 2], &affine(1, 3));
+    assert_eq!(image.channels_by_position(), Some(3), "{image}");
+    for (axis, n, want) in [(1, 2, [0, 0, 0, 1, 1, 1]), (2, 3, [0, 1, 2, 0, 1, 2])] {
+        let p = planned(&[2, 32, 2, 3], &[0, 2, 3, 1], &affine(axis, n));
+        assert_eq!(p.channels_by_position(), Some(6), "{p}");
+        // Step 1, six positions, then each position's scale and (64 words on) its bias.
+        let words = crate::shaders::params(&p, &p.chunks[0]);
+        let scales: Vec<u32> = want
+            .iter()
+            .map(|&c| [0.5f32, 2.0, -1.0][c].to_bits())
+            .collect();
+        let biases: Vec<u32> = want
+            .iter()
+            .map(|&c| [1.0f32, 0.0, 3.0][c].to_bits())
+            .collect();
+        let at = (0..words.len() - 6)
+            .find(|&i| words[i..i + 2] == [1, 6] && words[i + 4..i + 10] == scales[..])
+            .unwrap_or_else(|| panic!("no table by position in {words:?}"));
+        let bias_at = at + 4 + crate::convert::MAX_CHANNELS;
+        assert_eq!(words[bias_at..bias_at + 6], biases[..], "{p}");
+    }
+    // Square blocks' channels move with the block: computed, not by position.
+    let columns = Conversion::new(Dtype::U8, Dtype::F32)
+        .unwrap()
+        .with_affine(1, &[2.0; 64], &[1.0; 64])
+        .unwrap();
+    let square = planned(&[2, 64, 64], &[0, 2, 1], &columns);
+    assert!(
+        square
+            .variant()
+            .and_then(|v| v.block())
+            .is_some_and(|b| b.strip.is_none())
+    );
+    assert_eq!(square.channels_by_position(), None, "{square}");
+}
