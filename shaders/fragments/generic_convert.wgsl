@@ -10,13 +10,35 @@ const DST_MASK: u32 = 0xffffffffu >> (32u - DST_BITS);
 const AFFINE: bool = {{AFFINE}};
 const MAX_CHANNELS: u32 = {{MAX_CHANNELS}};
 
-// Output element `o`, whose source element's bits are `bits`, converted.
-fn converted(bits: u32, o: Idx) -> u32 {
+// The affine's channel cursor at output element `o`: its channel, `(o / step) % count`,
+// and its place within the channel's step. Consecutive elements move it on with
+// `channel_next`, without dividing: a CPU divides lane by lane, and the two divisions of
+// each element took half the generic kernel's time on lavapipe (the 224-pixel image
+// normalised, 15.2-16.2 ms against 7.9-8.0 without the affine).
+fn channel_at(o: Idx) -> vec2<u32> {
+    if !AFFINE {
+        return vec2<u32>(0u, 0u);
+    }
+    // The step fits in 32 bits (a binding's elements), so the place wraps exactly.
+    let step = param(CONVERT_WORDS);
+    let q = idiv(o, ix(step));
+    return vec2<u32>(iu32(imod(q, ix(param(CONVERT_WORDS + 1u)))), iu32(o) - iu32(q) * step);
+}
+
+// The cursor of the next output element.
+fn channel_next(at: vec2<u32>) -> vec2<u32> {
+    let place = at.y + 1u;
+    let next = place == param(CONVERT_WORDS);
+    let c = at.x + select(0u, 1u, next);
+    return vec2<u32>(select(c, 0u, c == param(CONVERT_WORDS + 1u)), select(place, 0u, next));
+}
+
+// An output element whose channel cursor is `at`, from its source element's bits.
+fn converted_at(bits: u32, at: vec2<u32>) -> u32 {
     var b = src_to_f32(bits);
     if AFFINE {
-        let c = iu32(imod(idiv(o, ix(param(CONVERT_WORDS))), ix(param(CONVERT_WORDS + 1u))));
-        let scale = bitcast<f32>(param(CONVERT_WORDS + 4u + c));
-        let bias = bitcast<f32>(param(CONVERT_WORDS + 4u + MAX_CHANNELS + c));
+        let scale = bitcast<f32>(param(CONVERT_WORDS + 4u + at.x));
+        let bias = bitcast<f32>(param(CONVERT_WORDS + 4u + MAX_CHANNELS + at.x));
         b = affine_f32(b, scale, bias);
     }
     return f32_to_dst(b);

@@ -4,15 +4,17 @@
 fn move_item(w: Idx) {
     var word = 0u;
     var keep = 0u;
+    var ch = channel_at(imul(w, ix(DST_PACK)));
     for (var l = 0u; l < DST_PACK; l++) {
         let o = iadd(imul(w, ix(DST_PACK)), ix(l));
         if ilt(o, ip(N_UNITS)) {
             let s = iadd(ip(SRC_OFF), src_offset(o));
             let bits = lane(load_src(iu32(idiv(s, ix(PACK)))), iu32(imod(s, ix(PACK))));
-            word |= converted(bits, o) << (l * DST_BITS);
+            word |= converted_at(bits, ch) << (l * DST_BITS);
         } else {
             keep |= DST_MASK << (l * DST_BITS);
         }
+        ch = channel_next(ch);
     }
     let d = iu32(iadd(idiv(ip(DST_OFF), ix(DST_PACK)), w));
     if keep != 0u {

@@ -9,6 +9,7 @@ fn move_item(w: Idx) {
     var word = 0u;
     var keep = 0u;
     var d = ix(0u);
+    var ch = channel_at(imul(w, ix(DST_PACK)));
     for (var l = 0u; l < DST_PACK; l++) {
         let o = iadd(imul(w, ix(DST_PACK)), ix(l));
         if ilt(o, ip(N_UNITS)) {
@@ -20,12 +21,13 @@ fn move_item(w: Idx) {
             if at.inside {
                 let s = iadd(ip(SRC_OFF), at.s);
                 let bits = lane(load_src(iu32(idiv(s, ix(PACK)))), iu32(imod(s, ix(PACK))));
-                value = converted(bits, o);
+                value = converted_at(bits, ch);
             }
             word |= value << (l * DST_BITS);
         } else {
             keep |= DST_MASK << (l * DST_BITS);
         }
+        ch = channel_next(ch);
     }
     let at = iu32(idiv(iadd(ip(DST_OFF), d), ix(DST_PACK)));
     if keep != 0u {

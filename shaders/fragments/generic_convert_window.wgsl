@@ -14,7 +14,8 @@ fn move_item(w: Idx) {
             if at.inside {
                 let s = iadd(ip(SRC_OFF), at.s);
                 let bits = lane(load_src(iu32(idiv(s, ix(PACK)))), iu32(imod(s, ix(PACK))));
-                word |= converted(bits, o) << (l * DST_BITS);
+                // Its own channel: `o` wraps before the tensor, a cursor would not.
+                word |= converted_at(bits, channel_at(o)) << (l * DST_BITS);
                 taken = true;
             }
         }

@@ -85,10 +85,13 @@ fn convert_move(c: ConvertKey, quads: bool, mode: Mode) -> Result<String, Templa
 /// source access `x` (of 4, 8 or 16 bytes), converted, and packed into the destination
 /// access `y`.
 fn quad(from: usize, to: usize) -> String {
-    let mut f = String::new();
+    let mut f = String::from("    var ch = channel_at(o);\n");
     for i in 0..4 {
         let bits = super::strip::quad_bits(from, "x", i);
-        let _ = writeln!(f, "    let e{i} = converted({bits}, iadd(o, ix({i}u)));");
+        let _ = writeln!(f, "    let e{i} = converted_at({bits}, ch);");
+        if i < 3 {
+            f += "    ch = channel_next(ch);\n";
+        }
     }
     let e: Vec<String> = (0..4).map(|i| format!("e{i}")).collect();
     f + &format!("    let y = {};", super::strip::quad_value(to, &e))

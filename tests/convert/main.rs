@@ -7,6 +7,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod generic;
 mod gpu;
 mod micro;
 mod ops;
