@@ -4,6 +4,7 @@
 
 use super::{Bench, BenchError, Stats, bench_bytes};
 use crate::convert::{Conversion, Dtype};
+use crate::plan::View;
 use crate::{Relayout, captured, reference, upload};
 
 /// One conversion case: the fused operation and its two passes.
@@ -21,40 +22,60 @@ pub struct ConvertCase {
 
 impl ConvertCase {
     fn new(shape: &[usize], perm: &[usize], c: Conversion, what: &str) -> Self {
-        let list = |v: &[usize]| {
-            v.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join(",")
-        };
         let permute = Relayout::permute(shape, perm, c.from().size()).expect("a valid case");
-        let out = permute.out_shape().to_vec();
+        let label = format!("[{}] ({})", list(shape), list(perm));
+        Self::of(permute, c, label, what)
+    }
+
+    /// The centre `keep` x `keep` pixels of images `[n, h, w, c]`, permuted by `perm`: the
+    /// crop and normalisation that start a vision model.
+    fn cropped(shape: [usize; 4], keep: usize, perm: &[usize], c: Conversion, what: &str) -> Self {
+        let centre = |v: View, axis| {
+            let start = (shape[axis] - keep) / 2;
+            v.slice(axis, start..start + keep, 1)
+        };
+        let view = centre(View::contiguous(&shape), 1)
+            .and_then(|v| centre(v, 2))
+            .and_then(|v| v.permuted_axes(perm))
+            .expect("a valid crop");
+        let len = shape.iter().product();
+        let crop = Relayout::view(view, len, c.from().size()).expect("a valid crop");
+        let label = format!("[{}] crop {keep} ({})", list(&shape), list(perm));
+        Self::of(crop, c, label, what)
+    }
+
+    /// The case of `moved` (in the source type) converting by `c`.
+    fn of(moved: Relayout, c: Conversion, label: String, what: &str) -> Self {
+        let out = moved.out_shape().to_vec();
         let identity: Vec<usize> = (0..out.len()).collect();
         let convert = Relayout::permute(&out, &identity, c.from().size())
             .and_then(|op| op.with_conversion(c.clone()))
             .expect("a valid conversion");
+        let names = format!("{} -> {}", c.from().name(), c.to().name());
         ConvertCase {
-            label: format!(
-                "[{}] ({}) {} -> {}{what}",
-                list(shape),
-                list(perm),
-                c.from().name(),
-                c.to().name()
-            ),
-            fused: permute
+            label: format!("{label} {names}{what}"),
+            fused: moved
                 .clone()
                 .with_conversion(c)
                 .expect("a valid conversion"),
-            permute,
+            permute: moved,
             convert,
         }
     }
 
     /// Bytes the fused operation reads and writes.
     pub fn traffic(&self) -> u64 {
-        let n = self.fused.src_len() as u64;
-        n * (self.fused.elem_size() + self.fused.dst_elem_size()) as u64
+        let n: usize = self.fused.out_shape().iter().product();
+        n as u64 * (self.fused.elem_size() + self.fused.dst_elem_size()) as u64
     }
+}
+
+/// `1,2,3`.
+fn list(v: &[usize]) -> String {
+    v.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// The suite: an image batch into a vision model and back out, and attention heads
@@ -114,6 +135,14 @@ pub fn convert_suite_sized(outer: &dyn Fn(usize) -> usize, affine: bool) -> Vec<
             " * 255",
         ),
         ConvertCase::new(&[outer(8), 512, 16, 64], &[0, 2, 1, 3], narrow, ""),
+        // Centre crops of 256 pixels to 224 (rows and the crop's corner in whole 16 bytes).
+        ConvertCase::cropped(
+            [outer(32), 256, 256, 3],
+            224,
+            &[0, 3, 1, 2],
+            normalise.clone(),
+            " normalised",
+        ),
         ConvertCase::new(
             &[outer(32), 299, 299, 3],
             &[0, 3, 1, 2],

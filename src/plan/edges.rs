@@ -26,8 +26,9 @@ use super::*;
 pub fn edge_parts(plan: &Plan) -> Option<Vec<(View, usize)>> {
     let generic_for_sides = plan.kernel == Kernel::Generic
         && plan.reasons.kernel == KernelReason::CpuNoMicro(Misfit::MicroSides);
-    // Converting views run generic (`plan_view`); a wider unit than the element is not a
-    // view's element.
+    // Views are parts already; conversions that blocks refuse keep their own reason
+    // (`select::choose_convert_kernel`); a wider unit than the element is not a view's
+    // element.
     if !generic_for_sides
         || plan.view.is_some()
         || plan.conversion.is_some()
@@ -134,9 +135,9 @@ pub fn with_edges(
 }
 
 /// The plan of a flat strip's tail (the last pixels its blocks do not cover, the box
-/// `lo..hi`): a view of the same request, as the view planner plans it (converting views
-/// run generic), its affine (if any) over the short dim `short`, with no forced choices:
-/// the request's were the blocks'.
+/// `lo..hi`): a view of the same request, as the view planner plans it (fewer pixels than
+/// a run of blocks: the generic kernel, mostly), its affine (if any) over the short dim
+/// `short`, with no forced choices: the request's were the blocks'.
 fn tail_plan(
     plan: &Plan,
     (lo, hi): (&[u64], &[u64]),

@@ -217,8 +217,9 @@ pub(super) fn choose_view_kernel(
 /// Whether a view's layout suits the tiled and micro kernels, which read rows of columns
 /// and write rows of output rows: its columns (the innermost lowered dim) at stride 1 in
 /// the source, its output rows at stride 1 in the destination, for packed data every other
-/// stride and the start in whole words, and unpadded unless `block_rows_bounded` (the micro
-/// kernel, which fills whole block rows: then no bound may span the columns). Plain
+/// stride and the start in whole words (for the micro kernel, `block_rows_bounded`, whose
+/// blocks check their accesses: forward strides), and unpadded unless `block_rows_bounded`
+/// (the micro kernel fills whole block rows: then no bound may span the columns). Plain
 /// permutes always suit.
 fn view_fits(plan: &Plan, block_rows_bounded: bool) -> Result<(), Misfit> {
     let (Some(v), Some(a)) = (&plan.view, plan.row_dim()) else {
@@ -231,11 +232,17 @@ fn view_fits(plan: &Plan, block_rows_bounded: bool) -> Result<(), Misfit> {
         (d == last || (v.src_strides[d] >= 0 && words(v.src_strides[d])))
             && (d == a || words(v.dst_strides[d] as i64))
     }) && plan.src_start().is_multiple_of(4);
+    // The micro kernel checks its own accesses (`micro_block`: whole ones, or a strip's
+    // span over rows of odd bytes, as a crop of interleaved pixels has them).
+    let packed_fits = match block_rows_bounded {
+        true => v.src_strides.iter().all(|&s| s >= 0),
+        false => packed_words,
+    };
     let bounded_columns = v.bounds.iter().any(|(dims, _)| dims.contains(&last));
     if !v.bounds.is_empty() && (!block_rows_bounded || bounded_columns) {
         return Err(Misfit::Padded);
     }
-    if v.src_strides[last] != 1 || v.dst_strides[a] != 1 || (pack > 1 && !packed_words) {
+    if v.src_strides[last] != 1 || v.dst_strides[a] != 1 || (pack > 1 && !packed_fits) {
         return Err(Misfit::ViewLayout);
     }
     Ok(())
@@ -477,7 +484,15 @@ pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
         return Err(Misfit::InnermostStays);
     };
     view_fits(plan, true)?;
-    if plan.conversion.is_some() && plan.view.is_some() {
+    // A converting view in blocks: strided and broadcast sources (a crop, say) into a
+    // contiguous output, whose positions name the affine's channels; its fill would be
+    // converted, and its reversed units are not elements.
+    if plan.conversion.is_some()
+        && plan
+            .view
+            .as_ref()
+            .is_some_and(|v| !v.bounds.is_empty() || v.reversed || !v.dst_contiguous)
+    {
         return Err(Misfit::ViewLayout);
     }
     let (a, last) = (plan.row_dim().unwrap_or(0), plan.dims.len() - 1);

@@ -208,14 +208,9 @@ pub fn plan_view(
     }
     (plan.index, plan.reasons.index) = select::choose_index(&plan, caps, &req.options)?;
     if converting {
-        if req.options.kernel.is_some_and(|k| k != Kernel::Generic) {
-            return Err(PermuteError::ForcedChoice {
-                what: "kernel",
-                why: "conversions run on the generic kernel",
-            });
-        }
-        plan.kernel = Kernel::Generic;
-        plan.reasons.kernel = KernelReason::Conversion;
+        let limit = binding_limit(caps, &req.options);
+        (plan.kernel, plan.reasons.kernel) =
+            select::choose_convert_kernel(&plan, caps, &req.options, limit)?;
         return finish(plan, caps, &req.options, learned);
     }
     let layout = plan.view.as_ref().expect("set above");

@@ -5,7 +5,7 @@
 
 use wgpu_permute::Relayout;
 use wgpu_permute::convert::{Conversion, Dtype};
-use wgpu_permute::plan::{Block, Kernel, Options, Strip, Variant};
+use wgpu_permute::plan::{Block, Kernel, Options, Strip, Variant, View};
 
 use super::common;
 
@@ -276,4 +276,76 @@ fn images_and_heads_convert_on_micro_blocks() {
         ),
     ];
     check(p, &cases);
+}
+
+/// Converting views on micro blocks (CPU adapters): a centre crop of interleaved images
+/// normalised into planes, a crop of planes back to interleaved bytes, a strided slice
+/// (every other row) and a broadcast row, each against the reference with guard bytes;
+/// views the blocks cannot take (padded, a flipped innermost dim) run generic.
+#[test]
+fn converting_views_run_on_micro_blocks() {
+    let Some(p) = common::gpu() else { return };
+    let normalise = |from: Dtype, to: Dtype, axis: usize| {
+        Conversion::new(from, to)
+            .unwrap()
+            .normalized(axis, &[0.485, 0.456, 0.406], &[0.229, 0.224, 0.225])
+            .unwrap()
+    };
+    let crop = |shape: &[usize], axes: [usize; 2], keep: usize| {
+        let mut v = View::contiguous(shape);
+        for axis in axes {
+            let start = (shape[axis] - keep) / 2;
+            v = v.slice(axis, start..start + keep, 1).unwrap();
+        }
+        v
+    };
+    let view = |v: View, src_len: usize, elem: usize, c: Conversion| {
+        Relayout::view(v, src_len, elem)
+            .unwrap()
+            .with_conversion(c)
+            .unwrap()
+    };
+    let mut cases: Vec<(Relayout, Kernel)> = Vec::new();
+    // [2, 64, 64, 3] u8 -> centre 32 x 32 -> [2, 3, 32, 32] f32, normalised (rows and the
+    // crop's corner in whole 16 bytes, as a 224 crop of 256 pixels has them).
+    let images = crop(&[2, 64, 64, 3], [1, 2], 32).permuted_axes(&[0, 3, 1, 2]);
+    let images = images.unwrap();
+    let n = 2 * 64 * 64 * 3;
+    cases.push((
+        view(images, n, 1, normalise(Dtype::U8, Dtype::F32, 1)),
+        Kernel::Micro,
+    ));
+    // [2, 3, 64, 64] f32 -> centre 32 x 32 -> [2, 32, 32, 3] u8, * 255.
+    let planes = crop(&[2, 3, 64, 64], [2, 3], 32).permuted_axes(&[0, 2, 3, 1]);
+    let to_bytes = Conversion::new(Dtype::F32, Dtype::U8)
+        .unwrap()
+        .with_affine(3, &[255.0, 200.0, 100.0], &[0.5, 0.0, -3.0])
+        .unwrap();
+    cases.push((view(planes.unwrap(), n, 4, to_bytes), Kernel::Micro));
+    // Every other row of a [64, 32] f32 matrix, transposed, to f16; a broadcast row.
+    let rows = View::contiguous(&[64, 32]).slice(0, 0..64, 2).unwrap();
+    let heads = Conversion::new(Dtype::F32, Dtype::F16).unwrap();
+    let rows = rows.permuted_axes(&[1, 0]).unwrap();
+    cases.push((view(rows, 64 * 32, 4, heads.clone()), Kernel::Micro));
+    let row = View::contiguous(&[1, 32]).broadcast(&[16, 32]).unwrap();
+    let row = row.permuted_axes(&[1, 0]).unwrap();
+    cases.push((view(row, 32, 4, heads.clone()), Kernel::Micro));
+    // Padded, and flipped along the source's innermost dim: element by element.
+    let padded = View::contiguous(&[32, 32]).pad(0, 0, 16).unwrap();
+    let padded = padded.permuted_axes(&[1, 0]).unwrap();
+    let fill = [0u8; 2];
+    let padded = Relayout::view(padded, 32 * 32, 4)
+        .unwrap()
+        .with_fill(&fill)
+        .with_conversion(heads.clone())
+        .unwrap();
+    cases.push((padded, Kernel::Generic));
+    let flipped = View::contiguous(&[32, 32]).invert_axis(1).unwrap();
+    let flipped = flipped.permuted_axes(&[1, 0]).unwrap();
+    cases.push((view(flipped, 32 * 32, 4, heads), Kernel::Generic));
+    let ops: Vec<Relayout> = cases.iter().map(|(op, _)| op.clone()).collect();
+    for ((op, want), result) in cases.iter().zip(common::check_many(p, &ops)) {
+        let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
+        assert_eq!(plan.kernel, *want, "{plan}");
+    }
 }
