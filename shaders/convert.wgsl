@@ -49,18 +49,14 @@ fn f16_to_f32(h: u32) -> u32 {
     let sign = (h & 0x8000u) << 16u;
     let e = (h >> 10u) & 0x1fu;
     let m = h & 0x3ffu;
-    if e == 0x1fu {
-        return sign | 0x7f800000u | (m << 13u);
-    }
-    if e != 0u {
-        return sign | ((e + 112u) << 23u) | (m << 13u);
-    }
-    if m == 0u {
-        return sign;
-    }
-    // A subnormal, m * 2^-24: normalised, it is a normal f32.
+    let normal = ((e + 112u) << 23u) | (m << 13u);
+    // A subnormal, m * 2^-24: normalised, it is a normal f32 (for m = 0 the value is
+    // garbage, and not chosen).
     let top = 31u - countLeadingZeros(m);
-    return sign | ((top + 103u) << 23u) | ((m << (23u - top)) & 0x7fffffu);
+    let subnormal = ((top + 103u) << 23u) | ((m << ((23u - top) & 31u)) & 0x7fffffu);
+    var f = select(subnormal, normal, e != 0u);
+    f = select(f, 0x7f800000u | (m << 13u), e == 0x1fu);
+    return sign | select(f, 0u, (h & 0x7fffu) == 0u);
 }
 
 fn bf16_to_f32(h: u32) -> u32 {
@@ -73,33 +69,25 @@ fn f32_to_f32(b: u32) -> u32 {
 
 fn f32_to_f16(b: u32) -> u32 {
     let sign = (b >> 16u) & 0x8000u;
-    let e = (b >> 23u) & 0xffu;
-    let m = b & 0x7fffffu;
-    if e == 0xffu {
-        // Infinity, or NaN made quiet with the top of its payload.
-        return sign | 0x7c00u | select(0u, 0x200u | (m >> 13u), m != 0u);
-    }
-    let exp = i32(e) - 127;
-    if exp > 15 {
-        return sign | 0x7c00u;
-    }
-    if exp >= -14 {
-        // Normal: keep 10 of 23 mantissa bits; a carry may reach the exponent, and from
-        // the largest finite value, infinity.
-        let h = (u32(exp + 15) << 10u) | (m >> 13u);
-        let rest = m & 0x1fffu;
-        return sign | (h + select(0u, 1u, rest > 0x1000u || (rest == 0x1000u && (h & 1u) == 1u)));
-    }
-    if exp < -25 {
-        return sign;
-    }
-    // Subnormal, in units of 2^-24 (a carry may give the smallest normal, as it should).
-    let full = 0x800000u | m;
-    let shift = u32(-1 - exp);
+    let a = b & 0x7fffffffu;
+    // Normal: the exponent rebased, 10 of 23 mantissa bits kept, rounded to nearest even
+    // (0xfff, plus the kept part's last bit, carries exactly when the rest is over half,
+    // or half with an odd kept part); a carry may reach the exponent, and from the largest
+    // finite value or beyond, infinity (the min).
+    let normal = min((a - 0x38000000u + 0xfffu + ((a >> 13u) & 1u)) >> 13u, 0x7c00u);
+    // Subnormal, in units of 2^-24 (a carry may give the smallest normal, as it should):
+    // 14 to 24 bits shifted out; more leave nothing, and round to zero.
+    let shift = min(126u - (a >> 23u), 31u);
+    let full = 0x800000u | (a & 0x7fffffu);
     let h = full >> shift;
     let rest = full & ((1u << shift) - 1u);
     let half = 1u << (shift - 1u);
-    return sign | (h + select(0u, 1u, rest > half || (rest == half && (h & 1u) == 1u)));
+    let subnormal = h + select(0u, 1u, rest > half || (rest == half && (h & 1u) == 1u));
+    // Infinity, or NaN made quiet with the top of its payload.
+    let special = 0x7c00u | select(0u, 0x200u | ((a & 0x7fffffu) >> 13u), a > 0x7f800000u);
+    var f = select(subnormal, normal, a >= 0x38800000u);
+    f = select(f, special, a >= 0x7f800000u);
+    return sign | f;
 }
 
 fn f32_to_bf16(b: u32) -> u32 {
@@ -109,19 +97,11 @@ fn f32_to_bf16(b: u32) -> u32 {
     return (b + 0x7fffu + ((b >> 16u) & 1u)) >> 16u;
 }
 
-// np.clip(np.rint(y), 0, 255); NaN gives 0. WGSL's round() takes ties to even.
+// np.clip(np.rint(y), 0, 255); NaN gives 0 (checked on the bits: clamp leaves NaN to the
+// implementation). WGSL's round() takes ties to even.
 fn f32_to_u8(b: u32) -> u32 {
-    if (b & 0x7fffffffu) > 0x7f800000u {
-        return 0u;
-    }
-    let y = bitcast<f32>(b);
-    if y <= 0.0 {
-        return 0u;
-    }
-    if y >= 255.0 {
-        return 255u;
-    }
-    return u32(round(y));
+    let y = clamp(bitcast<f32>(b), 0.0, 255.0);
+    return select(u32(round(y)), 0u, (b & 0x7fffffffu) > 0x7f800000u);
 }
 
 // y = x * scale + bias in f32, on bits.
