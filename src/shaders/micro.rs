@@ -106,10 +106,34 @@ pub(super) fn block_convert_fn(affine: bool) -> String {
         ),
         false => ("", ""),
     };
-    format!(
+    let cvt = format!(
         "\nconst MAX_CHANNELS: u32 = {MAX_CHANNELS}u;\n\n// Source bits to destination bits, through f32 (and the affine).\nfn cvt(bits: u32{params}) -> u32 {{\n    var b = src_to_f32(bits);\n{apply}    return f32_to_dst(b);\n}}\n\n"
-    )
+    );
+    match affine {
+        true => cvt + CHANNEL_CURSOR,
+        false => cvt,
+    }
 }
+
+/// The affine's channel cursor of a block's rows or columns (the generic kernel's, in
+/// `generic_convert.wgsl`, over its elements).
+const CHANNEL_CURSOR: &str =
+    "// The channel cursor at index `i` of a block's rows or columns: its channel, (i / step) %
+// count, and its place within the step; `channel_next` moves it to the next index without
+// dividing (a CPU divides lane by lane: two divisions a row).
+fn channel_at(i: u32) -> vec2<u32> {
+    let q = i / param(CONVERT);
+    return vec2<u32>(q % param(CONVERT + 1u), i - q * param(CONVERT));
+}
+
+fn channel_next(at: vec2<u32>) -> vec2<u32> {
+    let place = at.y + 1u;
+    let next = place == param(CONVERT);
+    let c = at.x + select(0u, 1u, next);
+    return vec2<u32>(select(c, 0u, c == param(CONVERT + 1u)), select(place, 0u, next));
+}
+
+";
 
 /// Element sizes of the two sides of a micro block, and its conversion (if any).
 #[derive(Clone, Copy)]
@@ -270,16 +294,27 @@ pub(super) fn block_move(
     };
     // A strip's own short dim holds its channels by position (`Plan::channels_by_position`:
     // the words are by position, and position `i` is word `i`), other blocks' are computed.
+    // Computed ones divide once, for the first, and move a cursor on (`channel_next`).
     let channels = |first: &str, name: &str, n: u32| {
-        (0..n)
-            .map(|i| {
-                let ch = match first {
-                    "0u" => format!("{i}u"),
-                    _ => format!("(({first} + {i}u) / param(CONVERT)) % param(CONVERT + 1u)"),
-                };
-                read(&format!("_{name}{i}"), &ch)
-            })
-            .collect::<String>()
+        let cursor = format!("ch_{name}");
+        let mut f = match (first, affine) {
+            ("0u", _) | (_, false) => String::new(),
+            _ => format!(
+                "        var {cursor} = channel_at({first});
+"
+            ),
+        };
+        for i in 0..n {
+            let ch = match first {
+                "0u" => format!("{i}u"),
+                _ => format!("{cursor}.x"),
+            };
+            f += &read(&format!("_{name}{i}"), &ch);
+            if first != "0u" && affine && i + 1 < n {
+                let _ = writeln!(f, "        {cursor} = channel_next({cursor});");
+            }
+        }
+        f
     };
     let reads = match channel {
         Some(ChannelAt::Rows) => channels(first_row, "r", block.rows()),

@@ -167,6 +167,20 @@ fn the_affine_takes_its_channel_from_rows_columns_or_the_batch() {
             ),
             any,
         ));
+        // Rows of merged (s, 3) values whose channels wrap inside a block: 3 channels a
+        // step of 1 apart, or s of them 3 apart.
+        for (axis, n) in [(3, 3), (2, s)] {
+            cases.push((
+                micro(
+                    &[2, s, 3, 2 * s],
+                    &[0, 3, 1, 2],
+                    affine(from, to, axis, n),
+                    16,
+                    32,
+                ),
+                any,
+            ));
+        }
         // The batch: one dim, then a channel axis merged with another (a step of 2).
         cases.push((
             micro(&[4, s, 2 * s], &[0, 2, 1], affine(from, to, 0, 4), 96, 192),
