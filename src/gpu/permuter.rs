@@ -386,7 +386,7 @@ impl Permuter {
 
 /// One-call permute of `src` into `dst` (both contiguous row-major; output dim `i` is input
 /// dim `perm[i]`). Submits on `queue` and returns what was submitted without waiting: its
-/// [`Prepared::plans`] (several for a permute that runs in parts, `plan::edge_parts`).
+/// [`Prepared::plans`] (several for a permute that runs in parts, `plan::with_edges`).
 /// Compiles its pipelines on every call: hold a [`Permuter`] for repeated use, and record
 /// into your own encoder with [`Permuter::record`].
 pub fn gpu_permute(

@@ -28,7 +28,7 @@ impl Prepared {
     }
 
     /// One plan per part of the operation, in order (one for all but crops, concats and
-    /// permutes that run in parts, `plan::edge_parts`).
+    /// permutes that run in parts, `plan::with_edges`).
     pub fn plans(&self) -> &[Plan] {
         &self.plans
     }
