@@ -81,7 +81,8 @@ fn f32_to_f16(b: u32) -> u32 {
     let full = 0x800000u | (a & 0x7fffffu);
     let h = full >> shift;
     let rest = full & ((1u << shift) - 1u);
-    let half = 1u << (shift - 1u);
+    // (shift is 0 for values that are not subnormal, and not chosen: no shift by -1.)
+    let half = (1u << shift) >> 1u;
     let subnormal = h + select(0u, 1u, rest > half || (rest == half && (h & 1u) == 1u));
     // Infinity, or NaN made quiet with the top of its payload.
     let special = 0x7c00u | select(0u, 0x200u | ((a & 0x7fffffu) >> 13u), a > 0x7f800000u);

@@ -248,8 +248,8 @@ impl Relayout {
 
     /// Plans every part for a device with `caps`, as a permuter on it would before it has
     /// learnt anything (no wgpu involved): for tools and tests. A permute (or a view that is
-    /// one) may plan as several parts (`plan::with_edges`: odd sides' edges, a flat strip's tail). [`Permuter::prepare`] plans
-    /// on a device.
+    /// one) may plan as several parts (`plan::with_edges`: odd sides' edges, a flat strip's
+    /// tail). [`Permuter::prepare`] plans on a device.
     ///
     /// [`Permuter::prepare`]: crate::Permuter::prepare
     pub fn plan(&self, caps: &DeviceCaps) -> Result<Vec<Plan>, PermuteError> {

@@ -19,7 +19,7 @@ fn channel_at(o: Idx) -> vec2<u32> {
     if !AFFINE {
         return vec2<u32>(0u, 0u);
     }
-    // The step fits in 32 bits (a binding's elements), so the place wraps exactly.
+    // The place is below the step, which the words hold in 32 bits: exact modulo 2^32.
     let step = param(CONVERT_WORDS);
     let q = idiv(o, ix(step));
     return vec2<u32>(iu32(imod(q, ix(param(CONVERT_WORDS + 1u)))), iu32(o) - iu32(q) * step);

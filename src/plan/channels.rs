@@ -85,9 +85,7 @@ impl Plan {
             Kernel::Tiled if self.conversion.is_some() => super::tiled_strip(self).ok()?,
             _ => return None,
         };
-        match (strip, at) {
-            (Strip::Cols(n), ChannelAt::Cols) | (Strip::Rows(n), ChannelAt::Rows) => Some(n),
-            _ => None,
-        }
+        let (Strip::Cols(n) | Strip::Rows(n)) = strip;
+        strip.carries(at).then_some(n)
     }
 }

@@ -103,6 +103,18 @@ pub enum Strip {
     Rows(u32),
 }
 
+impl Strip {
+    /// Whether the strip's short dim (taken whole) is the block index `at` names: then its
+    /// channels sit at fixed positions (`Plan::channels_by_position`).
+    pub fn carries(self, at: super::ChannelAt) -> bool {
+        use super::ChannelAt;
+        matches!(
+            (self, at),
+            (Strip::Cols(_), ChannelAt::Cols) | (Strip::Rows(_), ChannelAt::Rows)
+        )
+    }
+}
+
 impl Block {
     /// The wide block of a movement size: 16 bytes a side, 2x2 for 16-byte units.
     pub fn wide(unit: u32) -> Option<Block> {

@@ -217,11 +217,10 @@ pub(super) fn choose_view_kernel(
 /// Whether a view's layout suits the tiled and micro kernels, which read rows of columns
 /// and write rows of output rows: its columns (the innermost lowered dim) at stride 1 in
 /// the source, its output rows at stride 1 in the destination, for packed data every other
-/// stride and the start in whole words (for the micro kernel, `block_rows_bounded`, whose
-/// blocks check their accesses: forward strides), and unpadded unless `block_rows_bounded`
-/// (the micro kernel fills whole block rows: then no bound may span the columns). Plain
-/// permutes always suit.
-fn view_fits(plan: &Plan, block_rows_bounded: bool) -> Result<(), Misfit> {
+/// stride and the start in whole words (for the `micro` kernel, whose blocks check their
+/// accesses: forward strides), and unpadded but on the `micro` kernel (which fills whole
+/// block rows: then no bound may span the columns). Plain permutes always suit.
+fn view_fits(plan: &Plan, micro: bool) -> Result<(), Misfit> {
     let (Some(v), Some(a)) = (&plan.view, plan.row_dim()) else {
         return Ok(());
     };
@@ -234,12 +233,12 @@ fn view_fits(plan: &Plan, block_rows_bounded: bool) -> Result<(), Misfit> {
     }) && plan.src_start().is_multiple_of(4);
     // The micro kernel checks its own accesses (`micro_block`: whole ones, or a strip's
     // span over rows of odd bytes, as a crop of interleaved pixels has them).
-    let packed_fits = match block_rows_bounded {
+    let packed_fits = match micro {
         true => v.src_strides.iter().all(|&s| s >= 0),
         false => packed_words,
     };
     let bounded_columns = v.bounds.iter().any(|(dims, _)| dims.contains(&last));
-    if !v.bounds.is_empty() && (!block_rows_bounded || bounded_columns) {
+    if !v.bounds.is_empty() && (!micro || bounded_columns) {
         return Err(Misfit::Padded);
     }
     if v.src_strides[last] != 1 || v.dst_strides[a] != 1 || (pack > 1 && !packed_fits) {

@@ -292,33 +292,32 @@ pub(super) fn block_move(
         ),
         false => String::new(),
     };
-    // A strip's own short dim holds its channels by position (`Plan::channels_by_position`:
-    // the words are by position, and position `i` is word `i`), other blocks' are computed.
-    // Computed ones divide once, for the first, and move a cursor on (`channel_next`).
-    let channels = |first: &str, name: &str, n: u32| {
+    // A strip whose short dim carries the channels holds them by position
+    // (`Plan::channels_by_position`: position `i` is word `i`); other blocks divide once,
+    // for their first row or column, and move a cursor on (`channel_next`).
+    let by_position = |at| block.strip.is_some_and(|s: Strip| s.carries(at));
+    let channels = |at: ChannelAt, first: &str, name: &str, n: u32| {
         let cursor = format!("ch_{name}");
-        let mut f = match (first, affine) {
-            ("0u", _) | (_, false) => String::new(),
-            _ => format!(
-                "        var {cursor} = channel_at({first});
-"
-            ),
+        let computed = affine && !by_position(at);
+        let mut f = match computed {
+            true => format!("        var {cursor} = channel_at({first});\n"),
+            false => String::new(),
         };
         for i in 0..n {
-            let ch = match first {
-                "0u" => format!("{i}u"),
-                _ => format!("{cursor}.x"),
+            let ch = match computed {
+                true => format!("{cursor}.x"),
+                false => format!("{i}u"),
             };
             f += &read(&format!("_{name}{i}"), &ch);
-            if first != "0u" && affine && i + 1 < n {
+            if computed && i + 1 < n {
                 let _ = writeln!(f, "        {cursor} = channel_next({cursor});");
             }
         }
         f
     };
     let reads = match channel {
-        Some(ChannelAt::Rows) => channels(first_row, "r", block.rows()),
-        Some(ChannelAt::Cols) => channels(first_col, "c", block.cols()),
+        Some(ChannelAt::Rows) => channels(ChannelAt::Rows, first_row, "r", block.rows()),
+        Some(ChannelAt::Cols) => channels(ChannelAt::Cols, first_col, "c", block.cols()),
         Some(ChannelAt::Batch) => read("_b", "(b / param(CONVERT)) % param(CONVERT + 1u)"),
         None => read("_", "0u"),
     };

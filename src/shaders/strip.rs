@@ -120,11 +120,6 @@ fn quad_move(s: TiledStrip, ss: usize, ds: usize) -> String {
     let words = n * size;
     // The channel of each pixel or plane, where the affine varies over one: the plane is the
     // strip's short dim (the columns of a Cols strip, the rows of a Rows strip).
-    let plane_at = if interleaved_in {
-        ChannelAt::Cols
-    } else {
-        ChannelAt::Rows
-    };
     let read = |sfx: String, ch: String| -> String {
         match key.affine {
             true => format!(
@@ -137,7 +132,7 @@ fn quad_move(s: TiledStrip, ss: usize, ds: usize) -> String {
     let channels: String = match channel {
         Some(ChannelAt::Batch) => read("_b".into(), ch("b".into())),
         // By position (`Plan::channels_by_position`): plane `c`'s values are word `c`.
-        Some(at) if at == plane_at => (0..n)
+        Some(at) if s.strip.carries(at) => (0..n)
             .map(|c| read(format!("_c{c}"), format!("{c}u")))
             .collect(),
         Some(_) => (0..4)
@@ -147,7 +142,7 @@ fn quad_move(s: TiledStrip, ss: usize, ds: usize) -> String {
     };
     let sfx = |k: usize, c: usize| match channel {
         Some(ChannelAt::Batch) => "_b".to_string(),
-        Some(at) if at == plane_at => format!("_c{c}"),
+        Some(at) if s.strip.carries(at) => format!("_c{c}"),
         Some(_) => format!("_p{k}"),
         None => "_".into(),
     };

@@ -5,7 +5,7 @@
 
 use wgpu_permute::Relayout;
 use wgpu_permute::convert::{Conversion, Dtype};
-use wgpu_permute::plan::{Kernel, Options};
+use wgpu_permute::plan::{IndexMath, Kernel, Options};
 
 use super::common;
 
@@ -39,22 +39,31 @@ fn the_channel_cursor_crosses_channels_within_a_thread() {
                 .with_affine(axis, &scale, &bias)
                 .unwrap()
         };
-        // Output shape, then the channel axis and its count: steps of 5, 21, 7, 1 and 8
-        // elements, none a whole number of runs of 8 or words of 4 but the last.
-        let cases: [(&[usize], &[usize], usize, usize); 5] = [
+        // Input shape, permutation, then the output's channel axis and its count: steps of
+        // 5, 21, 7, 1 and 8 elements, none a whole number of runs of 8 or words of 4 but the
+        // last; then 3 channels a step of 1 apart inside quads (an innermost 4 x 3 that
+        // stays), each with 32-bit index math and with both 64-bit forms.
+        let cases: [(&[usize], &[usize], usize, usize); 6] = [
             (&[2, 5, 3], &[0, 2, 1], 1, 3),
             (&[3, 7, 2], &[2, 0, 1], 0, 2),
             (&[3, 7, 2], &[2, 0, 1], 1, 3),
             (&[4, 6, 3], &[1, 0, 2], 2, 3),
             (&[2, 8, 12], &[0, 2, 1], 1, 12),
+            (&[2, 5, 4, 3], &[1, 0, 2, 3], 3, 3),
         ];
+        let indices = [IndexMath::U32, IndexMath::U64, IndexMath::U32Pair];
         for (i, (shape, perm, axis, n)) in cases.into_iter().enumerate() {
-            let at = (i + k) as u64;
-            let op = Relayout::permute(shape, perm, from.size())
-                .unwrap()
-                .with_options(generic)
-                .with_offsets(4 * at * from.size() as u64, 4 * at * to.size() as u64);
-            ops.push(op.with_conversion(affine(axis, n)).unwrap());
+            for index in indices {
+                let at = (i + k) as u64;
+                let op = Relayout::permute(shape, perm, from.size())
+                    .unwrap()
+                    .with_options(Options {
+                        index: Some(index),
+                        ..generic
+                    })
+                    .with_offsets(4 * at * from.size() as u64, 4 * at * to.size() as u64);
+                ops.push(op.with_conversion(affine(axis, n)).unwrap());
+            }
         }
         // A padded view: channels blocked by 4 (two of them padding), the affine over the
         // 4 channel positions of each block (the fill is not converted) and over the blocks.

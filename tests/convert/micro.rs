@@ -168,7 +168,7 @@ fn the_affine_takes_its_channel_from_rows_columns_or_the_batch() {
             any,
         ));
         // Rows of merged (s, 3) values whose channels wrap inside a block: 3 channels a
-        // step of 1 apart, or s of them 3 apart.
+        // step of 1 apart, or s of them 3 apart; and columns of them (3 channels).
         for (axis, n) in [(3, 3), (2, s)] {
             cases.push((
                 micro(
@@ -181,6 +181,16 @@ fn the_affine_takes_its_channel_from_rows_columns_or_the_batch() {
                 any,
             ));
         }
+        cases.push((
+            micro(
+                &[2, 2 * s, s, 3],
+                &[0, 2, 3, 1],
+                affine(from, to, 2, 3),
+                16,
+                32,
+            ),
+            any,
+        ));
         // The batch: one dim, then a channel axis merged with another (a step of 2).
         cases.push((
             micro(&[4, s, 2 * s], &[0, 2, 1], affine(from, to, 0, 4), 96, 192),
@@ -222,7 +232,7 @@ fn images_and_heads_convert_on_micro_blocks() {
         .unwrap();
     // Channels over output axis `axis` of the strips of 6 below: 2 or 3 of them.
     let pair = |axis: usize, from: Dtype| {
-        let n = if axis == 1 || axis == 2 && from == Dtype::F32 {
+        let n = if axis == 1 || (axis == 2 && from == Dtype::F32) {
             2
         } else {
             3
@@ -344,6 +354,9 @@ fn converting_views_run_on_micro_blocks() {
     let row = View::contiguous(&[1, 32]).broadcast(&[16, 32]).unwrap();
     let row = row.permuted_axes(&[1, 0]).unwrap();
     cases.push((view(row, 32, 4, heads.clone()), Kernel::Micro));
+    // A plain crop of bytes (no conversion) takes the same strip.
+    let bytes = crop(&[2, 64, 64, 3], [1, 2], 32).permuted_axes(&[0, 3, 1, 2]);
+    cases.push((Relayout::view(bytes.unwrap(), n, 1).unwrap(), Kernel::Micro));
     // Padded, and flipped along the source's innermost dim: element by element.
     let padded = View::contiguous(&[32, 32]).pad(0, 0, 16).unwrap();
     let padded = padded.permuted_axes(&[1, 0]).unwrap();

@@ -122,6 +122,27 @@ fn the_affine_takes_its_channel_from_planes_pixels_or_the_batch() {
         cases.push((rows, Strip::Cols(3)));
         let batch = tiled(&[4, 3, 260], &[0, 2, 1], affine(from, to, 0, 4), (0, 0));
         cases.push((batch, Strip::Rows(3)));
+        // Strips of 6 (2 x 3 values) whose positions take their channels from the merged
+        // dim's outer axis (a step of 3) or its inner one (3 channels, twice): the words by
+        // position (`Plan::channels_by_position`), both ways.
+        for (axis, n) in [(1, 2), (2, 3)] {
+            let cols = tiled(
+                &[2, 20, 2, 3],
+                &[0, 2, 3, 1],
+                affine(from, to, axis, n),
+                (0, 0),
+            );
+            cases.push((cols, Strip::Cols(6)));
+        }
+        for (axis, n) in [(2, 2), (3, 3)] {
+            let rows = tiled(
+                &[2, 2, 3, 20],
+                &[0, 3, 1, 2],
+                affine(from, to, axis, n),
+                (0, 0),
+            );
+            cases.push((rows, Strip::Rows(6)));
+        }
     }
     check(p, &cases);
 }
