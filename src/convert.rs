@@ -318,7 +318,9 @@ impl Conversion {
     }
 
     /// Checks the conversion against an output of `out_shape`: the affine's axis exists and
-    /// its channel count is the axis's length (or one).
+    /// its channel count is the axis's length (or one), and consecutive channels are fewer
+    /// than 2^32 elements apart (the kernels' 32-bit channel step; past one binding a
+    /// window counts positions in the whole output).
     pub fn check(&self, out_shape: &[usize]) -> Result<(), PermuteError> {
         let Some(affine) = &self.affine else {
             return Ok(());
@@ -334,6 +336,16 @@ impl Conversion {
             return invalid(format!(
                 "{} channel values for output axis {} of length {len}",
                 affine.scale.len(),
+                affine.axis
+            ));
+        }
+        let step = out_shape[affine.axis + 1..]
+            .iter()
+            .try_fold(1u64, |a, &d| a.checked_mul(d as u64));
+        if affine.scale.len() > 1 && step.is_none_or(|s| s > u64::from(u32::MAX)) {
+            return invalid(format!(
+                "per-channel values over output axis {}, whose channels are 2^32 or more \
+                 elements apart (one value for all, or an axis nearer the innermost)",
                 affine.axis
             ));
         }
@@ -458,6 +470,18 @@ mod tests {
         assert!(check(&[4, 4]).contains("does not exist"));
         assert!(check(&[4, 4, 3]).contains("2 channel values"));
         assert!(affine.check(&[4, 4, 2]).is_ok());
+        // Channels 2^32 elements apart: refused, not truncated (one value for all is fine).
+        let far = Conversion::new(Dtype::U8, Dtype::F32).unwrap();
+        let far = far.with_affine(0, &[1.0, 2.0], &[0.0, 0.0]).unwrap();
+        let why = match far.check(&[2, 1 << 16, 1 << 16]) {
+            Err(PermuteError::InvalidConversion(why)) => why,
+            other => panic!("{other:?}"),
+        };
+        assert!(why.contains("2^32"), "{why}");
+        assert!(far.check(&[2, 1 << 16, (1 << 16) - 1]).is_ok());
+        let one = Conversion::new(Dtype::U8, Dtype::F32).unwrap();
+        let one = one.with_affine(0, &[2.0], &[1.0]).unwrap();
+        assert!(one.check(&[2, 1 << 16, 1 << 16]).is_ok());
     }
 
     #[test]
