@@ -19,11 +19,14 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
     // strided packed rank 1, + specialised), and from rank 2 tiled, plus micro with wide
     // blocks for every unit (2x2 for 16 bytes) and narrow ones for units up to 4 (each one or
     // MICRO_RUNS per invocation, plain or padded); runs (plain and specialised) for unpacked
-    // units.
+    // units, and scattered ones from rank 3.
     let per_rank = |unit: usize, rank: usize| {
         let strided = 3 * (rank >= 2 || unit >= 4) as usize;
         let micro = 2 * (1 + MICRO_RUNS.len()) * (1 + (unit <= 4) as usize);
         let runs = 2 * (unit >= 4) as usize;
+        // Scattered runs (plain and specialised; the innermost dim stays, so from rank 3),
+        // with and without 64-bit accesses for 8/16-byte units.
+        let scatter = 2 * (unit >= 4 && rank >= 3) as usize * (1 + (unit >= 8) as usize);
         // 64-bit accesses: the 7 unpacked 32-bit-index generic variants above, and the
         // wide micro blocks (each run, plain or padded).
         let access64 = 7 * (unit >= 8) as usize + 2 * (1 + MICRO_RUNS.len()) * (rank >= 2) as usize;
@@ -46,6 +49,7 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
         let flat = 2 * 3 * (STRIP_MAX as usize - 1) * flat_kinds;
         10 + strided
             + runs
+            + scatter
             + access64
             + reversed
             + wide
@@ -94,7 +98,7 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
 
 /// The conversions' variants: every pair of types, with and without the affine, at every
 /// index width element by element, in runs and in quads (and runs of them), ranks 1-3 and
-/// 16; boxes over windows and views' padded modes at ranks 2 and 3; and 10 kinds of micro block at ranks 2 and 3
+/// 16, runs of quads scattered at ranks 3 and 16; boxes over windows and views' padded modes at ranks 2 and 3; and 10 kinds of micro block at ranks 2 and 3
 /// (the 9 wide ones, runs of 4, 3 and 2 among them, also with 64-bit accesses), 4 kinds of
 /// flat strip likewise (2 where the planes are read, 2 more where f32 planes are written), and 22 kinds of the tiled kernel's strips
 /// at ranks 2 and 3; each validates, shipped and traced.
@@ -103,7 +107,8 @@ fn every_conversion_variant_validates() {
     let variants = shaders::convert_variants();
     assert_eq!(
         variants.len(),
-        9 * 4 * (2 * (3 + 1 + 3 + 1) * 4 + 3 * 3 * 4 + 10 * 2 + 9 + 22 * 2) + 9 * (12 + 3 * 6)
+        9 * 4 * (2 * (3 + 1 + 3 + 1) * 4 + 2 * 2 + 3 * 3 * 4 + 10 * 2 + 9 + 22 * 2)
+            + 9 * (12 + 3 * 6)
     );
     for v in variants {
         let source = shaders::source(&v).unwrap_or_else(|e| panic!("{v}: {e}"));

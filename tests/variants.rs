@@ -226,8 +226,19 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
         let check = move |p: &Permuter| check_padded(p, &shape, &perm, elem, variant);
         return Some(Job::View(Box::new(check)));
     }
-    let (mut shape, perm) = unmergeable(variant.rank());
-    if variant.runs() {
+    let (mut shape, mut perm) = unmergeable(variant.rank());
+    let mut offsets = (0, 0);
+    if variant.scatter() {
+        // Scattered runs: the innermost dim stays innermost, a whole run long, after
+        // dims that do not merge; offsets of one unit keep the units whole elements.
+        if !p.caps().cpu {
+            return None;
+        }
+        (shape, perm) = unmergeable(variant.rank() - 1);
+        shape.push(8);
+        perm.push(variant.rank() - 1);
+        offsets = (elem as u64, elem as u64);
+    } else if variant.runs() {
         // Runs are the CPU-device layout: the innermost output dim (input dim 0 here)
         // in whole runs. A rank-1 run is a view's (a flip; tests/views/): a permute
         // of rank 1 is a copy.
@@ -236,7 +247,6 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
         }
         shape[0] = 8;
     }
-    let mut offsets = (0, 0);
     let last = shape.len() - 1;
     let small = variant.rank() <= 6;
     match variant.block() {
@@ -289,6 +299,7 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
         specialize: Some(variant.specialized()),
         access64: Some(variant.access64()),
         wide_stores: Some(variant.wide_stores()),
+        scatter: Some(variant.scatter()),
     };
     Some(Job::Permute {
         case: case(&shape, &perm, elem, options, offsets),
@@ -406,6 +417,7 @@ fn check_reversed(p: &Permuter, unit_elem: usize, variant: Variant) -> Result<()
         index: Some(variant.index()),
         access64: Some(variant.access64()),
         wide_stores: Some(variant.wide_stores()),
+        scatter: Some(variant.scatter()),
         ..Options::default()
     };
     check_view(p, &v, (&data, n), elem, &[], options, variant)

@@ -35,6 +35,7 @@ struct Input {
     specialize: u8,
     access64: u8,
     wide_stores: u8,
+    scatter: u8,
 }
 
 fuzz_target!(|input: Input| {
@@ -70,6 +71,7 @@ fuzz_target!(|input: Input| {
         specialize: [None, Some(false), Some(true)][input.specialize as usize % 3],
         access64: [None, Some(false), Some(true)][input.access64 as usize % 3],
         wide_stores: [None, Some(false), Some(true)][input.wide_stores as usize % 3],
+        scatter: [None, Some(false), Some(true)][input.scatter as usize % 3],
     };
     let req = Request::new(&shape, &perm, input.elem_size as usize)
         .with_offsets(input.src_offset, input.dst_offset)

@@ -190,6 +190,11 @@ pub struct Options {
     /// planner's choice (see [`Plan::wide_stores`]); on needs runs of 4/8-byte units into a
     /// destination that starts on 16 bytes.
     pub wide_stores: Option<bool>,
+    /// Force the generic kernel's runs to walk the source in order and scatter (on or off)
+    /// instead of the planner's choice (see [`Plan::scatter`]); on needs runs of a plain
+    /// permute whose innermost dim stays innermost, without wide stores, or a conversion's
+    /// runs of quads.
+    pub scatter: Option<bool>,
 }
 
 /// A permute request: contiguous row-major tensors, output dim `i` is input dim `perm[i]`.
@@ -311,6 +316,7 @@ pub fn plan_with(
         quads: false,
         access64: false,
         wide_stores: false,
+        scatter: false,
         view: None,
         reasons: Reasons::empty(),
     };
@@ -407,6 +413,7 @@ fn finish(
     if converting {
         // No shape constants; the micro kernel's wide blocks as 64-bit components.
         plan.reasons.specialize = Some(SpecializeReason::NotApplicable);
+        plan.scatter = select::choose_scatter(&plan, opts)?;
         plan.access64 = select::choose_access64(&plan, caps, opts)?;
         return Ok(plan);
     }
@@ -415,6 +422,7 @@ fn finish(
         plan.reasons.specialize = Some(why);
     }
     plan.wide_stores = select::choose_wide_stores(&plan, opts)?;
+    plan.scatter = select::choose_scatter(&plan, opts)?;
     plan.access64 = select::choose_access64(&plan, caps, opts)?;
     Ok(plan)
 }

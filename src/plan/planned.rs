@@ -68,6 +68,12 @@ pub struct Plan {
     /// units gathered into one wide store: a CPU adapter pays per access (see
     /// `select::choose_wide_stores`).
     pub wide_stores: bool,
+    /// The generic kernel's runs walk the source in order, each decoding where its first
+    /// unit goes, rather than the output (a CPU device's choice, `select::choose_scatter`):
+    /// where the output's consecutive rows come from source rows far apart, a gather reads
+    /// a new page per row, which a CPU's prefetchers do not follow, while the scatter's
+    /// writes stay in few sequential streams.
+    pub scatter: bool,
     /// A conversion whose innermost dim stays moves 4 consecutive elements per item of the
     /// generic kernel: one source access, 4 conversions, one destination access (see
     /// `select::choose_quads`).
@@ -225,6 +231,7 @@ impl Plan {
                         _ => 0,
                     },
                     wide_stores: self.wide_stores,
+                    scatter: self.scatter,
                     quads: self.quads,
                     convert: self.conversion.as_ref().map(|c| ConvertKey {
                         from: c.from(),
@@ -333,6 +340,7 @@ impl Plan {
             runs: false,
             access64: false,
             wide_stores: false,
+            scatter: false,
             ..self.clone()
         };
         if self.runs {
@@ -367,6 +375,19 @@ impl Plan {
     /// Workgroups over all dispatches.
     pub fn total_workgroups(&self) -> u64 {
         self.chunks.iter().map(|c| c.total_workgroups).sum()
+    }
+
+    /// What the generic kernel's items walk: the dims they enumerate (outermost first) and
+    /// each dim's stride on the side they decode. A gather walks the output's dims with
+    /// their source strides; a scatter ([`Plan::scatter`]) the source's dims with their
+    /// output strides.
+    pub fn walk(&self) -> (Vec<u64>, Vec<u64>) {
+        if self.scatter {
+            return (self.dims.clone(), self.out_strides_by_input_dim());
+        }
+        let in_strides = self.in_strides();
+        let strides = self.dims_perm.iter().map(|&d| in_strides[d]).collect();
+        (self.out_dims(), strides)
     }
 
     /// Output strides (in units) of each simplified input dim.

@@ -25,6 +25,11 @@ pub const GENERIC_ITEMS: u32 = 4;
 /// than 4 took 128-byte rows from 0.82 to 0.98 of the shader copy on lavapipe.
 pub const GENERIC_RUN: u32 = 8;
 
+/// Bytes of the page a CPU's hardware prefetchers stop at: the generic kernel's runs
+/// scatter where gathering them would read a new page per row (see
+/// [`Plan::scatter`](super::Plan::scatter)).
+pub const PAGE_BYTES: u64 = 4096;
+
 /// Side of the micro kernel's narrow blocks, in elements (see [`Block`](super::Block)): 8-bit rows of
 /// such a block are one 32-bit word.
 pub const MICRO_SIDE: u32 = 4;

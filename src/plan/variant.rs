@@ -40,6 +40,8 @@ pub struct GenericVariant {
     pub reverse: u32,
     /// Runs write their units 16 bytes at a time (see [`Plan::wide_stores`]).
     pub wide_stores: bool,
+    /// Runs walk the source and scatter (see [`Plan::scatter`]).
+    pub scatter: bool,
     /// Elements converted on the way (see [`Plan::conversion`]).
     pub convert: Option<ConvertKey>,
     /// A conversion moves 4 consecutive elements per item (see [`Plan::quads`]).
@@ -201,6 +203,11 @@ impl Variant {
         self.generic().map_or(0, |g| g.reverse)
     }
 
+    /// A generic variant's runs that scatter.
+    pub fn scatter(&self) -> bool {
+        self.generic().is_some_and(|g| g.scatter)
+    }
+
     /// A generic variant's 16-byte stores of runs.
     pub fn wide_stores(&self) -> bool {
         self.generic().is_some_and(|g| g.wide_stores)
@@ -268,6 +275,7 @@ impl std::fmt::Display for Variant {
                     (g.layout.strided(), " strided"),
                     (g.specialized, " specialized"),
                     (g.runs, " runs"),
+                    (g.scatter, " scatter"),
                     (g.access64, " access64"),
                 ];
                 for (_, flag) in flags.iter().filter(|f| f.0) {

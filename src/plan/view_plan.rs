@@ -189,6 +189,7 @@ pub fn plan_view(
         quads: false,
         access64: false,
         wide_stores: false,
+        scatter: false,
         view: Some(ViewLayout {
             src_strides: low.src_strides,
             dst_strides: low.dst_strides,

@@ -70,7 +70,13 @@ pub fn convert_variants() -> Vec<Variant> {
                     .chain(indices.map(|i| (i, false, true)))
                     .chain([(IndexMath::U32, true, true)]);
                 for (index, runs, quads) in kinds {
-                    for rank in [1, 2, 3, MAX_RANK] {
+                    // Runs of quads scatter too (an innermost dim that stays: from rank 3).
+                    let scatters = [false, true].into_iter().filter(|&s| !s || runs && quads);
+                    for (rank, scatter) in [1, 2, 3, MAX_RANK]
+                        .into_iter()
+                        .flat_map(|r| scatters.clone().map(move |s| (r, s)))
+                        .filter(|&(r, s)| !s || r >= 3)
+                    {
                         all.push(Variant::Generic(GenericVariant {
                             rank,
                             unit: from.size() as u32,
@@ -81,6 +87,7 @@ pub fn convert_variants() -> Vec<Variant> {
                             access64: false,
                             reverse: 0,
                             wide_stores: false,
+                            scatter,
                             quads,
                             convert: Some(ConvertKey { from, to, affine }),
                         }));
@@ -106,6 +113,7 @@ pub fn convert_variants() -> Vec<Variant> {
                             access64: false,
                             reverse: 0,
                             wide_stores: false,
+                            scatter: false,
                             quads: false,
                             convert: Some(ConvertKey { from, to, affine }),
                         }));

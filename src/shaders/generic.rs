@@ -362,6 +362,9 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
         if !v.quads {
             values.push(("STEP", step));
         }
+        if !v.wide_stores && (v.convert.is_none() || v.quads) {
+            values.push(("SCATTER", v.scatter.to_string()));
+        }
         if v.wide_stores {
             let gather: String = (0..16 / v.unit)
                 .map(|j| format!("        let u{j} = load_src(at + {j}u * step);\n"))

@@ -12,6 +12,7 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
     let rank = plan.dims.len();
     let in_strides = plan.in_strides();
     let out_strides = plan.out_strides_by_input_dim();
+    let walk = plan.walk();
     let in_out_order =
         |per_dim: &[u64]| -> Vec<u64> { plan.dims_perm.iter().map(|&d| per_dim[d]).collect() };
     let base = plan.view.as_ref().map_or(0, |v| v.src_base as u64);
@@ -70,8 +71,11 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
             GenericArray::Dims if matches!(mode(v), Mode::Box | Mode::Padded) => {
                 in_out_order(&extents)
             }
-            GenericArray::Dims => plan.out_dims(),
-            GenericArray::SrcStrides => in_out_order(&in_strides),
+            GenericArray::Dims => walk.0.clone(),
+            GenericArray::SrcStrides if matches!(mode(v), Mode::Box | Mode::Padded) => {
+                in_out_order(&in_strides)
+            }
+            GenericArray::SrcStrides => walk.1.clone(),
             GenericArray::DstStrides => in_out_order(&out_strides),
             GenericArray::BoxLo => in_out_order(&chunk.lo),
             GenericArray::BoxHi => in_out_order(&chunk.hi),

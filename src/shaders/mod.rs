@@ -332,6 +332,7 @@ pub fn all_variants() -> Vec<Variant> {
                     access64: false,
                     reverse: 0,
                     wide_stores: false,
+                    scatter: false,
                     quads: false,
                     convert: None,
                 };
@@ -377,6 +378,15 @@ pub fn all_variants() -> Vec<Variant> {
                                 specialized,
                                 ..plain
                             }));
+                            // Scattered runs: the innermost dim stays, so from rank 3.
+                            if rank >= 3 {
+                                all.push(Variant::Generic(GenericVariant {
+                                    runs: true,
+                                    scatter: true,
+                                    specialized,
+                                    ..plain
+                                }));
+                            }
                         }
                     }
                 }
@@ -387,7 +397,7 @@ pub fn all_variants() -> Vec<Variant> {
     let wide: Vec<Variant> = all
         .iter()
         .filter_map(|v| match v {
-            Variant::Generic(g) if g.runs && matches!(g.unit, 4 | 8) => {
+            Variant::Generic(g) if g.runs && !g.scatter && matches!(g.unit, 4 | 8) => {
                 Some(Variant::Generic(GenericVariant {
                     wide_stores: true,
                     ..*g
@@ -467,8 +477,9 @@ fn fill_unit(unit: u32, access64: bool) -> &'static str {
     }
 }
 
-/// Values of the pipeline constants of a specialised generic plan: `D{i}` (output dims)
-/// and `S{i}` (source strides, in output order). Empty for other plans.
+/// Values of the pipeline constants of a specialised generic plan: `D{i}` and `S{i}`, the
+/// dims its items walk and their strides on the side they decode ([`Plan::walk`]: output
+/// dims and source strides, or for a scatter the reverse). Empty for other plans.
 pub fn constants(plan: &Plan) -> Vec<(String, f64)> {
     if plan.kernel == Kernel::Micro {
         return match micro_banded(plan) {
@@ -479,17 +490,15 @@ pub fn constants(plan: &Plan) -> Vec<(String, f64)> {
     if !plan.specialized {
         return Vec::new();
     }
-    let in_strides = plan.in_strides();
-    let dims = plan
-        .out_dims()
+    let (dims, strides) = plan.walk();
+    let dims = dims
         .into_iter()
         .enumerate()
         .map(|(i, d)| (format!("D{i}"), d as f64));
-    let strides = plan
-        .dims_perm
-        .iter()
+    let strides = strides
+        .into_iter()
         .enumerate()
-        .map(|(i, &d)| (format!("S{i}"), in_strides[d] as f64));
+        .map(|(i, s)| (format!("S{i}"), s as f64));
     dims.chain(strides).collect()
 }
 

@@ -14,6 +14,7 @@ pub const GENERIC: Options = Options {
     specialize: None,
     access64: None,
     wide_stores: None,
+    scatter: None,
 };
 pub const TILED: Options = Options {
     kernel: Some(wgpu_permute::Kernel::Tiled),

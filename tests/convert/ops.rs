@@ -345,15 +345,39 @@ fn quads_convert_every_pair() {
                         .unwrap(),
                 );
             }
+            // Runs of quads scattered (CPU adapters): channels along the rows and across.
+            let scatter = Options {
+                scatter: Some(true),
+                ..Options::default()
+            };
+            for (axis, n) in [(2, 32), (0, 2)].into_iter().filter(|_| p.caps().cpu) {
+                let scale: Vec<f32> = (0..n).map(|i| 1.0 + i as f32 / 8.0).collect();
+                let bias: Vec<f32> = (0..n).map(|i| i as f32 - 2.0).collect();
+                let (s, d) = at(5 + axis as u64);
+                ops.push(
+                    Relayout::permute(&[3, 2, 32], &[1, 0, 2], from.size())
+                        .unwrap()
+                        .with_options(scatter)
+                        .with_offsets(s, d)
+                        .with_conversion(c.clone().with_affine(axis, &scale, &bias).unwrap())
+                        .unwrap(),
+                );
+            }
         }
     }
-    let mut runs = 0;
+    let (mut runs, mut scattered) = (0, 0);
     for (op, result) in ops.iter().zip(common::check_many(p, &ops)) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
         assert!(plan.quads, "{op:?}: {plan}");
         runs += plan.runs as usize;
+        scattered += plan.scatter as usize;
     }
-    assert!(runs == 0 || runs == 2 * 36, "{runs} runs of quads");
+    let cpu = p.caps().cpu as usize;
+    assert_eq!(
+        (runs, scattered),
+        (4 * 36 * cpu, 2 * 36 * cpu),
+        "runs of quads"
+    );
 }
 
 /// Padding (NCHW -> NCHW4c, the fill a destination element written as it is), crops back

@@ -195,6 +195,10 @@ pub struct Force {
     /// or unit by unit (false).
     #[arg(long)]
     wide_stores: Option<bool>,
+    /// Force the generic kernel's runs to walk the source and scatter (true) or walk the
+    /// output and gather (false).
+    #[arg(long)]
+    scatter: Option<bool>,
 }
 
 #[derive(Clone, Copy, ValueEnum, Debug)]
@@ -236,6 +240,7 @@ impl Force {
             specialize: self.specialize,
             access64: self.access64,
             wide_stores: self.wide_stores,
+            scatter: self.scatter,
         }
     }
 }

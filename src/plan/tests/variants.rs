@@ -131,6 +131,7 @@ proptest::proptest! {
         specialize in 0usize..3,
         access64 in 0usize..3,
         wide_stores in 0usize..3,
+        scatter in 0usize..3,
     ) {
         let all = validated();
         let perm = perm_from_seed(shape.len(), seed);
@@ -142,6 +143,7 @@ proptest::proptest! {
             specialize: tri[specialize],
             access64: tri[access64],
             wide_stores: tri[wide_stores],
+            scatter: tri[scatter],
             ..Options::default()
         };
         let mut req = Request::new(&shape, &perm, elem).with_options(options);
@@ -227,6 +229,65 @@ proptest::proptest! {
         {
             proptest::prop_assert!(all.contains(&v), "{} is not validated: {}", v, p);
         }
+    }
+}
+
+/// The generic kernel's runs scatter on CPU devices where gathering them would read a
+/// new page per output row (`[8,512,16,64] (0,2,1,3)`: source rows 4 KiB apart), not where
+/// both sides' rows are as far apart (`[512,512,64] (1,0,2)`), nor on GPUs; forcing it
+/// where runs cannot scatter is refused.
+#[test]
+fn runs_scatter_where_gathering_reads_a_page_per_row() {
+    let plan_on = |shape: &[usize], perm: &[usize], elem, caps: &DeviceCaps| {
+        plan::plan(&Request::new(shape, perm, elem), caps).unwrap()
+    };
+    for elem in [2, 4] {
+        let head = plan_on(&[8, 512, 16, 64], &[0, 2, 1, 3], elem, &cpu());
+        assert!(head.runs && head.scatter, "{head}");
+        assert_eq!(
+            head.walk().0,
+            head.dims,
+            "a scatter walks the source: {head}"
+        );
+        let on_gpu = plan_on(
+            &[8, 512, 16, 64],
+            &[0, 2, 1, 3],
+            elem,
+            &DeviceCaps::default(),
+        );
+        assert!(!on_gpu.scatter, "{on_gpu}");
+        assert!(!head.on_gpu().unwrap().scatter);
+    }
+    let square = plan_on(&[512, 512, 64], &[1, 0, 2], 4, &cpu());
+    assert!(square.runs && !square.scatter, "{square}");
+    assert_eq!(
+        square.walk().0,
+        square.out_dims(),
+        "a gather walks the output"
+    );
+    // A transpose's runs (CPU) gather; a GPU has no runs.
+    let cases = [
+        (&[64, 64][..], &[1, 0][..], cpu()),
+        (&[8, 512, 16, 64], &[0, 2, 1, 3], DeviceCaps::default()),
+    ];
+    for (shape, perm, caps) in cases {
+        let forced = Options {
+            kernel: Some(Kernel::Generic),
+            scatter: Some(true),
+            ..Options::default()
+        };
+        let req = Request::new(shape, perm, 4).with_options(forced);
+        let refused = plan::plan(&req, &caps);
+        assert!(
+            matches!(
+                refused,
+                Err(PermuteError::ForcedChoice {
+                    what: "scatter",
+                    ..
+                })
+            ),
+            "{refused:?}"
+        );
     }
 }
 
