@@ -25,13 +25,7 @@ fn channel_at(o: Idx) -> vec2<u32> {
     return vec2<u32>(iu32(imod(q, ix(param(CONVERT_WORDS + 1u)))), iu32(o) - iu32(q) * step);
 }
 
-// The cursor of the next output element.
-fn channel_next(at: vec2<u32>) -> vec2<u32> {
-    let place = at.y + 1u;
-    let next = place == param(CONVERT_WORDS);
-    let c = at.x + select(0u, 1u, next);
-    return vec2<u32>(select(c, 0u, c == param(CONVERT_WORDS + 1u)), select(place, 0u, next));
-}
+{{CHANNEL_NEXT}}
 
 // An output element whose channel cursor is `at`, from its source element's bits.
 fn converted_at(bits: u32, at: vec2<u32>) -> u32 {

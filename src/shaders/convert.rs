@@ -12,6 +12,18 @@ use crate::plan::{
 /// Every type's conversion functions (see [`crate::convert`] for the numbers).
 pub const CONVERT_WGSL: &str = include_str!("../../shaders/convert.wgsl");
 
+const CHANNEL_NEXT_WGSL: &str = include_str!("../../shaders/fragments/channel_next.wgsl");
+
+/// `channel_next` (`fragments/channel_next.wgsl`) reading the affine's channel step and
+/// count at the parameter words named `words` and `words + 1`.
+pub(super) fn channel_next_fn(words: &str) -> Result<String, TemplateError> {
+    fill(
+        "fragments/channel_next.wgsl",
+        CHANNEL_NEXT_WGSL,
+        &[("WORDS", words)],
+    )
+}
+
 /// The two functions a kernel that converts calls.
 const PAIR_WGSL: &str = "
 fn src_to_f32(b: u32) -> u32 {

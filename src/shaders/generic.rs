@@ -66,6 +66,7 @@ fn convert_move(c: ConvertKey, quads: bool, mode: Mode) -> Result<String, Templa
             ("DST_PACK", &format!("{}u", pack_of(c.to.size() as u32))),
             ("AFFINE", if c.affine { "true" } else { "false" }),
             ("MAX_CHANNELS", &format!("{MAX_CHANNELS}u")),
+            ("CHANNEL_NEXT", &channel_next_fn("CONVERT_WORDS")?),
         ],
     )?;
     let item = match (quads, mode) {

@@ -69,7 +69,7 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
         convert: v.convert,
     };
     let convert_fn = match v.convert {
-        Some(c) => convert_source(c.key.from, c.key.to)? + &block_convert_fn(c.key.affine),
+        Some(c) => convert_source(c.key.from, c.key.to)? + &block_convert_fn(c.key.affine)?,
         None => String::new(),
     };
     let (hoisted, moves) = block_move(&block, sides, v.access64, v.padded);
@@ -98,7 +98,7 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
 /// A converting block's `cvt` (the micro kernel's and the tiled kernel's strips): a source
 /// element's bits to the destination element's, through f32, with the affine's scale and
 /// bias (those of the element's channel, read once per block row or column).
-pub(super) fn block_convert_fn(affine: bool) -> String {
+pub(super) fn block_convert_fn(affine: bool) -> Result<String, TemplateError> {
     let (params, apply) = match affine {
         true => (
             ", scale: f32, bias: f32",
@@ -109,28 +109,22 @@ pub(super) fn block_convert_fn(affine: bool) -> String {
     let cvt = format!(
         "\nconst MAX_CHANNELS: u32 = {MAX_CHANNELS}u;\n\n// Source bits to destination bits, through f32 (and the affine).\nfn cvt(bits: u32{params}) -> u32 {{\n    var b = src_to_f32(bits);\n{apply}    return f32_to_dst(b);\n}}\n\n"
     );
-    match affine {
-        true => cvt + CHANNEL_CURSOR,
+    Ok(match affine {
+        true => cvt + CHANNEL_AT + &channel_next_fn("CONVERT")? + "\n",
         false => cvt,
-    }
+    })
 }
 
 /// The affine's channel cursor of a block's rows or columns (the generic kernel's, in
-/// `generic_convert.wgsl`, over its elements).
-const CHANNEL_CURSOR: &str =
+/// `generic_convert.wgsl`, over its elements): `channel_at` divides once per block,
+/// `channel_next` (`fragments/channel_next.wgsl`) moves on.
+const CHANNEL_AT: &str =
     "// The channel cursor at index `i` of a block's rows or columns: its channel, (i / step) %
 // count, and its place within the step; `channel_next` moves it to the next index without
 // dividing (a CPU divides lane by lane: two divisions a row).
 fn channel_at(i: u32) -> vec2<u32> {
     let q = i / param(CONVERT);
     return vec2<u32>(q % param(CONVERT + 1u), i - q * param(CONVERT));
-}
-
-fn channel_next(at: vec2<u32>) -> vec2<u32> {
-    let place = at.y + 1u;
-    let next = place == param(CONVERT);
-    let c = at.x + select(0u, 1u, next);
-    return vec2<u32>(select(c, 0u, c == param(CONVERT + 1u)), select(place, 0u, next));
 }
 
 ";

@@ -33,6 +33,7 @@ mod strip;
 mod template;
 mod tiled;
 
+use convert::channel_next_fn;
 pub use convert::{CONVERT_WGSL, convert_source, convert_variants};
 use generic::*;
 pub use generic::{GENERIC_FILL, GENERIC_VALUES};

@@ -103,7 +103,7 @@ pub(super) fn strip_source(
         build,
         TILED_STRIP_WORKGROUP,
     )?;
-    let convert = convert_source(c.key.from, c.key.to)? + &block_convert_fn(c.key.affine);
+    let convert = convert_source(c.key.from, c.key.to)? + &block_convert_fn(c.key.affine)?;
     Ok(prelude + &convert + &kernel)
 }
 
