@@ -376,3 +376,41 @@ fn converting_views_run_on_micro_blocks() {
         assert_eq!(plan.kernel, *want, "{plan}");
     }
 }
+
+/// A flat strip's tail that is one whole strip block with its offsets on 16 bytes (4
+/// images of 36 pixels: runs of 2 blocks of 16 cover 128 of the 144, the last image's last
+/// 16 are a part of their own, a view writing its box), both ways, against the reference
+/// with guard bytes (CPU adapters: GPUs take no flat strips). The tail is a view of 16
+/// pixels on whichever kernel takes it (the generic one today).
+#[test]
+fn a_flat_strips_tail_of_whole_blocks_converts() {
+    let Some(p) = common::gpu() else { return };
+    if !p.caps().cpu {
+        eprintln!("not a CPU adapter: no flat strips to check");
+        return;
+    }
+    let normalise = Conversion::new(Dtype::U8, Dtype::F32)
+        .unwrap()
+        .normalized(1, &[0.485, 0.456, 0.406], &[0.229, 0.224, 0.225])
+        .unwrap();
+    let to_bytes = Conversion::new(Dtype::F32, Dtype::U8)
+        .unwrap()
+        .with_affine(2, &[255.0, 200.0, 100.0], &[0.5, 0.0, -3.0])
+        .unwrap();
+    for (shape, c) in [(&[4, 36, 3], normalise), (&[4, 3, 36], to_bytes)] {
+        let op = Relayout::permute(shape, &[0, 2, 1], c.from().size())
+            .unwrap()
+            .with_conversion(c)
+            .unwrap();
+        let parts = op.plan(p.caps()).unwrap();
+        assert_eq!(parts.len(), 2, "{parts:?}");
+        let flat = parts[0]
+            .variant()
+            .and_then(|v| v.block())
+            .is_some_and(|b| b.flat);
+        assert!(flat, "{}", parts[0]);
+        assert!(parts[1].view.is_some(), "{}", parts[1]);
+        assert_eq!(parts[1].units(), 16 * 3, "{}", parts[1]);
+        common::check_many(p, &[op]).remove(0).unwrap();
+    }
+}
