@@ -25,6 +25,20 @@ fn micro(shape: &[usize], perm: &[usize], c: Conversion, src_at: u64, dst_at: u6
         .unwrap()
 }
 
+/// Interleaved u8 images normalised into f32 planes (channels on output axis 1), and f32
+/// planes back to bytes with an affine per channel (output axis 2).
+fn image_conversions() -> (Conversion, Conversion) {
+    let normalise = Conversion::new(Dtype::U8, Dtype::F32)
+        .unwrap()
+        .normalized(1, &[0.485, 0.456, 0.406], &[0.229, 0.224, 0.225])
+        .unwrap();
+    let to_bytes = Conversion::new(Dtype::F32, Dtype::U8)
+        .unwrap()
+        .with_affine(2, &[255.0, 200.0, 100.0], &[0.5, 0.0, -3.0])
+        .unwrap();
+    (normalise, to_bytes)
+}
+
 /// Checks every case (guard bytes included), and that each ran the block `want` says.
 fn check(p: &wgpu_permute::Permuter, cases: &[(Relayout, Want)]) {
     let ops: Vec<Relayout> = cases.iter().map(|(op, _)| op.clone()).collect();
@@ -217,14 +231,7 @@ fn the_affine_takes_its_channel_from_rows_columns_or_the_batch() {
 #[test]
 fn images_and_heads_convert_on_micro_blocks() {
     let Some(p) = common::gpu() else { return };
-    let normalise = Conversion::new(Dtype::U8, Dtype::F32)
-        .unwrap()
-        .normalized(1, &[0.485, 0.456, 0.406], &[0.229, 0.224, 0.225])
-        .unwrap();
-    let to_bytes = Conversion::new(Dtype::F32, Dtype::U8)
-        .unwrap()
-        .with_affine(2, &[255.0, 200.0, 100.0], &[0.5, 0.0, -3.0])
-        .unwrap();
+    let (normalise, to_bytes) = image_conversions();
     let heads = Conversion::new(Dtype::F32, Dtype::F16).unwrap();
     let merged = Conversion::new(Dtype::U8, Dtype::F32)
         .unwrap()
@@ -389,14 +396,7 @@ fn a_flat_strips_tail_of_whole_blocks_converts() {
         eprintln!("not a CPU adapter: no flat strips to check");
         return;
     }
-    let normalise = Conversion::new(Dtype::U8, Dtype::F32)
-        .unwrap()
-        .normalized(1, &[0.485, 0.456, 0.406], &[0.229, 0.224, 0.225])
-        .unwrap();
-    let to_bytes = Conversion::new(Dtype::F32, Dtype::U8)
-        .unwrap()
-        .with_affine(2, &[255.0, 200.0, 100.0], &[0.5, 0.0, -3.0])
-        .unwrap();
+    let (normalise, to_bytes) = image_conversions();
     for (shape, c) in [(&[4, 36, 3], normalise), (&[4, 3, 36], to_bytes)] {
         let op = Relayout::permute(shape, &[0, 2, 1], c.from().size())
             .unwrap()
