@@ -229,15 +229,16 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
     let (mut shape, mut perm) = unmergeable(variant.rank());
     let mut offsets = (0, 0);
     if variant.scatter() {
-        // Scattered runs: the innermost dim stays innermost, a whole run long, after
-        // dims that do not merge; offsets of one unit keep the units whole elements.
+        // Scattered runs: the innermost dim stays innermost, two runs long (the second
+        // starts inside the row), after dims that do not merge; offsets of whole units
+        // (elements, so the units stay elements), different on each side.
         if !p.caps().cpu {
             return None;
         }
         (shape, perm) = unmergeable(variant.rank() - 1);
-        shape.push(8);
+        shape.push(16);
         perm.push(variant.rank() - 1);
-        offsets = (elem as u64, elem as u64);
+        offsets = (elem as u64, 3 * elem as u64);
     } else if variant.runs() {
         // Runs are the CPU-device layout: the innermost output dim (input dim 0 here)
         // in whole runs. A rank-1 run is a view's (a flip; tests/views/): a permute
@@ -558,5 +559,34 @@ fn micro_bands_cover_every_block() {
     for result in check_many(p, &cases) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(plan.kernel, Kernel::Micro, "{plan}");
+    }
+}
+
+/// Runs scatter on their own where gathering would read a new page per output row
+/// (`[64,16,64] (1,0,2)` f32: a workgroup's runs gather 128 source rows 4 KiB apart, and
+/// scattered write 16 pages), and match the reference with guard bytes, with offsets that
+/// differ on each side; specialised too (CPU adapters: GPUs have no runs).
+#[test]
+fn scatter_is_chosen_where_gathering_reads_a_page_per_row() {
+    let Some(p) = gpu() else { return };
+    if !p.caps().cpu {
+        eprintln!("not a CPU adapter: runs do not scatter");
+        return;
+    }
+    let cases: Vec<Relayout> = [None, Some(true)]
+        .into_iter()
+        .map(|specialize| {
+            let options = Options {
+                specialize,
+                ..Options::default()
+            };
+            case(&[64, 16, 64], &[1, 0, 2], 4, options, (16, 48))
+        })
+        .collect();
+    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
+    for (result, specialized) in check_many(&fresh, &cases).into_iter().zip([false, true]) {
+        let plan = result.unwrap();
+        assert!(plan.runs && plan.scatter, "{plan}");
+        assert_eq!(plan.specialized, specialized, "{plan}");
     }
 }

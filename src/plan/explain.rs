@@ -291,7 +291,7 @@ impl Plan {
         }
         if self.runs && self.kernel == Kernel::Generic && self.scatter {
             why.push(format!(
-                "each invocation moves a run of {} neighbouring source units, decoding where the first goes (a scatter: gathering, a workgroup would read a new 4 KiB page per output row, which a CPU's prefetchers do not follow; scattered, it writes few pages)",
+                "each invocation moves a run of {} neighbouring source units, decoding where the first goes (a scatter: gathering, a workgroup would read a new 4 KiB page per output row, which a CPU's prefetchers do not follow; scattered, it writes few pages; unless forced)",
                 self.run_units()
             ));
         } else if self.runs && self.kernel == Kernel::Generic {

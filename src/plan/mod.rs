@@ -192,8 +192,8 @@ pub struct Options {
     pub wide_stores: Option<bool>,
     /// Force the generic kernel's runs to walk the source in order and scatter (on or off)
     /// instead of the planner's choice (see [`Plan::scatter`]); on needs runs of a plain
-    /// permute whose innermost dim stays innermost, without wide stores, or a conversion's
-    /// runs of quads.
+    /// permute (not a view) whose innermost dim stays innermost, without wide stores (a
+    /// forced scatter turns their default off), or a conversion's runs of quads.
     pub scatter: Option<bool>,
 }
 
@@ -366,7 +366,7 @@ fn binding_limit(caps: &DeviceCaps, opts: &Options) -> u64 {
 
 /// What every plan of a shader kernel does once the kernel is chosen, permutes and views
 /// alike: the chunks (one, or boxes over binding windows), runs, shape specialisation,
-/// wide stores and 64-bit accesses.
+/// wide stores, scatter and 64-bit accesses.
 fn finish(
     mut plan: Plan,
     caps: &DeviceCaps,

@@ -56,7 +56,7 @@ pub struct Plan {
     pub specialized: bool,
     /// Invocations each move a run of neighbours, decoding the first only (a CPU device's
     /// choice, `select::choose_runs`): the generic kernel's [`GENERIC_RUN`] consecutive
-    /// output units instead of items a workgroup apart, the micro kernel's blocks along
+    /// output units (source units, for a [`Plan::scatter`]) instead of items a workgroup apart, the micro kernel's blocks along
     /// the output's rows ([`MICRO_RUNS`]) instead of one.
     pub runs: bool,
     /// 8 and 16-byte units, and the micro kernel's wide block rows, are accessed as
@@ -382,7 +382,12 @@ impl Plan {
     /// their source strides; a scatter ([`Plan::scatter`]) the source's dims with their
     /// output strides.
     pub fn walk(&self) -> (Vec<u64>, Vec<u64>) {
-        if self.scatter {
+        self.walk_of(self.scatter)
+    }
+
+    /// [`Plan::walk`] as a scatter (`true`) or a gather would walk, whichever the plan chose.
+    pub fn walk_of(&self, scatter: bool) -> (Vec<u64>, Vec<u64>) {
+        if scatter {
             return (self.dims.clone(), self.out_strides_by_input_dim());
         }
         let in_strides = self.in_strides();

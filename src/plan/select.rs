@@ -376,7 +376,8 @@ pub fn choose_wide_stores(plan: &Plan, opts: &Options) -> Result<bool, PermuteEr
             why: "they write the generic kernel's runs (CPU devices) of 4/8-byte units into a destination that starts on 16 bytes",
         }),
         Some(on) => Ok(on),
-        None => Ok(applies),
+        // A forced scatter walks the source: its runs have no output words to gather.
+        None => Ok(applies && opts.scatter != Some(true)),
     }
 }
 
@@ -401,17 +402,13 @@ pub fn choose_scatter(plan: &Plan, opts: &Options) -> Result<bool, PermuteError>
     match opts.scatter {
         Some(true) if !applies => Err(PermuteError::ForcedChoice {
             what: "scatter",
-            why: "it walks the generic kernel's runs (CPU devices) of a plain permute whose innermost dim stays innermost, without wide stores, or a conversion's runs of quads",
+            why: "it walks the generic kernel's runs (CPU devices) of a plain permute (not a view) whose innermost dim stays innermost, without wide stores, or a conversion's runs of quads",
         }),
         Some(on) => Ok(on),
         None if !applies => Ok(false),
         None => {
-            let gather = run_pages(plan, &plan.walk(), plan.unit);
-            let scatter = Plan {
-                scatter: true,
-                ..plan.clone()
-            };
-            let scattered = run_pages(plan, &scatter.walk(), plan.dst_unit());
+            let gather = run_pages(plan, &plan.walk_of(false), plan.unit);
+            let scattered = run_pages(plan, &plan.walk_of(true), plan.dst_unit());
             Ok(2 * scattered <= gather)
         }
     }

@@ -44,6 +44,15 @@ pub(super) const GENERIC_CONVERT_WINDOW_WGSL: &str =
 pub(super) const GENERIC_CONVERT_QUAD_WGSL: &str =
     include_str!("../../shaders/fragments/generic_convert_quad.wgsl");
 
+pub(super) const GENERIC_CONVERT_QUAD_ITEM_WGSL: &str =
+    include_str!("../../shaders/fragments/generic_convert_quad_item.wgsl");
+
+pub(super) const GENERIC_SCATTER_WGSL: &str =
+    include_str!("../../shaders/fragments/generic_scatter.wgsl");
+
+pub(super) const GENERIC_CONVERT_QUAD_SCATTER_WGSL: &str =
+    include_str!("../../shaders/fragments/generic_convert_quad_scatter.wgsl");
+
 pub(super) const GENERIC_CONVERT_QUAD_RUNS_WGSL: &str =
     include_str!("../../shaders/fragments/generic_convert_quad_runs.wgsl");
 
@@ -58,7 +67,13 @@ pub(super) fn convert_words() -> usize {
 
 /// The move of a converting plan (`generic_convert.wgsl`, then its items' move: words, with
 /// `quads` 4 elements, or in the padded mode words of a view) and the conversions it calls.
-fn convert_move(c: ConvertKey, quads: bool, mode: Mode) -> Result<String, TemplateError> {
+/// Runs of quads move them from their own fragment, without an item's decode.
+fn convert_move(
+    c: ConvertKey,
+    quads: bool,
+    runs: bool,
+    mode: Mode,
+) -> Result<String, TemplateError> {
     let fragment = fill(
         "fragments/generic_convert.wgsl",
         GENERIC_CONVERT_WGSL,
@@ -70,11 +85,17 @@ fn convert_move(c: ConvertKey, quads: bool, mode: Mode) -> Result<String, Templa
         ],
     )?;
     let item = match (quads, mode) {
-        (true, _) => fill(
-            "fragments/generic_convert_quad.wgsl",
-            GENERIC_CONVERT_QUAD_WGSL,
-            &[("QUAD", &quad(c.from.size(), c.to.size()))],
-        )?,
+        (true, _) => {
+            let quad = fill(
+                "fragments/generic_convert_quad.wgsl",
+                GENERIC_CONVERT_QUAD_WGSL,
+                &[("QUAD", &quad(c.from.size(), c.to.size()))],
+            )?;
+            match runs {
+                true => quad,
+                false => quad + "\n" + GENERIC_CONVERT_QUAD_ITEM_WGSL,
+            }
+        }
         (false, Mode::Padded) => GENERIC_CONVERT_PADDED_WGSL.to_string(),
         (false, Mode::Window) => GENERIC_CONVERT_WINDOW_WGSL.to_string(),
         (false, _) => GENERIC_CONVERT_ITEM_WGSL.to_string(),
@@ -179,6 +200,8 @@ pub(super) fn generic_arrays(v: &GenericVariant) -> &'static [GenericArray] {
         Dims, SrcStrides, Groups, Mults, ValidLo, ValidHi, DstStrides,
     ];
     match mode(v) {
+        // A scatter walks the source's dims and decodes destination offsets (Plan::walk).
+        Mode::Whole if v.scatter => &[Dims, DstStrides],
         Mode::Whole => &[Dims, SrcStrides],
         Mode::Box => &[Dims, SrcStrides, DstStrides],
         Mode::Window => &[Dims, SrcStrides, BoxLo, BoxHi],
@@ -187,13 +210,15 @@ pub(super) fn generic_arrays(v: &GenericVariant) -> &'static [GenericArray] {
     }
 }
 
-/// The unrolled decode of an output position into input (and for boxes, output) offsets.
+/// The unrolled decode of an output position into input (and for boxes, output) offsets;
+/// for a scatter, of a source position into its destination offset (`dst_offset`).
 /// Generated per rank: a shape-specialised pipeline divides by its dims as the pipeline
 /// constants `D{i}`, `S{i}`, one per dim by name, which a WGSL loop over dims could not
 /// index; and the move itself stays in the WGSL fragments (`generic_*.wgsl`).
 pub(super) fn generic_decode(v: &GenericVariant, mode: Mode) -> String {
     let rank = v.rank;
     let (name, ret) = match mode {
+        Mode::Whole if v.scatter => ("dst_offset", "Idx"),
         Mode::Whole => ("src_offset", "Idx"),
         Mode::Box => ("box_offsets", "At"),
         Mode::Window => ("window_source", "At"),
@@ -204,9 +229,15 @@ pub(super) fn generic_decode(v: &GenericVariant, mode: Mode) -> String {
         true => format!("ix(D{i})"),
         false => format!("ip(DIMS + {i}u)"),
     };
+    // The walk's strides on the side it decodes: the source's, or a scatter's destination.
+    let strides = if v.scatter {
+        "DST_STRIDES"
+    } else {
+        "SRC_STRIDES"
+    };
     let stride = |i: usize| match v.specialized {
         true => format!("ix(S{i})"),
-        false => format!("ip(SRC_STRIDES + {i}u)"),
+        false => format!("ip({strides} + {i}u)"),
     };
     let mut f = String::new();
     if v.specialized {
@@ -219,7 +250,8 @@ pub(super) fn generic_decode(v: &GenericVariant, mode: Mode) -> String {
     }
     let _ = writeln!(
         f,
-        "// Offsets of output position `o`, unrolled over the rank.\nfn {name}(o: Idx) -> {ret} {{\n    var rem = o;\n    var s = ix(0u);\n    var d = ix(0u);\n    var inside = true;"
+        "// Offsets of {side} position `o`, unrolled over the rank.\nfn {name}(o: Idx) -> {ret} {{\n    var rem = o;\n    var s = ix(0u);\n    var d = ix(0u);\n    var inside = true;",
+        side = if v.scatter { "source" } else { "output" }
     );
     let bounds = rank.min(MAX_BOUNDS);
     if mode == Mode::Padded {
@@ -304,13 +336,14 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
         param_words += convert_words();
     }
     let convert_fn = match v.convert {
-        Some(c) => convert_move(c, v.quads, mode)?,
+        Some(c) => convert_move(c, v.quads, v.runs, mode)?,
         None => String::new(),
     };
     let move_fn = match (mode, pack_of(v.unit)) {
         _ if v.convert.is_some() => &convert_fn,
-        // Wide stores move whole runs (generic_runs_wide.wgsl), never one item.
-        _ if v.wide_stores => "",
+        // Wide stores and scattered runs move whole runs (generic_runs_wide.wgsl,
+        // generic_scatter.wgsl), never one item.
+        _ if v.wide_stores || v.scatter => "",
         (Mode::Whole, 1) => GENERIC_WHOLE_WGSL,
         (Mode::Whole, _) => GENERIC_PACKED_WGSL,
         (Mode::Box, _) => GENERIC_BOX_WGSL,
@@ -352,19 +385,19 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
         GENERIC_WORKGROUP,
     )?;
     let items_fn = if v.runs {
-        // The source stride of the innermost output dim.
+        // The stride of the walk's innermost dim on the side it decodes: the source's
+        // stride of the innermost output dim, or a scatter's destination stride of the
+        // innermost source dim.
         let last = v.rank - 1;
-        let step = match v.specialized {
-            true => format!("ix(S{last})"),
-            false => format!("ip(SRC_STRIDES + {last}u)"),
+        let step = match (v.specialized, v.scatter) {
+            (true, _) => format!("ix(S{last})"),
+            (false, true) => format!("ip(DST_STRIDES + {last}u)"),
+            (false, false) => format!("ip(SRC_STRIDES + {last}u)"),
         };
         let mut values = vec![("RUN", format!("{GENERIC_RUN}u"))];
         // Runs of quads step a quad at a time, in their own fragment.
         if !v.quads {
             values.push(("STEP", step));
-        }
-        if !v.wide_stores && (v.convert.is_none() || v.quads) {
-            values.push(("SCATTER", v.scatter.to_string()));
         }
         if v.wide_stores {
             let gather: String = (0..16 / v.unit)
@@ -376,6 +409,10 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
         }
         let (name, template) = match (v.wide_stores, v.convert.is_some()) {
             (true, _) => ("fragments/generic_runs_wide.wgsl", GENERIC_RUNS_WIDE_WGSL),
+            (false, true) if v.quads && v.scatter => (
+                "fragments/generic_convert_quad_scatter.wgsl",
+                GENERIC_CONVERT_QUAD_SCATTER_WGSL,
+            ),
             (false, true) if v.quads => (
                 "fragments/generic_convert_quad_runs.wgsl",
                 GENERIC_CONVERT_QUAD_RUNS_WGSL,
@@ -384,6 +421,7 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
                 "fragments/generic_convert_runs.wgsl",
                 GENERIC_CONVERT_RUNS_WGSL,
             ),
+            (false, false) if v.scatter => ("fragments/generic_scatter.wgsl", GENERIC_SCATTER_WGSL),
             (false, false) => ("fragments/generic_runs.wgsl", GENERIC_RUNS_WGSL),
         };
         let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();

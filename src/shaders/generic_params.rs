@@ -71,11 +71,10 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
             GenericArray::Dims if matches!(mode(v), Mode::Box | Mode::Padded) => {
                 in_out_order(&extents)
             }
+            // The walk: the output's dims, or a scatter's source dims (Plan::walk).
             GenericArray::Dims => walk.0.clone(),
-            GenericArray::SrcStrides if matches!(mode(v), Mode::Box | Mode::Padded) => {
-                in_out_order(&in_strides)
-            }
-            GenericArray::SrcStrides => walk.1.clone(),
+            GenericArray::SrcStrides => in_out_order(&in_strides),
+            GenericArray::DstStrides if v.scatter => walk.1.clone(),
             GenericArray::DstStrides => in_out_order(&out_strides),
             GenericArray::BoxLo => in_out_order(&chunk.lo),
             GenericArray::BoxHi => in_out_order(&chunk.hi),

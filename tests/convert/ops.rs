@@ -350,12 +350,13 @@ fn quads_convert_every_pair() {
                 scatter: Some(true),
                 ..Options::default()
             };
-            for (axis, n) in [(2, 32), (0, 2)].into_iter().filter(|_| p.caps().cpu) {
+            // Rows of two runs; offsets that differ on each side.
+            for (axis, n) in [(2, 64), (0, 2)].into_iter().filter(|_| p.caps().cpu) {
                 let scale: Vec<f32> = (0..n).map(|i| 1.0 + i as f32 / 8.0).collect();
                 let bias: Vec<f32> = (0..n).map(|i| i as f32 - 2.0).collect();
-                let (s, d) = at(5 + axis as u64);
+                let (s, d) = (at(5 + axis as u64).0, at(6 + axis as u64).1);
                 ops.push(
-                    Relayout::permute(&[3, 2, 32], &[1, 0, 2], from.size())
+                    Relayout::permute(&[3, 2, 64], &[1, 0, 2], from.size())
                         .unwrap()
                         .with_options(scatter)
                         .with_offsets(s, d)

@@ -244,11 +244,12 @@ fn runs_scatter_where_gathering_reads_a_page_per_row() {
     for elem in [2, 4] {
         let head = plan_on(&[8, 512, 16, 64], &[0, 2, 1, 3], elem, &cpu());
         assert!(head.runs && head.scatter, "{head}");
-        assert_eq!(
-            head.walk().0,
-            head.dims,
-            "a scatter walks the source: {head}"
-        );
+        // Rows of 16-byte units: the source's dims [8, 512, 16, u], each with its stride in
+        // the output [8, 16, 512, u].
+        let u = 64 * elem as u64 / 16;
+        let walk = (vec![8, 512, 16, u], vec![16 * 512 * u, u, 512 * u, 1]);
+        assert_eq!(head.walk(), walk, "{head}");
+        assert_eq!(head.walk_of(false).0, vec![8, 16, 512, u], "{head}");
         let on_gpu = plan_on(
             &[8, 512, 16, 64],
             &[0, 2, 1, 3],
@@ -258,6 +259,25 @@ fn runs_scatter_where_gathering_reads_a_page_per_row() {
         assert!(!on_gpu.scatter, "{on_gpu}");
         assert!(!head.on_gpu().unwrap().scatter);
     }
+    // The head split converting to f16 (runs of quads) scatters too.
+    let to_f16 =
+        crate::convert::Conversion::new(crate::convert::Dtype::F32, crate::convert::Dtype::F16)
+            .unwrap();
+    let mut narrow = Request::new(&[8, 512, 16, 64], &[0, 2, 1, 3], 4);
+    narrow.conversion = Some(&to_f16);
+    let narrow = plan::plan(&narrow, &cpu()).unwrap();
+    assert!(narrow.quads && narrow.runs && narrow.scatter, "{narrow}");
+    // Forced on 4-byte units that would take wide stores: the scatter, without them.
+    let mut req = Request::new(&[2, 3, 8], &[1, 0, 2], 4).with_options(Options {
+        scatter: Some(true),
+        ..Options::default()
+    });
+    req.src_offset = 4;
+    let forced = plan::plan(&req, &cpu()).unwrap();
+    assert!(
+        forced.scatter && !forced.wide_stores && forced.unit == 4,
+        "{forced}"
+    );
     let square = plan_on(&[512, 512, 64], &[1, 0, 2], 4, &cpu());
     assert!(square.runs && !square.scatter, "{square}");
     assert_eq!(
