@@ -55,18 +55,62 @@ fn web_setup(what: &str) -> Option<(PathBuf, String)> {
 /// CI run of four; a refusal exits normally with its messages and is never retried.
 const NODE_CRASHES: usize = 3;
 
+/// How long one run of dawn.node may take before it counts as a crash: a manifest of 500
+/// shaders compiles in a few seconds, but dawn.node 0.6.2 on SwiftShader once hung, every
+/// thread waiting on a futex, for 17 minutes on the first manifest of a CI run (killed, the
+/// retry took seconds).
+const NODE_TIMEOUT: Duration = Duration::from_secs(180);
+
+/// Output of `command`, which is killed (and reported as killed by a signal) if it runs
+/// longer than `timeout`; its output is read as it comes, so that no pipe fills.
+fn output_within(command: &mut Command, timeout: Duration) -> std::process::Output {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("node runs");
+    let read = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = read(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = read(child.stderr.take().map(|p| Box::new(p) as _));
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("node is waited for") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            eprintln!("killed after {timeout:?}");
+            let _ = child.kill();
+            break child.wait().expect("node is waited for");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    std::process::Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    }
+}
+
 /// Runs `node web/<script> <manifest>` on the driver `icd`; asserts it succeeded and
 /// returns the JSON after its last line's `prefix`. A run killed by a signal before its
-/// summary line is run again (see [`NODE_CRASHES`]), and says so.
+/// summary line, or after [`NODE_TIMEOUT`], is run again (see [`NODE_CRASHES`]), and says so.
 fn node(root: &Path, script: &str, manifest: &Path, icd: &str, prefix: &str) -> String {
     let mut crashes = 0;
     let out = loop {
-        let out = Command::new("node")
+        let mut command = Command::new("node");
+        command
             .arg(root.join("web").join(script))
             .arg(manifest)
-            .env("VK_ICD_FILENAMES", icd)
-            .output()
-            .expect("node runs");
+            .env("VK_ICD_FILENAMES", icd);
+        let out = output_within(&mut command, NODE_TIMEOUT);
         let summarised = String::from_utf8_lossy(&out.stdout).contains(prefix);
         if out.status.code().is_some() || summarised || crashes + 1 >= NODE_CRASHES {
             break out;
@@ -90,6 +134,19 @@ fn node(root: &Path, script: &str, manifest: &Path, icd: &str, prefix: &str) -> 
         .find_map(|l| l.strip_prefix(prefix))
         .unwrap_or_else(|| panic!("no {prefix}line from web/{script}:\n{stdout}\n{stderr}"))
         .to_string()
+}
+
+/// A run past its time is killed and reported as killed by a signal (so retried as a
+/// crash); one within it keeps its output.
+#[test]
+fn a_run_past_its_time_is_killed() {
+    let start = Instant::now();
+    let out = output_within(Command::new("sleep").arg("30"), Duration::from_millis(300));
+    assert!(out.status.code().is_none(), "{:?}", out.status);
+    assert!(start.elapsed() < Duration::from_secs(10));
+    let out = output_within(Command::new("echo").arg("done"), Duration::from_secs(30));
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "done\n");
 }
 
 /// How long a page may take before the test gives up on it.
