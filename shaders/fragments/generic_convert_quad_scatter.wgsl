@@ -1,4 +1,4 @@
-// Scattered runs of quads (CPU adapters, plan::select::choose_scatter): the thread's RUN
+// Scattered runs of quads (CPU adapters, plan::walk::choose_scatter): the thread's RUN
 // quads are consecutive source quads of one innermost row, a dim that stays innermost, so
 // one decode (over the source's dims, with their destination strides: Plan::walk) gives
 // the first's output quad and the others follow it (see generic_scatter.wgsl for why).

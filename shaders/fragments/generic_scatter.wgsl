@@ -1,4 +1,4 @@
-// A scattered run (CPU adapters, plan::select::choose_scatter): the thread's RUN items are
+// A scattered run (CPU adapters, plan::walk::choose_scatter): the thread's RUN items are
 // consecutive source units of one innermost row, a dim that stays innermost, so one decode
 // (over the source's dims, with their destination strides: Plan::walk) gives where the
 // first goes and the others follow it, STEP apart. Where the output's rows come from

@@ -25,6 +25,7 @@ mod variant;
 pub mod view;
 mod view_build;
 mod view_plan;
+mod walk;
 mod windows;
 
 pub use channels::{ChannelAt, Channels};
@@ -413,7 +414,7 @@ fn finish(
     if converting {
         // No shape constants; the micro kernel's wide blocks as 64-bit components.
         plan.reasons.specialize = Some(SpecializeReason::NotApplicable);
-        plan.scatter = select::choose_scatter(&plan, opts)?;
+        plan.scatter = walk::choose_scatter(&plan, opts)?;
         plan.access64 = select::choose_access64(&plan, caps, opts)?;
         return Ok(plan);
     }
@@ -422,7 +423,7 @@ fn finish(
         plan.reasons.specialize = Some(why);
     }
     plan.wide_stores = select::choose_wide_stores(&plan, opts)?;
-    plan.scatter = select::choose_scatter(&plan, opts)?;
+    plan.scatter = walk::choose_scatter(&plan, opts)?;
     plan.access64 = select::choose_access64(&plan, caps, opts)?;
     Ok(plan)
 }

@@ -69,7 +69,7 @@ pub struct Plan {
     /// `select::choose_wide_stores`).
     pub wide_stores: bool,
     /// The generic kernel's runs walk the source in order, each decoding where its first
-    /// unit goes, rather than the output (a CPU device's choice, `select::choose_scatter`):
+    /// unit goes, rather than the output (a CPU device's choice, `walk::choose_scatter`):
     /// where the output's consecutive rows come from source rows far apart, a gather reads
     /// a new page per row, which a CPU's prefetchers do not follow, while the scatter's
     /// writes stay in few sequential streams.
@@ -375,24 +375,6 @@ impl Plan {
     /// Workgroups over all dispatches.
     pub fn total_workgroups(&self) -> u64 {
         self.chunks.iter().map(|c| c.total_workgroups).sum()
-    }
-
-    /// What the generic kernel's items walk: the dims they enumerate (outermost first) and
-    /// each dim's stride on the side they decode. A gather walks the output's dims with
-    /// their source strides; a scatter ([`Plan::scatter`]) the source's dims with their
-    /// output strides.
-    pub fn walk(&self) -> (Vec<u64>, Vec<u64>) {
-        self.walk_of(self.scatter)
-    }
-
-    /// [`Plan::walk`] as a scatter (`true`) or a gather would walk, whichever the plan chose.
-    pub fn walk_of(&self, scatter: bool) -> (Vec<u64>, Vec<u64>) {
-        if scatter {
-            return (self.dims.clone(), self.out_strides_by_input_dim());
-        }
-        let in_strides = self.in_strides();
-        let strides = self.dims_perm.iter().map(|&d| in_strides[d]).collect();
-        (self.out_dims(), strides)
     }
 
     /// Output strides (in units) of each simplified input dim.

@@ -1,6 +1,6 @@
 //! Choices, each returned with the reason it was made ([`super::reasons`]): the kernel,
-//! the index width, whether the generic kernel is compiled for the shape, runs, wide stores,
-//! scatter and 64-bit accesses, and the micro kernel's block.
+//! the index width, whether the generic kernel is compiled for the shape, runs, wide stores
+//! and 64-bit accesses, and the micro kernel's block (the scatter: `walk`).
 
 use super::reasons::*;
 use super::tuning::*;
@@ -379,62 +379,6 @@ pub fn choose_wide_stores(plan: &Plan, opts: &Options) -> Result<bool, PermuteEr
         // A forced scatter walks the source: its runs have no output words to gather.
         None => Ok(applies && opts.scatter != Some(true)),
     }
-}
-
-/// Whether the generic kernel's runs scatter ([`Plan::scatter`]): runs (CPU devices) of a
-/// plain permute whose innermost dim stays innermost, without wide stores, or a
-/// conversion's runs of quads, where one workgroup's runs walked in source order write at
-/// most half as many pages ([`PAGE_BYTES`]) as gathering them reads. A CPU's prefetchers
-/// stop at a page: gathering `[8,512,16,64] (0,2,1,3)` f32 reads 128 rows 4 KiB apart per
-/// workgroup (3.9 ms on lavapipe, the shader copy of its bytes 2.8), scattering writes 16
-/// pages' worth of sequential rows (3.3 ms); where both sides' rows are as far apart
-/// (`[512,512,64] (1,0,2)`), neither order wins.
-pub fn choose_scatter(plan: &Plan, opts: &Options) -> Result<bool, PermuteError> {
-    let last = plan.dims.len() - 1;
-    let applies = plan.runs
-        && plan.kernel == Kernel::Generic
-        && !plan.wide_stores
-        && plan.view.is_none()
-        && (plan.conversion.is_none() || plan.quads)
-        && plan.chunks.len() == 1
-        && last > 0
-        && plan.dims_perm[last] == last;
-    match opts.scatter {
-        Some(true) if !applies => Err(PermuteError::ForcedChoice {
-            what: "scatter",
-            why: "it walks the generic kernel's runs (CPU devices) of a plain permute (not a view) whose innermost dim stays innermost, without wide stores, or a conversion's runs of quads",
-        }),
-        Some(on) => Ok(on),
-        None if !applies => Ok(false),
-        None => {
-            let gather = run_pages(plan, &plan.walk_of(false), plan.unit);
-            let scattered = run_pages(plan, &plan.walk_of(true), plan.dst_unit());
-            Ok(2 * scattered <= gather)
-        }
-    }
-}
-
-/// Pages ([`PAGE_BYTES`]) the generic kernel's first workgroup of runs touches on the side
-/// it decodes, for its `walk` (dims, and their strides there, in units of `unit` bytes).
-fn run_pages(plan: &Plan, (dims, strides): &(Vec<u64>, Vec<u64>), unit: u32) -> usize {
-    let total: u64 = dims.iter().product();
-    let run = plan.run_units();
-    let step = strides.last().copied().unwrap_or(1);
-    let mut pages: Vec<u64> = (0..GENERIC_WORKGROUP as u64)
-        .map(|r| r * run)
-        .take_while(|&first| first < total)
-        .flat_map(|first| {
-            let (mut rem, mut at) = (first, 0u64);
-            for (d, s) in dims.iter().zip(strides).rev() {
-                at += rem % d * s;
-                rem /= d;
-            }
-            (0..run).map(move |k| (at + k * step) * unit as u64 / PAGE_BYTES)
-        })
-        .collect();
-    pages.sort_unstable();
-    pages.dedup();
-    pages.len()
 }
 
 /// Whether to access storage as 64-bit components: where the units are 8 or 16 bytes or the
