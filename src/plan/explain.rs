@@ -289,16 +289,16 @@ impl Plan {
         if self.access64 {
             why.push("data moves as 64-bit components (u64, vec2<u64>): a CPU device pays per component of each access (unless forced: a copy was measured faster so on this device)".into());
         }
-        if self.runs && self.kernel == Kernel::Generic && self.scatter {
-            why.push(format!(
-                "each invocation moves a run of {} neighbouring source units, decoding where the first goes (a scatter: gathering, a workgroup would read a new 4 KiB page per output row, which a CPU's prefetchers do not follow; scattered, it writes few pages; unless forced)",
-                self.run_units()
-            ));
-        } else if self.runs && self.kernel == Kernel::Generic {
-            why.push(format!(
-                "each invocation moves a run of {} neighbouring output units, decoding the first and stepping through the source (a CPU device: items a workgroup apart pay only on GPUs)",
-                self.run_units()
-            ));
+        if self.runs && self.kernel == Kernel::Generic {
+            let run = self.run_units();
+            why.push(match self.scatter {
+                true => format!(
+                    "each invocation moves a run of {run} neighbouring source units, decoding where the first goes (a scatter: gathering, a workgroup would read a new 4 KiB page per output row, which a CPU's prefetchers do not follow; scattered, it writes few pages; unless forced)"
+                ),
+                false => format!(
+                    "each invocation moves a run of {run} neighbouring output units, decoding the first and stepping through the source (a CPU device: items a workgroup apart pay only on GPUs)"
+                ),
+            });
         }
         if let Some(reason) = self.reasons.specialize {
             let kib = SPECIALIZE_MIN_BYTES >> 10;

@@ -56,8 +56,9 @@ pub struct Plan {
     pub specialized: bool,
     /// Invocations each move a run of neighbours, decoding the first only (a CPU device's
     /// choice, `select::choose_runs`): the generic kernel's [`GENERIC_RUN`] consecutive
-    /// output units (source units, for a [`Plan::scatter`]) instead of items a workgroup apart, the micro kernel's blocks along
-    /// the output's rows ([`MICRO_RUNS`]) instead of one.
+    /// output units (source units, for a [`Plan::scatter`]) instead of items a workgroup
+    /// apart, the micro kernel's blocks along the output's rows ([`MICRO_RUNS`]) instead of
+    /// one.
     pub runs: bool,
     /// 8 and 16-byte units, and the micro kernel's wide block rows, are accessed as
     /// `u64` / `vec2<u64>` rather than `vec2<u32>` / `vec4<u32>`: on a CPU adapter an access

@@ -1,6 +1,6 @@
 //! Choices, each returned with the reason it was made ([`super::reasons`]): the kernel,
 //! the index width, whether the generic kernel is compiled for the shape, runs, wide stores
-//! and 64-bit accesses, and the micro kernel's block (the scatter: `walk`).
+//! and 64-bit accesses, and the micro kernel's block (whether runs scatter: `super::walk`).
 
 use super::reasons::*;
 use super::tuning::*;

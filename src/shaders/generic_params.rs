@@ -12,7 +12,7 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
     let rank = plan.dims.len();
     let in_strides = plan.in_strides();
     let out_strides = plan.out_strides_by_input_dim();
-    let walk = plan.walk();
+    let (walk_dims, walk_strides) = plan.walk();
     let in_out_order =
         |per_dim: &[u64]| -> Vec<u64> { plan.dims_perm.iter().map(|&d| per_dim[d]).collect() };
     let base = plan.view.as_ref().map_or(0, |v| v.src_base as u64);
@@ -72,9 +72,9 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
                 in_out_order(&extents)
             }
             // The walk: the output's dims, or a scatter's source dims (Plan::walk).
-            GenericArray::Dims => walk.0.clone(),
+            GenericArray::Dims => walk_dims.clone(),
             GenericArray::SrcStrides => in_out_order(&in_strides),
-            GenericArray::DstStrides if v.scatter => walk.1.clone(),
+            GenericArray::DstStrides if v.scatter => walk_strides.clone(),
             GenericArray::DstStrides => in_out_order(&out_strides),
             GenericArray::BoxLo => in_out_order(&chunk.lo),
             GenericArray::BoxHi => in_out_order(&chunk.hi),
