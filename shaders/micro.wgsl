@@ -31,17 +31,27 @@
 // A padded view (bounds over the batch and row dims, never the columns) fills whole block
 // rows: a row outside a bound is not read, its accesses take the fill value.
 //
-// Filled in by src/shaders/micro.rs: SIDE, RUN, BATCH_FN (the unrolled batch decode),
-// BOUNDS_FN (for padded views: the batch's part of each bound's combined index, and the
-// row check; else nothing), BATCH_BOUNDS (padded: `bv`, the batch's part) and BLOCK_MOVE
-// (where the `j`th block starts, from `br0` and `bc0`, and its unrolled loads, register
-// transpose and stores).
+// Filled in by src/shaders/micro.rs: SIDE, RUN, LANE_MAJOR, SHAPE_FN, BATCH_FN (the
+// unrolled batch decode), BOUNDS_FN (for padded views: the batch's part of each bound's
+// combined index, and the row check; else nothing), BATCH_BOUNDS (padded: `bv`, the
+// batch's part; lane_major: the run's step) and BLOCK_MOVE (where the `j`th block starts,
+// from `br0` and `bc0`, and its unrolled loads, register transpose and stores;
+// lane_major: the next block's place).
 
 // Whether some dispatch of the plan has more than one band of row blocks (see below).
 override BANDED: bool = false;
 
 const SIDE: u32 = {{SIDE}};
 const RUN: u32 = {{RUN}}; // blocks per invocation
+// Whether an invocation's blocks are WORKGROUP apart along the run (an aligned column
+// strip's on a CPU device): at each step neighbouring invocations move neighbouring
+// blocks, and a SIMD group's accesses are one span on each side.
+const LANE_MAJOR: bool = {{LANE_MAJOR}};
+
+// Word `i` of the shape's (never an offset or a conversion table's): the parameter block's,
+// or in a pipeline compiled for a recurring shape a pipeline constant (`Plan::specialized`),
+// so that its divisions and address arithmetic fold.
+{{SHAPE_FN}}
 
 // Input and output offsets (in accesses) of batch index `b`, unrolled over the batch dims.
 {{BATCH_FN}}
@@ -56,40 +66,45 @@ fn micro(
     let wg = workgroup_index(wid, nwg, lid);
     // The invocation's first block; its RUN blocks are neighbours along the output's rows
     // (a row strip's: along its columns; the planner makes the blocks there divide by RUN),
-    // so one decode serves them all (a flat strip's blocks find their images each).
-    let g = (wg * WORKGROUP + lid) * RUN;
-    if wg >= param(TOTAL_WORKGROUPS) || g >= param(TILES) {
+    // so one decode serves them all (a flat strip's blocks find their images each); or
+    // LANE_MAJOR, WORKGROUP apart, each moved on from the last (the last may be past the
+    // end, checked each).
+    let g = select((wg * WORKGROUP + lid) * RUN, wg * WORKGROUP * RUN + lid, LANE_MAJOR);
+    if wg >= shape(TOTAL_WORKGROUPS) || g >= shape(TILES) {
         return;
     }
     // Neighbouring invocations take neighbouring row blocks (a row strip's: column blocks):
     // their writes are contiguous. The row blocks go in bands of BAND (the last one
     // shorter): a workgroup covers a band's rows of several column blocks, so it reads few
     // rows (pages) at a time where the rows are far apart.
-    var br0 = g % param(TILES_R);
-    let rest = g / param(TILES_R);
-    var bc0 = rest % param(TILES_C);
-    let b = rest / param(TILES_C);
+    var br0 = g % shape(TILES_R);
+    let rest = g / shape(TILES_R);
+    var bc0 = rest % shape(TILES_C);
+    var b = rest / shape(TILES_C);
     // Several bands: a pipeline constant, so that one band is the plain order above alone,
     // with fewer divisions (which a CPU pays lane by lane).
     if BANDED {
-        let band = param(BAND);
-        let k = g - b * param(TILES_R) * param(TILES_C);
-        let full = param(TILES_R) / band;
-        let in_full = full * band * param(TILES_C);
+        let band = shape(BAND);
+        let k = g - b * shape(TILES_R) * shape(TILES_C);
+        let full = shape(TILES_R) / band;
+        let in_full = full * band * shape(TILES_C);
         var height = band;
-        var first = (k / (band * param(TILES_C))) * band;
-        var in_band = k % (band * param(TILES_C));
+        var first = (k / (band * shape(TILES_C))) * band;
+        var in_band = k % (band * shape(TILES_C));
         if k >= in_full {
-            height = param(TILES_R) - full * band;
+            height = shape(TILES_R) - full * band;
             first = full * band;
             in_band = k - in_full;
         }
         br0 = first + in_band % height;
         bc0 = in_band / height;
     }
-    let bases = batch_bases(b);
-{{BATCH_BOUNDS}}    let in_row = param(IN_ROW);
-    let out_row = param(OUT_ROW);
+    var bases = batch_bases(b);
+{{BATCH_BOUNDS}}    let in_row = shape(IN_ROW);
+    let out_row = shape(OUT_ROW);
     for (var j = 0u; j < RUN; j++) {
+        if LANE_MAJOR && g + j * WORKGROUP >= shape(TILES) {
+            break;
+        }
 {{BLOCK_MOVE}}    }
 }

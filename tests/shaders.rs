@@ -18,18 +18,19 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
     // Per unit and rank: generic (3 index widths x whole/boxed/padded/padded strided, but no
     // strided packed rank 1, + specialised), and from rank 2 tiled, plus micro with wide
     // blocks for every unit (2x2 for 16 bytes) and narrow ones for units up to 4 (each one or
-    // MICRO_RUNS per invocation, plain or padded); runs (plain and specialised) for unpacked
-    // units, and scattered ones from rank 3.
+    // MICRO_RUNS per invocation, plain or padded, and runs of MICRO_RUN specialised); runs
+    // (plain and specialised) for unpacked units, and scattered ones from rank 3.
     let per_rank = |unit: usize, rank: usize| {
         let strided = 3 * (rank >= 2 || unit >= 4) as usize;
-        let micro = 2 * (1 + MICRO_RUNS.len()) * (1 + (unit <= 4) as usize);
+        let micro = (2 * (1 + MICRO_RUNS.len()) + 1) * (1 + (unit <= 4) as usize);
         let runs = 2 * (unit >= 4) as usize;
         // Scattered runs (plain and specialised; the innermost dim stays, so from rank 3),
         // with and without 64-bit accesses for 8/16-byte units.
         let scatter = 2 * (unit >= 4 && rank >= 3) as usize * (1 + (unit >= 8) as usize);
         // 64-bit accesses: the 7 unpacked 32-bit-index generic variants above, and the
-        // wide micro blocks (each run, plain or padded).
-        let access64 = 7 * (unit >= 8) as usize + 2 * (1 + MICRO_RUNS.len()) * (rank >= 2) as usize;
+        // wide micro blocks (each run, plain or padded, and specialised).
+        let access64 =
+            7 * (unit >= 8) as usize + (2 * (1 + MICRO_RUNS.len()) + 1) * (rank >= 2) as usize;
         // Reversed innermost dims: each smaller element size in units of whole words, on
         // the 3 index widths plus runs, and 64-bit accesses of both 32-bit-index ones.
         let smaller = ELEM_SIZES.iter().filter(|&&e| e < unit).count() * (unit >= 4) as usize;
@@ -38,10 +39,11 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
         // reversed), with and without 64-bit accesses.
         let wide = 2 * (2 + smaller) * (unit == 4 || unit == 8) as usize;
         // Strips: each short extent that the wide side does not divide, either side whole,
-        // one or each of MICRO_RUNS per invocation, with and without 64-bit accesses.
+        // one or each of MICRO_RUNS per invocation, columns whole also in lane-major runs
+        // (plain and specialised) up to rank 3, with and without 64-bit accesses.
         let side = (16 / unit).max(2);
         let extents = (2..=STRIP_MAX as usize).filter(|n| n % side != 0).count();
-        let strips = 4 * (1 + MICRO_RUNS.len()) * extents;
+        let strips = 4 * (1 + MICRO_RUNS.len() + (rank <= 3) as usize) * extents;
         // Flat strips: every short extent, columns whole for 4-byte units, rows whole for
         // units up to 4 at ranks 2 and 3, with and without 64-bit accesses, one block or
         // runs of 2 or 3 per invocation (never 4: runs of 2 come first).
@@ -98,8 +100,9 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
 
 /// The conversions' variants: every pair of types, with and without the affine, at every
 /// index width element by element, in runs and in quads (and runs of them), ranks 1-3 and
-/// 16, runs of quads scattered at ranks 3 and 16; boxes over windows and views' padded modes at ranks 2 and 3; and 10 kinds of micro block at ranks 2 and 3
-/// (the 9 wide ones, runs of 4, 3 and 2 among them, also with 64-bit accesses), 4 kinds of
+/// 16, runs of quads scattered at ranks 3 and 16; boxes over windows and views' padded modes at ranks 2 and 3; and 12 kinds of micro block at ranks 2 and 3
+/// (the 11 wide ones, runs of 4, 3 and 2 and two lane-major strips among them, also with
+/// 64-bit accesses; the lane-major strips also specialised), 4 kinds of
 /// flat strip likewise (2 where the planes are read, 2 more where f32 planes are written), and 22 kinds of the tiled kernel's strips
 /// at ranks 2 and 3; each validates, shipped and traced.
 #[test]
@@ -107,7 +110,7 @@ fn every_conversion_variant_validates() {
     let variants = shaders::convert_variants();
     assert_eq!(
         variants.len(),
-        9 * 4 * (2 * (3 + 1 + 3 + 1) * 4 + 2 * 2 + 3 * 3 * 4 + 10 * 2 + 9 + 22 * 2)
+        9 * 4 * (2 * (3 + 1 + 3 + 1) * 4 + 2 * 2 + 3 * 3 * 4 + 12 * 2 + 11 + 2 * 2 + 22 * 2)
             + 9 * (12 + 3 * 6)
     );
     for v in variants {

@@ -8,12 +8,15 @@
 mod common;
 #[path = "variants/flat.rs"]
 mod flat;
+#[path = "variants/strips.rs"]
+mod strips;
 
 use std::collections::{BTreeSet, HashMap};
 
 use common::{MICRO, case, check_many, gpu, test_bytes};
-use wgpu_permute::plan::tuning::{MAX_SPECIALIZED, MICRO_RUNS};
-use wgpu_permute::plan::{ELEM_SIZES, MAX_RANK, Strip, Variant};
+use strips::{blocks_for_run, strip_case};
+use wgpu_permute::plan::tuning::{MAX_SPECIALIZED, MICRO_WORKGROUP};
+use wgpu_permute::plan::{ELEM_SIZES, MAX_RANK, Variant};
 use wgpu_permute::{
     Bound, IndexMath, Kernel, Options, Permuter, Relayout, Request, View, reference, shaders,
 };
@@ -208,12 +211,13 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
         let (shape, perm) = strip_case(variant)?;
         let options = Options {
             access64: Some(variant.access64()),
+            specialize: Some(variant.specialized()),
             ..MICRO
         };
         let case = case(&shape, &perm, elem, options, (16, 32));
         return Some(Job::Permute {
             case,
-            specialized: false,
+            specialized: variant.specialized(),
         });
     }
     if variant.reverse() > 0 {
@@ -459,50 +463,6 @@ fn unmergeable(rank: usize) -> (Vec<usize>, Vec<usize>) {
     (shape, perm)
 }
 
-/// The permute that runs a strip variant: `(B.., R, C) -> (B.. reversed, C, R)` (batch dims
-/// of 2 that cannot merge), the short side whole and the other in whole blocks (a multiple
-/// of the run's blocks, or not, as the variant's run asks). `None` where the variant is not
-/// run here, each a compile: every short extent at rank 3 (one batch dim), extent 3 with
-/// 64-bit accesses and at ranks 2 and `MAX_RANK`; tests/shaders.rs validates them all. The batch
-/// decode is the square blocks', the accesses' types those of any extent.
-fn strip_case(variant: Variant) -> Option<(Vec<usize>, Vec<usize>)> {
-    let block = variant.block()?;
-    let (strip, rank) = (block.strip?, variant.rank());
-    let (Strip::Cols(n) | Strip::Rows(n)) = strip;
-    let every = rank == 3 && !variant.access64();
-    let sampled = n == 3 && [2, 3, MAX_RANK].contains(&rank) && (rank == 3 || !variant.access64());
-    if !every && !sampled {
-        return None;
-    }
-    let long = block.side as usize * blocks_for_run(block.run, false, true);
-    let (rows, cols) = match strip {
-        Strip::Cols(n) => (long, n as usize),
-        Strip::Rows(n) => (n as usize, long),
-    };
-    let mut shape = vec![2; rank - 2];
-    shape.extend([rows, cols]);
-    let mut perm: Vec<usize> = (0..rank - 2).rev().collect();
-    perm.extend([rank - 1, rank - 2]);
-    Some((shape, perm))
-}
-
-/// Row blocks (a row strip's column blocks) of a case whose plan moves `run` blocks per
-/// invocation: the fewest (at least 2 while `small`) whose count, with the `run` blocks of
-/// rows that a padded case adds (`check_padded_micro`), the planner's first fitting entry
-/// of `MICRO_RUNS` is `run` (1: none fits).
-fn blocks_for_run(run: u32, padded: bool, small: bool) -> usize {
-    let extra = if padded { run as usize } else { 0 };
-    let planned = |blocks: usize| {
-        MICRO_RUNS
-            .into_iter()
-            .find(|&r| blocks.is_multiple_of(r as usize))
-            .unwrap_or(1)
-    };
-    (1 + small as usize..)
-        .find(|&n| planned(n + extra) == run)
-        .expect("some count of blocks plans each run")
-}
-
 #[test]
 fn unmergeable_helper_really_keeps_the_rank() {
     for rank in 1..=MAX_RANK {
@@ -588,5 +548,46 @@ fn scatter_is_chosen_where_gathering_reads_a_page_per_row() {
         let plan = result.unwrap();
         assert!(plan.runs && plan.scatter, "{plan}");
         assert_eq!(plan.specialized, specialized, "{plan}");
+    }
+}
+
+/// Lane-major runs of column strips across every edge of their carry into the batch: row
+/// blocks per image one short of a workgroup, a workgroup, one past it and a divisor of it
+/// (each step the same place in a later image), 1 and 4-byte units, each plan specialised
+/// and not, against the reference with guard bytes; the last workgroup ends part way.
+#[test]
+fn lane_major_runs_carry_into_the_batch_at_every_edge() {
+    let Some(p) = gpu() else { return };
+    if !p.caps().cpu {
+        eprintln!("not a CPU adapter: runs are a CPU-device layout; not run");
+        return;
+    }
+    let mut cases = Vec::new();
+    for along in [
+        MICRO_WORKGROUP - 1,
+        MICRO_WORKGROUP,
+        MICRO_WORKGROUP + 1,
+        32,
+    ] {
+        for elem in [1, 4] {
+            for specialize in [false, true] {
+                let side = 16 / elem;
+                let images = 16_500usize.div_ceil(along as usize);
+                let options = Options {
+                    specialize: Some(specialize),
+                    ..MICRO
+                };
+                let shape = [images, side * along as usize, 3];
+                cases.push(case(&shape, &[0, 2, 1], elem, options, (16, 32)));
+            }
+        }
+    }
+    // A permuter of its own: room for its own pipelines (`MAX_SPECIALIZED`).
+    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
+    for (result, op) in check_many(&fresh, &cases).into_iter().zip(&cases) {
+        let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
+        let block = plan.variant().and_then(|v| v.block()).unwrap();
+        assert!(block.lane_major, "{plan}");
+        assert_eq!(Some(plan.specialized), op.options().specialize, "{plan}");
     }
 }

@@ -223,11 +223,6 @@ impl Bench<'_> {
         if reference::first_mismatch(&case.fused, &data, &got)?.is_some() {
             return Err(BenchError::Mismatch(case.label.clone()));
         }
-        let (fused, permute, convert) = (
-            p.prepare(&case.fused)?,
-            p.prepare(&case.permute)?,
-            p.prepare(&case.convert)?,
-        );
         let copy_bytes = (case.traffic() / 2).next_multiple_of(16);
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
         let buffer = |label: &str, size: u64| {
@@ -251,6 +246,11 @@ impl Bench<'_> {
                 buffer("convert dst", case.traffic()),
             )
         })?;
+        let (fused, permute, convert) = (
+            self.steady(p, &case.fused, &src, &dst)?,
+            self.steady(p, &case.permute, &src, &mid)?,
+            self.steady(p, &case.convert, &mid, &dst)?,
+        );
         let record = |e: &mut wgpu::CommandEncoder, s: &wgpu::Buffer, d, op| {
             // Prepared and checked above: the same call cannot fail now.
             let _ = p.record(e, s, d, op);

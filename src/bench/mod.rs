@@ -260,14 +260,7 @@ impl<'a> Bench<'a> {
         let cold = start.elapsed();
         drop(fresh);
 
-        // Steady state: a recurring shape earns its own pipeline once it has moved enough
-        // bytes on the uniform kernel; the warm figures are those of the kernel it keeps.
-        let mut prepared = permuter.prepare(&op)?;
-        while prepared.plans()[0].reasons.specialize == Some(SpecializeReason::Unpaid) {
-            self.submit(permuter, &prepared, &src, &dst)?;
-            wait_for(device)?;
-            prepared = permuter.prepare(&op)?;
-        }
+        let prepared = self.steady(permuter, &op, &src, &dst)?;
 
         let permute = self.time(&|e| {
             // Prepared and recorded successfully above; the same call cannot fail now.
@@ -290,6 +283,30 @@ impl<'a> Bench<'a> {
             cpu_reference,
             cold,
         })
+    }
+
+    /// `op` prepared as it runs in a steady state: a recurring shape earns its own pipeline
+    /// once it has moved enough bytes on the uniform kernel, and the warm figures are those
+    /// of the kernel it keeps.
+    fn steady(
+        &self,
+        permuter: &Permuter,
+        op: &Relayout,
+        src: &wgpu::Buffer,
+        dst: &wgpu::Buffer,
+    ) -> Result<Prepared, PermuteError> {
+        let mut prepared = permuter.prepare(op)?;
+        let unpaid = |p: &Prepared| {
+            p.plans()
+                .iter()
+                .any(|plan| plan.reasons.specialize == Some(SpecializeReason::Unpaid))
+        };
+        while unpaid(&prepared) {
+            self.submit(permuter, &prepared, src, dst)?;
+            wait_for(permuter.device())?;
+            prepared = permuter.prepare(op)?;
+        }
+        Ok(prepared)
     }
 
     /// Records a prepared operation and submits it.

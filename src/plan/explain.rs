@@ -252,6 +252,12 @@ impl Plan {
                             Some(Strip::Rows(_)) => "columns",
                             _ => "output's rows",
                         };
+                        let apart = match block.lane_major {
+                            true => {
+                                "a workgroup apart (neighbouring invocations take neighbouring blocks)"
+                            }
+                            false => "neighbours",
+                        };
                         let batch = match (block.flat, super::flat_tail(self)) {
                             (true, Some((lo, hi, _))) => {
                                 let left: u64 = lo.iter().zip(&hi).map(|(l, h)| h - l).product();
@@ -263,7 +269,7 @@ impl Plan {
                             (false, _) => format!("{b} blocks' worth of batch"),
                         };
                         why.push(format!(
-                            "each invocation moves {run} {rows}x{cols} block(s), neighbours along the {along}, between the input's innermost dim ({c}) and the dim that becomes the output's innermost ({r}), {how}, {batch}"
+                            "each invocation moves {run} {rows}x{cols} block(s), {apart} along the {along}, between the input's innermost dim ({c}) and the dim that becomes the output's innermost ({r}), {how}, {batch}"
                         ));
                     }
                 }
@@ -303,7 +309,7 @@ impl Plan {
         if let Some(reason) = self.reasons.specialize {
             let kib = SPECIALIZE_MIN_BYTES >> 10;
             why.push(match (self.specialized, reason) {
-                (true, SpecializeReason::Compiled) => "dims and strides are compiled into the pipeline (this shape already has one)".into(),
+                (true, SpecializeReason::Compiled) => "dims and strides are compiled into the pipeline (this shape has a pipeline of its own already)".into(),
                 (true, _) => format!(
                     "dims and strides are compiled into the pipeline (the tensor is at least {kib} KiB{}), so its divisions become multiplies and shifts",
                     if reason == SpecializeReason::Forced { ", or forced" } else { "" }
@@ -317,7 +323,7 @@ impl Plan {
                     SPECIALIZE_PAYBACK_BYTES >> 20
                 ),
                 (false, SpecializeReason::BudgetSpent) => "dims and strides are uniforms: this permuter has compiled its most shape-specialised pipelines".into(),
-                (false, _) => "dims and strides are uniforms: only the plain 32-bit generic kernel is compiled per shape".into(),
+                (false, _) => "dims and strides are uniforms: only 32-bit generic permutes, lane-major strips and square micro blocks in runs of 4, in one binding and without a view, are compiled per shape".into(),
             });
         }
         match self.chunks.as_slice() {
@@ -367,10 +373,11 @@ impl fmt::Display for Plan {
             };
             write!(
                 f,
-                " ({}x{}{strip} blocks, {} per invocation)",
+                " ({}x{}{strip} blocks, {} per invocation{})",
                 b.rows(),
                 b.cols(),
-                b.run
+                b.run,
+                if b.lane_major { ", lane-major" } else { "" }
             )?;
         }
         if self.access64 {

@@ -87,6 +87,11 @@ pub struct Block {
     /// other side moves element by element, so that no side, stride or offset there need
     /// be whole accesses (`[32, 299*299, 3]`). See [`Block::flat_strip`].
     pub flat: bool,
+    /// The run's blocks are a workgroup apart along the run instead of neighbours: at each
+    /// step of the run neighbouring invocations move neighbouring blocks, so that a SIMD
+    /// group's accesses are one span on each side (aligned strips on CPU devices;
+    /// `select::micro_block`).
+    pub lane_major: bool,
 }
 
 /// A wide block whose one side is a whole dim of `n` elements (`2..=`[`STRIP_MAX`], not a
@@ -124,6 +129,7 @@ impl Block {
             run: 1,
             strip: None,
             flat: false,
+            lane_major: false,
         })
     }
 
@@ -151,6 +157,7 @@ impl Block {
             run: 1,
             strip: None,
             flat: false,
+            lane_major: false,
         })
     }
 
@@ -209,5 +216,14 @@ impl Block {
     /// The same block, `run` of them per invocation.
     pub fn with_run(self, run: u32) -> Block {
         Block { run, ..self }
+    }
+
+    /// The same block, `run` of them per invocation a workgroup apart.
+    pub fn lane_major(self, run: u32) -> Block {
+        Block {
+            run,
+            lane_major: true,
+            ..self
+        }
     }
 }

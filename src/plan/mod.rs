@@ -16,6 +16,7 @@ mod planned;
 mod reasons;
 mod select;
 mod simplify;
+mod specialize;
 mod strips;
 #[cfg(test)]
 mod tests;
@@ -412,13 +413,16 @@ fn finish(
         plan.chunks = windows::split_into_chunks(&plan, caps, limit)?;
     }
     if converting {
-        // No shape constants; the micro kernel's wide blocks as 64-bit components.
-        plan.reasons.specialize = Some(SpecializeReason::NotApplicable);
+        // Shape constants on the micro kernel only; its wide blocks as 64-bit components.
+        if let Some((on, why)) = specialize::choose_specialize(&plan, opts, learned) {
+            plan.specialized = on;
+            plan.reasons.specialize = Some(why);
+        }
         plan.scatter = walk::choose_scatter(&plan, opts)?;
         plan.access64 = select::choose_access64(&plan, caps, opts)?;
         return Ok(plan);
     }
-    if let Some((on, why)) = select::choose_specialize(&plan, opts, learned) {
+    if let Some((on, why)) = specialize::choose_specialize(&plan, opts, learned) {
         plan.specialized = on;
         plan.reasons.specialize = Some(why);
     }

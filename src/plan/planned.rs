@@ -51,8 +51,8 @@ pub struct Plan {
     pub chunks: Vec<Chunk>,
     /// Tile geometry when `kernel` is [`Kernel::Tiled`].
     pub tile: Option<Tile>,
-    /// The generic kernel is compiled for this shape (dims and strides are pipeline
-    /// constants).
+    /// The kernel is compiled for this shape: the generic kernel's dims and strides, or the
+    /// micro kernel's shape words, are pipeline constants.
     pub specialized: bool,
     /// Invocations each move a run of neighbours, decoding the first only (a CPU device's
     /// choice, `select::choose_runs`): the generic kernel's [`GENERIC_RUN`] consecutive
@@ -265,6 +265,7 @@ impl Plan {
                 block: select::micro_block(self).ok()?,
                 padded: bounded,
                 access64: self.access64,
+                specialized: self.specialized,
                 convert: self.conversion.as_ref().map(|c| BlockConvert {
                     key: ConvertKey {
                         from: c.from(),
@@ -322,9 +323,10 @@ impl Plan {
             }
             _ => {
                 let invocations = match select::micro_block(self) {
+                    // A lane-major run's last blocks may be past the end.
                     Ok(block) => match super::flat_blocks(self, &block) {
-                        Some((blocks, _)) => blocks / block.run as u64,
-                        None => b * r * c / (block.elements() * block.run as u64),
+                        Some((blocks, _)) => blocks.div_ceil(block.run as u64),
+                        None => (b * r * c / block.elements()).div_ceil(block.run as u64),
                     },
                     Err(_) => b * r * c,
                 };
@@ -342,6 +344,8 @@ impl Plan {
             access64: false,
             wide_stores: false,
             scatter: false,
+            // The micro kernel's shape constants are for its CPU-device runs.
+            specialized: self.specialized && self.kernel != Kernel::Micro,
             ..self.clone()
         };
         if self.runs {
@@ -423,8 +427,9 @@ impl Plan {
     /// bytes of them. `None` for other plans.
     pub fn micro_band(&self) -> Option<u64> {
         let block = self.variant()?.block()?;
-        if block.flat {
-            // Its blocks run over the images in order, with no rows far apart.
+        if block.flat || block.lane_major {
+            // Its blocks run over the images in order, with no rows far apart (a strip's
+            // rows are one span).
             return None;
         }
         let rows = block.rows() as u64;

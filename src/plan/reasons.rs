@@ -243,7 +243,7 @@ pub enum IndexReason {
     Pair64,
 }
 
-/// Whether, and why, the generic kernel is compiled for the plan's shape.
+/// Whether, and why, the generic or micro kernel is compiled for the plan's shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SpecializeReason {
     /// Forced on or off by the request's options.
@@ -261,8 +261,9 @@ pub enum SpecializeReason {
     Small,
     /// Large enough, but [`Learned::max_specialized`] shapes have their own pipelines already.
     BudgetSpent,
-    /// 64-bit index math, windows or a view: only the plain 32-bit generic kernel of a
-    /// permute specialises.
+    /// 64-bit index math, windows, a view, a conversion off the micro kernel, or micro
+    /// blocks other than lane-major strips and square blocks in runs of `MICRO_RUN`: only
+    /// those and 32-bit generic permutes in one binding specialise.
     NotApplicable,
 }
 

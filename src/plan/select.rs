@@ -275,44 +275,6 @@ pub fn prefer_micro(caps: &DeviceCaps) -> bool {
     caps.cpu
 }
 
-/// Whether to bake the shape into the generic kernel: large tensors, while the budget of
-/// specialised pipelines lasts (a shape that has its own pipeline keeps it).
-pub(super) fn choose_specialize(
-    plan: &Plan,
-    opts: &Options,
-    learned: &Learned,
-) -> Option<(bool, SpecializeReason)> {
-    if plan.kernel != Kernel::Generic {
-        return None;
-    }
-    if plan.index != IndexMath::U32 || plan.boxed() || plan.view.is_some() {
-        return Some((false, SpecializeReason::NotApplicable));
-    }
-    let compiled = learned.specialized.contains(&plan.shape_key());
-    let budget_left = learned.specialized.len() < learned.max_specialized;
-    // The budget bounds forced specialisation too: it is what keeps memory bounded.
-    Some(match opts.specialize {
-        Some(false) => (false, SpecializeReason::Forced),
-        _ if compiled => (true, SpecializeReason::Compiled),
-        _ if !budget_left && opts.specialize == Some(true) => {
-            (false, SpecializeReason::BudgetSpent)
-        }
-        Some(true) => (true, SpecializeReason::Forced),
-        None if plan.bytes < SPECIALIZE_MIN_BYTES => (false, SpecializeReason::Small),
-        None if !budget_left => (false, SpecializeReason::BudgetSpent),
-        None if learned
-            .uniform_bytes
-            .get(&plan.shape_key())
-            .map_or(0, |&b| b)
-            .saturating_add(plan.bytes)
-            <= SPECIALIZE_PAYBACK_BYTES =>
-        {
-            (false, SpecializeReason::Unpaid)
-        }
-        None => (true, SpecializeReason::Large),
-    })
-}
-
 /// Whether a conversion on the generic kernel moves quads (in one binding): its innermost
 /// dim stays (so 4
 /// consecutive output elements are 4 consecutive source elements), divides by 4, and both
@@ -477,10 +439,11 @@ fn windows_fit(plan: &Plan, kernel: Kernel, caps: &DeviceCaps, limit: u64) -> Re
 /// a short contiguous dim and the other divides (see [`Strip`]); else narrow for units of
 /// up to 4 bytes with both sides divisible by [`super::MICRO_SIDE`]; else a flat strip
 /// ([`super::flat_strip`]). Blocks per invocation, where the plan has runs (CPU devices):
-/// the first of [`MICRO_RUNS`] (for a flat strip, [`MICRO_FLAT_RUN`] first) that divides
-/// the blocks along the run; else 1.
+/// an aligned column strip's [`MICRO_LANE_MAJOR_RUN`] a workgroup apart where that makes
+/// [`MICRO_LANE_MAJOR_MIN_WORKGROUPS`]; else the first of [`MICRO_RUNS`] (for a flat
+/// strip, [`MICRO_FLAT_RUN`] first) that divides the blocks along the run; else 1.
 pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
-    let Some((_, r, c)) = plan.batch_rows_cols() else {
+    let Some((b, r, c)) = plan.batch_rows_cols() else {
         return Err(Misfit::InnermostStays);
     };
     view_fits(plan, true)?;
@@ -551,7 +514,10 @@ pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
         (None, Some(Strip::Rows(_))) => c / block.cols() as u64,
         (None, _) => r / block.rows() as u64,
     };
-    // A flat strip's blocks are in whole runs of their own where they can be.
+    if plan.runs && lane_major(plan, &block, b.saturating_mul(along)) {
+        return Ok(block.lane_major(MICRO_LANE_MAJOR_RUN));
+    }
+    // A flat strip's blocks are whole runs of their own where they can be.
     let first = block.flat.then_some(MICRO_FLAT_RUN);
     let run = first
         .into_iter()
@@ -559,6 +525,18 @@ pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
         .find(|&run| plan.runs && along.is_multiple_of(run as u64))
         .unwrap_or(1);
     Ok(block.with_run(run))
+}
+
+/// Whether a block's runs are lane-major ([`MICRO_LANE_MAJOR_RUN`], `blocks` in all): a
+/// strip of whole input rows (pixels to planes, not flat) over at most one batch dim (each
+/// block finds its bases again) that makes [`MICRO_LANE_MAJOR_MIN_WORKGROUPS`] whole
+/// workgroups. Errs towards neighbour runs: the other strips measured slower.
+fn lane_major(plan: &Plan, block: &Block, blocks: u64) -> bool {
+    let workgroups = blocks / (MICRO_LANE_MAJOR_RUN * MICRO_WORKGROUP) as u64;
+    matches!(block.strip, Some(Strip::Cols(_)))
+        && !block.flat
+        && plan.batch_dims().len() <= 1
+        && workgroups >= MICRO_LANE_MAJOR_MIN_WORKGROUPS
 }
 
 /// Whether the tiled kernel can run this plan at all (size aside).

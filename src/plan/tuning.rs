@@ -64,6 +64,26 @@ pub const EDGE_SPLIT_SPAN: u64 = 1 << 20;
 /// (runs of 5: the same 39; of 8 for `[4096,4096]`: 31 against 23 in runs of 4).
 pub const MICRO_RUNS: [u32; 3] = [MICRO_RUN, 3, 2];
 
+/// The run of an aligned strip's blocks on CPU devices, a workgroup apart
+/// ([`Block::lane_major`](super::Block::lane_major)): at each step the 8 lanes of a
+/// lavapipe SIMD group move 8 neighbouring blocks, one span of each side, where neighbours
+/// along one invocation's run left the lanes' accesses 4 blocks apart. WGSL probe (the
+/// shipped kernel text, parameter words fixed; Intel Xeon, 2 cores; 21 submissions, three
+/// rounds): `[32,224,224,3] (0,3,1,2)` u8 -> f32 normalised 2.66-2.72 ms in neighbour runs of
+/// 4, lane-major runs of 2: 2.73-2.79, of 4: 2.48-2.52, of 8: 2.36-2.38, of 16: 2.74-2.91
+/// (49 workgroups), shader copy of the traffic 1.97-2.06; its way back f32 -> u8 2.69-2.75,
+/// lane-major by 4 2.62-2.64, by 8 2.46-2.51. The bench (alternating runs, medians) kept
+/// the first: u8 -> f32 2.64 -> 2.54 ms, u8 `(0,3,1,2)` 1.33 -> 1.26, where strips of
+/// planes to pixels lost (f32 -> u8 3.04 -> 3.11, f32 `(0,2,3,1)` 3.25 -> 3.44) and so did
+/// the centre crop's two batch dims (2.50 -> 2.69): only column strips (whole input rows)
+/// over one batch dim run lane-major.
+pub const MICRO_LANE_MAJOR_RUN: u32 = 8;
+
+/// Workgroups a lane-major strip's plan needs at least (else its runs are neighbours):
+/// runs of [`MICRO_LANE_MAJOR_RUN`] a workgroup apart make few workgroups of a small
+/// tensor, and a CPU device spreads workgroups over its cores.
+pub const MICRO_LANE_MAJOR_MIN_WORKGROUPS: u64 = 16;
+
 /// The run of a flat strip's blocks (`plan::flat_blocks` leaves the pixels past a whole
 /// number of runs to a part of their own). Runs of 2 against 4 on lavapipe (Intel Xeon,
 /// three alternating runs of each): `[32,299,299,3] (0,3,1,2)` u8 -> f32 normalised
@@ -167,5 +187,6 @@ pub const MAX_COUNTED: usize = 4096;
 
 /// Most shapes a permuter compiles their own pipelines for; later shapes use the uniform
 /// kernel, so a program permuting ever new shapes stays bounded in memory (some drivers,
-/// lavapipe among them, never give back the memory of a destroyed pipeline).
+/// lavapipe among them, never give back the memory of a destroyed pipeline). A shape counts
+/// once, whichever of its variants (a kernel, a conversion of it) compile for it: few.
 pub const MAX_SPECIALIZED: usize = 64;

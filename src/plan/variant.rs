@@ -111,6 +111,8 @@ pub struct MicroVariant {
     pub access64: bool,
     /// Elements converted on the way, and where the affine's channel index comes from.
     pub convert: Option<BlockConvert>,
+    /// The shape's words are pipeline constants (see [`Plan::specialized`]).
+    pub specialized: bool,
 }
 
 /// A conversion on a block of a tiled or micro kernel: the types, and which of the block's
@@ -188,9 +190,14 @@ impl Variant {
         self.generic().is_some_and(|g| g.layout.strided())
     }
 
-    /// A generic variant's dims and strides as pipeline constants.
+    /// A generic variant's dims and strides, or a micro variant's shape words, as pipeline
+    /// constants.
     pub fn specialized(&self) -> bool {
-        self.generic().is_some_and(|g| g.specialized)
+        match self {
+            Variant::Generic(g) => g.specialized,
+            Variant::Micro(m) => m.specialized,
+            Variant::Tiled(_) => false,
+        }
     }
 
     /// A generic variant's runs of output units.
@@ -333,6 +340,12 @@ impl std::fmt::Display for Variant {
                     b.access_bytes,
                     b.run
                 )?;
+                if b.lane_major {
+                    write!(f, " lane-major")?;
+                }
+                if m.specialized {
+                    write!(f, " specialized")?;
+                }
                 if m.access64 {
                     write!(f, " access64")?;
                 }

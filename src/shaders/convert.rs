@@ -3,7 +3,7 @@
 
 use super::{TemplateError, fill};
 use crate::convert::Dtype;
-use crate::plan::tuning::MICRO_RUN;
+use crate::plan::tuning::{MICRO_LANE_MAJOR_RUN, MICRO_RUN};
 use crate::plan::{
     Block, BlockConvert, ChannelAt, ConvertKey, GenericLayout, GenericVariant, IndexMath, MAX_RANK,
     MicroVariant, Strip, TiledStrip, TiledVariant, Variant, flat_planned,
@@ -158,6 +158,14 @@ fn micro_convert_variants(from: Dtype, to: Dtype) -> Vec<Variant> {
         (strip(Strip::Cols(3)), (false, None)),
         (strip(Strip::Cols(3)), affine(Some(ChannelAt::Cols))),
         (strip(Strip::Rows(3)), affine(Some(ChannelAt::Rows))),
+        (
+            strip(Strip::Cols(3)).lane_major(MICRO_LANE_MAJOR_RUN),
+            affine(Some(ChannelAt::Cols)),
+        ),
+        (
+            strip(Strip::Cols(3)).lane_major(MICRO_LANE_MAJOR_RUN),
+            affine(Some(ChannelAt::Batch)),
+        ),
         (narrow, affine(None)),
     ];
     // Flat strips: planes written as 4-byte elements, read as elements of up to 4 bytes.
@@ -185,17 +193,25 @@ fn micro_convert_variants(from: Dtype, to: Dtype) -> Vec<Variant> {
             if access64 && block.access_bytes != 16 {
                 continue;
             }
-            all.push(Variant::Micro(MicroVariant {
-                rank,
-                unit: from.size() as u32,
-                block,
-                padded: false,
-                access64,
-                convert: Some(BlockConvert {
-                    key: ConvertKey { from, to, affine },
-                    channel,
-                }),
-            }));
+            // Lane-major strips compiled for their shape too (CPU devices).
+            let specialized = match block.lane_major && rank == 3 {
+                true => &[false, true][..],
+                false => &[false][..],
+            };
+            for &specialized in specialized {
+                all.push(Variant::Micro(MicroVariant {
+                    rank,
+                    unit: from.size() as u32,
+                    block,
+                    padded: false,
+                    access64,
+                    convert: Some(BlockConvert {
+                        key: ConvertKey { from, to, affine },
+                        channel,
+                    }),
+                    specialized,
+                }));
+            }
         }
     }
     all

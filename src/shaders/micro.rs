@@ -79,7 +79,9 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
         &[
             ("SIDE", &format!("{}u", block.side)),
             ("RUN", &format!("{}u", block.run)),
-            ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2))),
+            ("LANE_MAJOR", &block.lane_major.to_string()),
+            ("SHAPE_FN", &shape_fn(v)),
+            ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2), "shape")),
             ("BOUNDS_FN", &bounds_fn),
             ("BATCH_BOUNDS", &(batch_bounds + &hoisted)),
             ("BLOCK_MOVE", &moves),
@@ -93,6 +95,37 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
         MICRO_WORKGROUP,
     )?;
     Ok(prelude + &convert_fn + &kernel)
+}
+
+/// The words a specialised micro plan compiles into its pipeline as constants `P{i}`
+/// ([`constants`](super::constants)): its shape's, the head but for the offsets, and the
+/// batch dims' extents and strides. Offsets and conversion tables stay uniforms: a shape
+/// that recurs keeps one pipeline wherever its tensors lie.
+pub(super) fn shape_words(batch: usize) -> Vec<usize> {
+    let offsets = [TileWord::SrcOff as usize, TileWord::DstOff as usize];
+    (0..TILE_BATCH + 3 * batch)
+        .filter(|i| !offsets.contains(i))
+        .collect()
+}
+
+/// `shape(i)`: the parameter word, or a specialised variant's constant for the shape's
+/// words ([`shape_words`]); the kernel reads them at constant indices, so the switch folds
+/// away.
+fn shape_fn(v: &MicroVariant) -> String {
+    if !v.specialized {
+        return "fn shape(i: u32) -> u32 {\n    return param(i);\n}".into();
+    }
+    let words = shape_words(v.rank.saturating_sub(2));
+    let mut f: String = words
+        .iter()
+        .map(|i| format!("override P{i}: u32;\n"))
+        .collect();
+    f += "fn shape(i: u32) -> u32 {\n    switch i {\n";
+    for i in &words {
+        let _ = writeln!(f, "        case {i}u: {{ return P{i}; }}");
+    }
+    f += "        default: { return param(i); }\n    }\n}";
+    f
 }
 
 /// A converting block's `cvt` (the micro kernel's and the tiled kernel's strips): a source
@@ -178,9 +211,13 @@ pub(super) fn block_move(
                 .collect(),
         ),
         // `side` input rows back to back: one span of `side * n / per` accesses.
+        // A lane-major run moves `br0` on itself (`next_block`).
         Some(Strip::Cols(n)) => (
             (
-                "br = br0 + j".into(),
+                match block.lane_major {
+                    true => "br = br0".into(),
+                    false => "br = br0 + j".into(),
+                },
                 format!("{}u * br", side * n / per),
                 format!("{accesses_d}u * br"),
             ),
@@ -320,6 +357,7 @@ pub(super) fn block_move(
     let hoisted = match channel {
         Some(ChannelAt::Rows) if rows_move => String::new(),
         Some(ChannelAt::Cols) if cols_move => String::new(),
+        Some(ChannelAt::Batch) if block.lane_major => String::new(),
         _ => reads.lines().map(|l| format!("{}\n", &l[4..])).collect(),
     };
     if hoisted.is_empty() {
@@ -433,7 +471,24 @@ pub(super) fn block_move(
         };
         let _ = writeln!(f, "        store_dst({addr}, {value});");
     }
-    (hoisted, f)
+    debug_assert!(!block.lane_major || matches!(block.strip, Some(Strip::Cols(_))));
+    match block.lane_major {
+        true => (next_step() + &hoisted, f + &next_block()),
+        false => (hoisted, f),
+    }
+}
+
+/// Before a lane-major run (a column strip's, along its `TILES_R` row blocks): how far
+/// `WORKGROUP` blocks move along the run and over the batch (divided once).
+fn next_step() -> String {
+    "    let step_along = WORKGROUP % shape(TILES_R);\n    let step_batch = WORKGROUP / shape(TILES_R);\n".into()
+}
+
+/// The end of a lane-major run's step: its next block, `WORKGROUP` blocks on, into the
+/// next batch index past the last row block (`step_along` is below `TILES_R`, so at most
+/// one more; the kernel stops at the end).
+fn next_block() -> String {
+    "        br0 += step_along;\n        let past = br0 >= shape(TILES_R);\n        br0 = select(br0, br0 - shape(TILES_R), past);\n        b += step_batch + select(0u, 1u, past);\n        bases = batch_bases(b);\n".into()
 }
 
 /// A flat strip's block, pixel by pixel: `e{i}`, where pixel `i` of the block is on its

@@ -16,8 +16,8 @@ use thiserror::Error;
 use crate::convert::MAX_CHANNELS;
 use crate::model;
 use crate::plan::tuning::{
-    GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, MICRO_FLAT_RUN, MICRO_RUNS, MICRO_WORKGROUP,
-    STRIP_MAX,
+    GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, MICRO_FLAT_RUN, MICRO_LANE_MAJOR_RUN, MICRO_RUN,
+    MICRO_RUNS, MICRO_WORKGROUP, STRIP_MAX,
 };
 use crate::plan::{
     Block, Chunk, ConvertKey, ELEM_SIZES, GenericLayout, GenericVariant, IndexMath, Kernel,
@@ -32,6 +32,7 @@ mod micro;
 mod strip;
 mod template;
 mod tiled;
+mod variants;
 
 use convert::channel_next_fn;
 pub use convert::{CONVERT_WGSL, convert_source, convert_variants};
@@ -44,6 +45,7 @@ use template::*;
 pub use template::{TemplateError, fill};
 pub use tiled::TILE_BATCH;
 use tiled::*;
+pub use variants::all_variants;
 
 /// The prelude every kernel starts with: bindings, parameters, packing helpers.
 pub const PRELUDE_WGSL: &str = include_str!("../../shaders/prelude.wgsl");
@@ -265,171 +267,6 @@ fn store_bytes(store: &str) -> u32 {
     }
 }
 
-/// Every variant the planner can ask for; the naga test validates each one.
-pub fn all_variants() -> Vec<Variant> {
-    let mut all = Vec::new();
-    for unit in ELEM_SIZES.map(|u| u as u32) {
-        for rank in 1..=MAX_RANK {
-            if rank >= 2 {
-                all.push(Variant::Tiled(TiledVariant {
-                    rank,
-                    unit,
-                    strip: None,
-                }));
-                let micro = |block: Block, padded| {
-                    Variant::Micro(MicroVariant {
-                        rank,
-                        unit,
-                        block,
-                        padded,
-                        access64: false,
-                        convert: None,
-                    })
-                };
-                for block in [Block::wide(unit), Block::narrow(unit)]
-                    .into_iter()
-                    .flatten()
-                {
-                    for run in [1].into_iter().chain(MICRO_RUNS) {
-                        for padded in [false, true] {
-                            all.push(micro(block.with_run(run), padded));
-                        }
-                    }
-                }
-                // Strips: each short extent the square blocks cannot take, either side
-                // whole; never padded.
-                let side = Block::wide(unit).map_or(0, |b| b.side);
-                let extents = (2..=STRIP_MAX).filter(|n| side > 0 && n % side != 0);
-                for strip in extents.flat_map(|n| [Strip::Cols(n), Strip::Rows(n)]) {
-                    for run in [1].into_iter().chain(MICRO_RUNS) {
-                        if let Some(block) = Block::wide_strip(unit, strip) {
-                            all.push(micro(block.with_run(run), false));
-                        }
-                    }
-                }
-                // Flat strips: every short extent the planner takes that way
-                // (plan::flat_planned), in the runs it makes (MICRO_FLAT_RUN before
-                // MICRO_RUNS, so never a multiple of it but itself).
-                let flats = (2..=STRIP_MAX).flat_map(|n| [Strip::Cols(n), Strip::Rows(n)]);
-                let flat_runs = MICRO_RUNS
-                    .into_iter()
-                    .filter(|&r| r == MICRO_FLAT_RUN || r % MICRO_FLAT_RUN != 0);
-                for strip in flats.filter(|&s| flat_planned(s, unit, unit, rank)) {
-                    for run in [1].into_iter().chain(flat_runs.clone()) {
-                        if let Some(block) = Block::flat_strip(unit, strip) {
-                            all.push(micro(block.with_run(run), false));
-                        }
-                    }
-                }
-            }
-            for index in [IndexMath::U32, IndexMath::U64, IndexMath::U32Pair] {
-                let generic = |layout| GenericVariant {
-                    rank,
-                    unit,
-                    index,
-                    layout,
-                    specialized: false,
-                    runs: false,
-                    access64: false,
-                    reverse: 0,
-                    wide_stores: false,
-                    scatter: false,
-                    quads: false,
-                    convert: None,
-                };
-                for layout in [
-                    GenericLayout::Plain,
-                    GenericLayout::Boxed,
-                    GenericLayout::Padded,
-                ] {
-                    all.push(Variant::Generic(generic(layout)));
-                }
-                // A strided packed output of one dim would have to be contiguous.
-                if rank >= 2 || unit >= 4 {
-                    all.push(Variant::Generic(generic(GenericLayout::PaddedStrided)));
-                }
-                // A reversed innermost dim (views without bounds or destination strides):
-                // units of whole words of smaller elements, runs where they apply.
-                let smaller = ELEM_SIZES
-                    .map(|e| e as u32)
-                    .into_iter()
-                    .filter(|&e| e < unit);
-                for reverse in smaller.filter(|_| unit >= 4) {
-                    let plain = generic(GenericLayout::Plain);
-                    all.push(Variant::Generic(GenericVariant { reverse, ..plain }));
-                    if index == IndexMath::U32 {
-                        all.push(Variant::Generic(GenericVariant {
-                            reverse,
-                            runs: true,
-                            ..plain
-                        }));
-                    }
-                }
-                if index == IndexMath::U32 {
-                    let plain = generic(GenericLayout::Plain);
-                    all.push(Variant::Generic(GenericVariant {
-                        specialized: true,
-                        ..plain
-                    }));
-                    // Runs (CPU devices): whole tensors of unpacked units, 32-bit index math.
-                    if unit >= 4 {
-                        for specialized in [false, true] {
-                            all.push(Variant::Generic(GenericVariant {
-                                runs: true,
-                                specialized,
-                                ..plain
-                            }));
-                            // Scattered runs: the innermost dim stays, so from rank 3.
-                            if rank >= 3 {
-                                all.push(Variant::Generic(GenericVariant {
-                                    runs: true,
-                                    scatter: true,
-                                    specialized,
-                                    ..plain
-                                }));
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-    // Wide stores (CPU devices): runs of 4 and 8-byte units.
-    let wide: Vec<Variant> = all
-        .iter()
-        .filter_map(|v| match v {
-            Variant::Generic(g) if g.runs && !g.scatter && matches!(g.unit, 4 | 8) => {
-                Some(Variant::Generic(GenericVariant {
-                    wide_stores: true,
-                    ..*g
-                }))
-            }
-            _ => None,
-        })
-        .collect();
-    all.extend(wide);
-    // 64-bit accesses (CPU devices, 32-bit index math): 8/16-byte units of the generic
-    // kernel and its wide stores, wide micro blocks.
-    let access64: Vec<Variant> = all
-        .iter()
-        .filter_map(|v| match *v {
-            Variant::Generic(g) if g.index == IndexMath::U32 && (g.unit >= 8 || g.wide_stores) => {
-                Some(Variant::Generic(GenericVariant {
-                    access64: true,
-                    ..g
-                }))
-            }
-            Variant::Micro(m) if m.block.access_bytes == 16 => Some(Variant::Micro(MicroVariant {
-                access64: true,
-                ..m
-            })),
-            _ => None,
-        })
-        .collect();
-    all.extend(access64);
-    all
-}
-
 /// The WGSL source of a variant, as shipped.
 pub fn source(v: &Variant) -> Result<String, TemplateError> {
     build(v, Build::Shipped)
@@ -478,15 +315,29 @@ fn fill_unit(unit: u32, access64: bool) -> &'static str {
     }
 }
 
-/// Values of the pipeline constants of a specialised generic plan: `D{i}` and `S{i}`, the
-/// dims its items walk and their strides on the side they decode ([`Plan::walk`]: output
-/// dims and source strides, or for a scatter the reverse). Empty for other plans.
+/// Values of the pipeline constants of a plan: a specialised generic plan's `D{i}` and
+/// `S{i}`, the dims its items walk and their strides on the side they decode
+/// ([`Plan::walk`]: output dims and source strides, or for a scatter the reverse); a micro
+/// plan's `BANDED` where it has bands, and specialised, its shape's words `P{i}`
+/// ([`shape_words`], from its one dispatch's parameter block). Empty for other plans.
 pub fn constants(plan: &Plan) -> Vec<(String, f64)> {
     if plan.kernel == Kernel::Micro {
-        return match micro_banded(plan) {
+        let mut constants = match micro_banded(plan) {
             true => vec![("BANDED".to_string(), 1.0)],
             false => Vec::new(),
         };
+        // Specialised plans are in one binding (`plan::specialize`).
+        debug_assert!(!plan.specialized || plan.chunks.len() == 1, "{plan}");
+        if let (true, [chunk]) = (plan.specialized, plan.chunks.as_slice()) {
+            let words = params(plan, chunk);
+            let batch = plan.dims.len().saturating_sub(2);
+            constants.extend(
+                shape_words(batch)
+                    .into_iter()
+                    .map(|i| (format!("P{i}"), words[i] as f64)),
+            );
+        }
+        return constants;
     }
     if !plan.specialized {
         return Vec::new();
@@ -501,6 +352,21 @@ pub fn constants(plan: &Plan) -> Vec<(String, f64)> {
         .enumerate()
         .map(|(i, s)| (format!("S{i}"), s as f64));
     dims.chain(strides).collect()
+}
+
+/// The names of a variant's shape constants, which a specialised plan's pipeline sets
+/// (see [`constants`]); empty for other variants.
+pub fn constant_names(v: &Variant) -> Vec<String> {
+    match v {
+        Variant::Generic(g) if g.specialized => (0..g.rank)
+            .flat_map(|d| [format!("D{d}"), format!("S{d}")])
+            .collect(),
+        Variant::Micro(m) if m.specialized => shape_words(m.rank.saturating_sub(2))
+            .into_iter()
+            .map(|i| format!("P{i}"))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// The parameter block of one dispatch (a uniform buffer of `u32` words, padded to whole
@@ -571,9 +437,11 @@ mod tests {
         };
         let (tiled, micro) = (first(Kernel::Tiled), first(Kernel::Micro));
         for word in TileWord::ALL {
-            let used = format!("param({})", word.wgsl_name());
+            let used = |read| format!("{read}({})", word.wgsl_name());
             assert!(
-                tiled.contains(&used) || micro.contains(&used),
+                tiled.contains(&used("param"))
+                    || micro.contains(&used("param"))
+                    || micro.contains(&used("shape")),
                 "{word:?} is used by no kernel"
             );
         }

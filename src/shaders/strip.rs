@@ -81,7 +81,7 @@ pub(super) fn strip_source(
             ("K", &format!("{}u", rotation(words))),
             ("TILE_LEN", &(TILED_STRIP_WORKGROUP * words).to_string()),
             ("TILE_FNS", tile_fns(build)),
-            ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2))),
+            ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2), "param")),
             ("QUAD_MOVE", &quad_move(s, ss, ds)),
             ("LONG", if interleaved_in { "ROWS" } else { "COLS" }),
         ],

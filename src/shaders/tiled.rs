@@ -20,8 +20,9 @@ pub(super) const TILE_ACCESS_TRACE_WGSL: &str =
 pub const TILE_BATCH: usize = TileWord::ALL.len();
 
 /// `batch_bases(b)`: input and output offsets of batch index `b` over `batch` batch dims
-/// (parameter words from `BATCH`: dims, input strides, output strides).
-pub(super) fn batch_fn(batch: usize) -> String {
+/// (words from `BATCH`: dims, input strides, output strides), read by `read` (`param`, or
+/// the micro kernel's `shape`).
+pub(super) fn batch_fn(batch: usize, read: &str) -> String {
     let mut f = String::from("fn batch_bases(b: u32) -> vec2<u32> {\n");
     if batch == 0 {
         f += "    return vec2<u32>(0u, 0u);\n}";
@@ -33,14 +34,14 @@ pub(super) fn batch_fn(batch: usize) -> String {
         if j > 0 {
             let _ = writeln!(
                 f,
-                "    let c{j} = rem % param(BATCH + {d}u);\n    rem = rem / param(BATCH + {d}u);"
+                "    let c{j} = rem % {read}(BATCH + {d}u);\n    rem = rem / {read}(BATCH + {d}u);"
             );
         } else {
             f += "    let c0 = rem;\n";
         }
         let _ = writeln!(
             f,
-            "    bases += vec2<u32>(c{j} * param(BATCH + {is}u), c{j} * param(BATCH + {os}u));"
+            "    bases += vec2<u32>(c{j} * {read}(BATCH + {is}u), c{j} * {read}(BATCH + {os}u));"
         );
     }
     f += "    return bases;\n}";
@@ -109,7 +110,7 @@ pub(super) fn tiled_source(v: &TiledVariant, build: Build) -> Result<String, Tem
             ("PITCH", &format!("{pitch}u")),
             ("TILE_LEN", &(tile.pack * tile.words * pitch).to_string()),
             ("TILE_ACCESS", &tile_access),
-            ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2))),
+            ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2), "param")),
             ("OUT_WORD_FN", &out_word),
         ],
     )?;
@@ -233,6 +234,7 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
                 run: 1,
                 strip: None,
                 flat: false,
+                lane_major: false,
             });
             let (per, per_d) = (block.per_in(plan.unit), block.per_out(plan.dst_unit()));
             let sides = (block.rows() as u64, block.cols() as u64);

@@ -414,3 +414,60 @@ fn a_flat_strips_tail_of_whole_blocks_converts() {
         common::check_many(p, &[op]).remove(0).unwrap();
     }
 }
+
+/// Column strips whose runs are lane-major (CPU adapters, blocks enough): images of 15
+/// blocks, fewer than a workgroup, so that each step of a run crosses into later images,
+/// and a last workgroup whose runs end part way; the affine on the pixels' channels and on
+/// the batch (4 channels over 275 images each, read per block), compiled for the shape and
+/// not.
+#[test]
+fn column_strips_run_lane_major_across_images() {
+    let Some(p) = common::gpu() else { return };
+    if !p.caps().cpu {
+        eprintln!("not a CPU adapter: strips' runs are a CPU-device layout; not run");
+        return;
+    }
+    let (normalise, _) = image_conversions();
+    let batch = Conversion::new(Dtype::U8, Dtype::F32)
+        .unwrap()
+        .with_affine(0, &[0.5, 2.0, -1.0, 4.0], &[1.0, 0.0, 3.0, -2.0])
+        .unwrap();
+    let mut cases = Vec::new();
+    for specialize in [false, true] {
+        let shaped = |op: Relayout| {
+            op.with_options(Options {
+                kernel: Some(Kernel::Micro),
+                specialize: Some(specialize),
+                ..Options::default()
+            })
+        };
+        cases.extend([
+            (
+                shaped(micro(&[1100, 240, 3], &[0, 2, 1], normalise.clone(), 0, 0)),
+                specialize,
+            ),
+            (
+                shaped(micro(
+                    &[4, 275, 240, 3],
+                    &[0, 1, 3, 2],
+                    batch.clone(),
+                    0,
+                    16,
+                )),
+                specialize,
+            ),
+        ]);
+    }
+    let ops: Vec<Relayout> = cases.iter().map(|(op, _)| op.clone()).collect();
+    // A permuter of its own: room for its own pipelines.
+    let fresh = wgpu_permute::Permuter::new(p.device(), p.queue()).unwrap();
+    for ((_, specialize), result) in cases.iter().zip(common::check_many(&fresh, &ops)) {
+        let plan = result.unwrap_or_else(|e| panic!("{e}"));
+        let Some(Variant::Micro(m)) = plan.variant() else {
+            panic!("{plan}")
+        };
+        assert!(m.block.lane_major, "{plan}");
+        assert_eq!(plan.specialized, *specialize, "{plan}");
+        assert!(plan.total_workgroups() > 16, "{plan}");
+    }
+}

@@ -107,13 +107,10 @@ fn write_shaders(dir: &Path, variants: &[Variant]) -> Vec<std::path::PathBuf> {
     for (i, v) in variants.iter().enumerate() {
         let file = format!("{i}.wgsl");
         std::fs::write(dir.join(&file), shaders::source(v).unwrap()).unwrap();
-        let constants: serde_json::Map<String, serde_json::Value> = match v.specialized() {
-            true => (0..v.rank())
-                .flat_map(|d| [format!("D{d}"), format!("S{d}")])
-                .map(|name| (name, 1.into()))
-                .collect(),
-            false => Default::default(),
-        };
+        let constants: serde_json::Map<String, serde_json::Value> = shaders::constant_names(v)
+            .into_iter()
+            .map(|name| (name, 1.into()))
+            .collect();
         entries.push(serde_json::json!({
             "file": file,
             "entry": v.kernel().name(),

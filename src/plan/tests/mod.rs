@@ -4,6 +4,7 @@
 mod basics;
 mod edges;
 mod reasons;
+mod strips;
 mod variants;
 mod windows;
 

@@ -1,0 +1,54 @@
+//! Whether a plan's kernel is compiled for its shape (`Plan::specialized`).
+
+use super::reasons::{Learned, SpecializeReason};
+use super::select::micro_block;
+use super::tuning::{MICRO_RUN, SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES};
+use super::{IndexMath, Kernel, Options, Plan};
+
+/// Whether to bake the shape into the generic or micro kernel: large tensors, while the
+/// budget of specialised pipelines lasts (a shape that has its own pipeline keeps it). Not
+/// for views, binding windows or 64-bit index math, nor conversions on the generic kernel.
+pub(super) fn choose_specialize(
+    plan: &Plan,
+    opts: &Options,
+    learned: &Learned,
+) -> Option<(bool, SpecializeReason)> {
+    let converting = plan.conversion.is_some();
+    // Micro blocks measured faster so (and listed, `shaders::all_variants`): lane-major
+    // strips, and square blocks of plain permutes in runs of `MICRO_RUN`.
+    let micro = micro_block(plan)
+        .is_ok_and(|b| b.lane_major || (!converting && b.strip.is_none() && b.run == MICRO_RUN));
+    match plan.kernel {
+        Kernel::Micro if micro => {}
+        Kernel::Generic if !converting => {}
+        Kernel::Micro => return Some((false, SpecializeReason::NotApplicable)),
+        _ if converting => return Some((false, SpecializeReason::NotApplicable)),
+        _ => return None,
+    }
+    if plan.index != IndexMath::U32 || plan.boxed() || plan.view.is_some() {
+        return Some((false, SpecializeReason::NotApplicable));
+    }
+    let compiled = learned.specialized.contains(&plan.shape_key());
+    let budget_left = learned.specialized.len() < learned.max_specialized;
+    // The budget bounds forced specialisation too: it is what keeps memory bounded.
+    Some(match opts.specialize {
+        Some(false) => (false, SpecializeReason::Forced),
+        _ if compiled => (true, SpecializeReason::Compiled),
+        _ if !budget_left && opts.specialize == Some(true) => {
+            (false, SpecializeReason::BudgetSpent)
+        }
+        Some(true) => (true, SpecializeReason::Forced),
+        None if plan.bytes < SPECIALIZE_MIN_BYTES => (false, SpecializeReason::Small),
+        None if !budget_left => (false, SpecializeReason::BudgetSpent),
+        None if learned
+            .uniform_bytes
+            .get(&plan.shape_key())
+            .map_or(0, |&b| b)
+            .saturating_add(plan.bytes)
+            <= SPECIALIZE_PAYBACK_BYTES =>
+        {
+            (false, SpecializeReason::Unpaid)
+        }
+        None => (true, SpecializeReason::Large),
+    })
+}

@@ -1,0 +1,185 @@
+//! Every shader variant the planner can ask for, listed for validation (naga, Tint) and
+//! for the tests that run each one.
+
+use super::*;
+
+/// Every variant the planner can ask for; the naga test validates each one.
+pub fn all_variants() -> Vec<Variant> {
+    let mut all = Vec::new();
+    for unit in ELEM_SIZES.map(|u| u as u32) {
+        for rank in 1..=MAX_RANK {
+            if rank >= 2 {
+                all.push(Variant::Tiled(TiledVariant {
+                    rank,
+                    unit,
+                    strip: None,
+                }));
+                let micro = |block: Block, padded| {
+                    Variant::Micro(MicroVariant {
+                        rank,
+                        unit,
+                        block,
+                        padded,
+                        access64: false,
+                        convert: None,
+                        specialized: false,
+                    })
+                };
+                // Compiled for a shape (plans without views, in one binding).
+                let specialized = |block: Block| match micro(block, false) {
+                    Variant::Micro(m) => Variant::Micro(MicroVariant {
+                        specialized: true,
+                        ..m
+                    }),
+                    other => other,
+                };
+                for block in [Block::wide(unit), Block::narrow(unit)]
+                    .into_iter()
+                    .flatten()
+                {
+                    for run in [1].into_iter().chain(MICRO_RUNS) {
+                        for padded in [false, true] {
+                            all.push(micro(block.with_run(run), padded));
+                        }
+                    }
+                    all.push(specialized(block.with_run(MICRO_RUN)));
+                }
+                // Strips: each short extent the square blocks cannot take, either side
+                // whole; never padded.
+                let side = Block::wide(unit).map_or(0, |b| b.side);
+                let extents = (2..=STRIP_MAX).filter(|n| side > 0 && n % side != 0);
+                for strip in extents.flat_map(|n| [Strip::Cols(n), Strip::Rows(n)]) {
+                    if let Some(block) = Block::wide_strip(unit, strip) {
+                        for run in [1].into_iter().chain(MICRO_RUNS) {
+                            all.push(micro(block.with_run(run), false));
+                        }
+                        // Column strips' runs lane-major (over at most one batch dim).
+                        if matches!(strip, Strip::Cols(_)) && rank <= 3 {
+                            let lane_major = block.lane_major(MICRO_LANE_MAJOR_RUN);
+                            all.push(micro(lane_major, false));
+                            all.push(specialized(lane_major));
+                        }
+                    }
+                }
+                // Flat strips: every short extent the planner takes that way
+                // (plan::flat_planned), in the runs it makes (MICRO_FLAT_RUN before
+                // MICRO_RUNS, so never a multiple of it but itself).
+                let flats = (2..=STRIP_MAX).flat_map(|n| [Strip::Cols(n), Strip::Rows(n)]);
+                let flat_runs = MICRO_RUNS
+                    .into_iter()
+                    .filter(|&r| r == MICRO_FLAT_RUN || r % MICRO_FLAT_RUN != 0);
+                for strip in flats.filter(|&s| flat_planned(s, unit, unit, rank)) {
+                    for run in [1].into_iter().chain(flat_runs.clone()) {
+                        if let Some(block) = Block::flat_strip(unit, strip) {
+                            all.push(micro(block.with_run(run), false));
+                        }
+                    }
+                }
+            }
+            for index in [IndexMath::U32, IndexMath::U64, IndexMath::U32Pair] {
+                let generic = |layout| GenericVariant {
+                    rank,
+                    unit,
+                    index,
+                    layout,
+                    specialized: false,
+                    runs: false,
+                    access64: false,
+                    reverse: 0,
+                    wide_stores: false,
+                    scatter: false,
+                    quads: false,
+                    convert: None,
+                };
+                for layout in [
+                    GenericLayout::Plain,
+                    GenericLayout::Boxed,
+                    GenericLayout::Padded,
+                ] {
+                    all.push(Variant::Generic(generic(layout)));
+                }
+                // A strided packed output of one dim would have to be contiguous.
+                if rank >= 2 || unit >= 4 {
+                    all.push(Variant::Generic(generic(GenericLayout::PaddedStrided)));
+                }
+                // A reversed innermost dim (views without bounds or destination strides):
+                // units of whole words of smaller elements, runs where they apply.
+                let smaller = ELEM_SIZES
+                    .map(|e| e as u32)
+                    .into_iter()
+                    .filter(|&e| e < unit);
+                for reverse in smaller.filter(|_| unit >= 4) {
+                    let plain = generic(GenericLayout::Plain);
+                    all.push(Variant::Generic(GenericVariant { reverse, ..plain }));
+                    if index == IndexMath::U32 {
+                        all.push(Variant::Generic(GenericVariant {
+                            reverse,
+                            runs: true,
+                            ..plain
+                        }));
+                    }
+                }
+                if index == IndexMath::U32 {
+                    let plain = generic(GenericLayout::Plain);
+                    all.push(Variant::Generic(GenericVariant {
+                        specialized: true,
+                        ..plain
+                    }));
+                    // Runs (CPU devices): whole tensors of unpacked units, 32-bit index math.
+                    if unit >= 4 {
+                        for specialized in [false, true] {
+                            all.push(Variant::Generic(GenericVariant {
+                                runs: true,
+                                specialized,
+                                ..plain
+                            }));
+                            // Scattered runs: the innermost dim stays, so from rank 3.
+                            if rank >= 3 {
+                                all.push(Variant::Generic(GenericVariant {
+                                    runs: true,
+                                    scatter: true,
+                                    specialized,
+                                    ..plain
+                                }));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Wide stores (CPU devices): runs of 4 and 8-byte units.
+    let wide: Vec<Variant> = all
+        .iter()
+        .filter_map(|v| match v {
+            Variant::Generic(g) if g.runs && !g.scatter && matches!(g.unit, 4 | 8) => {
+                Some(Variant::Generic(GenericVariant {
+                    wide_stores: true,
+                    ..*g
+                }))
+            }
+            _ => None,
+        })
+        .collect();
+    all.extend(wide);
+    // 64-bit accesses (CPU devices, 32-bit index math): 8/16-byte units of the generic
+    // kernel and its wide stores, wide micro blocks.
+    let access64: Vec<Variant> = all
+        .iter()
+        .filter_map(|v| match *v {
+            Variant::Generic(g) if g.index == IndexMath::U32 && (g.unit >= 8 || g.wide_stores) => {
+                Some(Variant::Generic(GenericVariant {
+                    access64: true,
+                    ..g
+                }))
+            }
+            Variant::Micro(m) if m.block.access_bytes == 16 => Some(Variant::Micro(MicroVariant {
+                access64: true,
+                ..m
+            })),
+            _ => None,
+        })
+        .collect();
+    all.extend(access64);
+    all
+}

@@ -1,0 +1,62 @@
+//! The permutes that run the micro kernel's strip variants (tests/variants.rs), and the
+//! blocks a case needs for a run.
+
+use wgpu_permute::plan::tuning::{
+    MICRO_LANE_MAJOR_MIN_WORKGROUPS, MICRO_LANE_MAJOR_RUN, MICRO_RUNS, MICRO_WORKGROUP,
+};
+use wgpu_permute::plan::{MAX_RANK, Strip, Variant};
+
+/// The permute that runs a strip variant: `(B.., R, C) -> (B.. reversed, C, R)` (batch dims
+/// of 2 that cannot merge), the short side whole and the other in whole blocks (a multiple
+/// of the run's blocks, or not, as the variant's run asks). `None` where the variant is not
+/// run here, each a compile: every short extent at rank 3 (one batch dim), extent 3 with
+/// 64-bit accesses and at ranks 2 and `MAX_RANK`; tests/shaders.rs validates them all. The batch
+/// decode is the square blocks', the accesses' types those of any extent.
+pub fn strip_case(variant: Variant) -> Option<(Vec<usize>, Vec<usize>)> {
+    let block = variant.block()?;
+    let (strip, rank) = (block.strip?, variant.rank());
+    let (Strip::Cols(n) | Strip::Rows(n)) = strip;
+    let every = rank == 3 && !variant.access64() && !variant.specialized();
+    let sampled = n == 3 && [2, 3, MAX_RANK].contains(&rank) && (rank == 3 || !variant.access64());
+    if !every && !sampled {
+        return None;
+    }
+    // Lane-major runs: the fewest blocks the planner runs lane-major, and a few more, so that
+    // the last workgroup's runs end part way.
+    let batch = 1 << (rank - 2);
+    let lane_major = (MICRO_LANE_MAJOR_MIN_WORKGROUPS as usize
+        * (MICRO_LANE_MAJOR_RUN * MICRO_WORKGROUP) as usize)
+        .div_ceil(batch)
+        + 3;
+    let blocks = match block.lane_major {
+        true => lane_major,
+        false => blocks_for_run(block.run, false, true),
+    };
+    let long = block.side as usize * blocks;
+    let (rows, cols) = match strip {
+        Strip::Cols(n) => (long, n as usize),
+        Strip::Rows(n) => (n as usize, long),
+    };
+    let mut shape = vec![2; rank - 2];
+    shape.extend([rows, cols]);
+    let mut perm: Vec<usize> = (0..rank - 2).rev().collect();
+    perm.extend([rank - 1, rank - 2]);
+    Some((shape, perm))
+}
+
+/// Row blocks (a row strip's column blocks) of a case whose plan moves `run` blocks per
+/// invocation: the fewest (at least 2 while `small`) whose count, with the `run` blocks of
+/// rows that a padded case adds (`check_padded_micro`), the planner's first fitting entry
+/// of `MICRO_RUNS` is `run` (1: none fits).
+pub fn blocks_for_run(run: u32, padded: bool, small: bool) -> usize {
+    let extra = if padded { run as usize } else { 0 };
+    let planned = |blocks: usize| {
+        MICRO_RUNS
+            .into_iter()
+            .find(|&r| blocks.is_multiple_of(r as usize))
+            .unwrap_or(1)
+    };
+    (1 + small as usize..)
+        .find(|&n| planned(n + extra) == run)
+        .expect("some count of blocks plans each run")
+}
