@@ -319,7 +319,8 @@ fn fill_unit(unit: u32, access64: bool) -> &'static str {
 /// `S{i}`, the dims its items walk and their strides on the side they decode
 /// ([`Plan::walk`]: output dims and source strides, or for a scatter the reverse); a micro
 /// plan's `BANDED` where it has bands, and specialised, its shape's words `P{i}`
-/// ([`shape_words`], from its one dispatch's parameter block). Empty for other plans.
+/// (`shaders::micro::shape_words`, from its one dispatch's parameter block). Empty for
+/// other plans.
 pub fn constants(plan: &Plan) -> Vec<(String, f64)> {
     if plan.kernel == Kernel::Micro {
         let mut constants = match micro_banded(plan) {
