@@ -16,10 +16,10 @@ pub(super) fn choose_specialize(
     let converting = plan.conversion.is_some();
     // Micro blocks measured faster so (and listed, `shaders::all_variants`): lane-major
     // strips, and square blocks of plain permutes in runs of `MICRO_RUN`.
-    let micro = micro_block(plan)
-        .is_ok_and(|b| b.lane_major || (!converting && b.strip.is_none() && b.run == MICRO_RUN));
+    let listed =
+        |b: super::Block| b.lane_major || (!converting && b.strip.is_none() && b.run == MICRO_RUN);
     match plan.kernel {
-        Kernel::Micro if micro => {}
+        Kernel::Micro if micro_block(plan).is_ok_and(listed) => {}
         Kernel::Generic if !converting => {}
         Kernel::Micro => return Some((false, SpecializeReason::NotApplicable)),
         _ if converting => return Some((false, SpecializeReason::NotApplicable)),
