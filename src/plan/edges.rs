@@ -12,8 +12,8 @@
 //! A flat strip's plan (`plan::flat_strip`) runs in parts too where the pixels of all its
 //! images are not a whole number of runs of blocks: the blocks, then the last image's last
 //! pixels ([`flat_tail`]) as a view on the generic kernel. One image of 299 pixels a side
-//! ran element by element on the generic kernel alone, 4x slower (docs/BENCHMARKS.md, ninth
-//! round).
+//! ran element by element on the generic kernel alone, 4x slower
+//! (docs/benchmarks/3-cpu-rounds-7-13.md, ninth round).
 
 use super::*;
 
