@@ -8,7 +8,6 @@ use super::{
     SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES, SpecializeReason, Strip, Tile, Tuning,
     simplify,
 };
-use crate::plan::tuning::MICRO_RUN;
 
 impl KernelReason {
     /// The reason as a sentence (without the kernel's name).
@@ -324,7 +323,7 @@ impl Plan {
                     SPECIALIZE_PAYBACK_BYTES >> 20
                 ),
                 (false, SpecializeReason::BudgetSpent) => "dims and strides are uniforms: this permuter has compiled its most shape-specialised pipelines".into(),
-                (false, _) => format!("dims and strides are uniforms: only 32-bit generic permutes, lane-major strips and square micro blocks in runs of {MICRO_RUN}, in one binding and without a view, are compiled per shape"),
+                (false, _) => "dims and strides are uniforms: only 32-bit generic permutes, lane-major strips and square micro blocks of plain permutes, in one binding and without a view, are compiled per shape".into(),
             });
         }
         match self.chunks.as_slice() {

@@ -262,8 +262,8 @@ pub enum SpecializeReason {
     /// Large enough, but [`Learned::max_specialized`] shapes have their own pipelines already.
     BudgetSpent,
     /// 64-bit index math, windows, a view, a conversion off the micro kernel, or micro
-    /// blocks other than lane-major strips and square blocks in runs of `MICRO_RUN`: only
-    /// those and 32-bit generic permutes in one binding specialise.
+    /// blocks other than lane-major strips and square blocks of plain permutes: only those
+    /// and 32-bit generic permutes in one binding specialise.
     NotApplicable,
 }
 

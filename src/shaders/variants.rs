@@ -41,8 +41,8 @@ pub fn all_variants() -> Vec<Variant> {
                         for padded in [false, true] {
                             all.push(micro(block.with_run(run), padded));
                         }
+                        all.push(specialized(block.with_run(run)));
                     }
-                    all.push(specialized(block.with_run(MICRO_RUN)));
                 }
                 // Strips: each short extent the square blocks cannot take, either side
                 // whole; never padded.

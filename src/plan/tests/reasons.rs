@@ -447,3 +447,61 @@ fn windows_stay_within_u32_storage_indices() {
         assert!(chunk.dst_window.1 / 4 <= u32::MAX as u64 + 1);
     }
 }
+
+/// On a CPU device, square micro blocks of plain permutes are compiled for their shape in
+/// runs of every length (the 6-D permute's runs of 2, an odd side's runs of 1), once paid;
+/// strips with neighbour runs and converting square blocks keep uniforms.
+#[test]
+fn square_micro_blocks_specialise_in_runs_of_any_length() {
+    use crate::convert::{Conversion, Dtype};
+    let on = Options {
+        specialize: Some(true),
+        ..Options::default()
+    };
+    let plan_on = |shape: &[usize], perm: &[usize], unit| {
+        plan::plan(&Request::new(shape, perm, unit).with_options(on), &cpu()).unwrap()
+    };
+    for (shape, perm, run) in [
+        (&[8, 8, 8, 8, 8, 32][..], &[2, 5, 0, 4, 1, 3][..], 2),
+        (&[1020, 1024], &[1, 0], 3),
+        (&[1028, 1024], &[1, 0], 1),
+        (&[4096, 4096], &[1, 0], 4),
+    ] {
+        let p = plan_on(shape, perm, 4);
+        let block = p.variant().and_then(|v| v.block()).unwrap();
+        assert_eq!(
+            (p.kernel, block.run, block.strip),
+            (Kernel::Micro, run, None),
+            "{p}"
+        );
+        assert_eq!(
+            (p.specialized, p.reasons.specialize),
+            (true, Some(SpecializeReason::Forced)),
+            "{p}"
+        );
+    }
+    // Planes to pixels: a row strip in neighbour runs.
+    let p = plan_on(&[32, 3, 224, 224], &[0, 2, 3, 1], 4);
+    assert!(
+        p.variant().and_then(|v| v.block()).unwrap().strip.is_some(),
+        "{p}"
+    );
+    assert_eq!(
+        p.reasons.specialize,
+        Some(SpecializeReason::NotApplicable),
+        "{p}"
+    );
+    // A converting square block.
+    let to_f16 = Conversion::new(Dtype::F32, Dtype::F16).unwrap();
+    let op = Request {
+        conversion: Some(&to_f16),
+        ..Request::new(&[4096, 4096], &[1, 0], 4).with_options(on)
+    };
+    let p = plan::plan(&op, &cpu()).unwrap();
+    assert_eq!(p.kernel, Kernel::Micro, "{p}");
+    assert_eq!(
+        p.reasons.specialize,
+        Some(SpecializeReason::NotApplicable),
+        "{p}"
+    );
+}
