@@ -10,16 +10,17 @@ mod common;
 mod flat;
 #[path = "variants/strips.rs"]
 mod strips;
+#[path = "variants/views.rs"]
+mod views;
 
 use std::collections::{BTreeSet, HashMap};
 
-use common::{MICRO, case, check_many, gpu, test_bytes};
+use common::{MICRO, case, check_many, gpu};
 use strips::{blocks_for_run, strip_case};
+use views::{check_padded, check_padded_micro, check_reversed};
 use wgpu_permute::plan::tuning::{MAX_SPECIALIZED, MICRO_WORKGROUP};
 use wgpu_permute::plan::{ELEM_SIZES, MAX_RANK, Variant};
-use wgpu_permute::{
-    Bound, IndexMath, Kernel, Options, Permuter, Relayout, Request, View, reference, shaders,
-};
+use wgpu_permute::{IndexMath, Kernel, Options, Permuter, Relayout, Request, shaders};
 
 /// The families, one test each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -310,147 +311,6 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
         case: case(&shape, &perm, elem, options, offsets),
         specialized: variant.specialized(),
     })
-}
-
-/// The padded variant: the permute of `shape` as a view, padded by one position before and
-/// after along its first dim, against the reference; the plan must run `variant`.
-fn check_padded(
-    p: &Permuter,
-    shape: &[usize],
-    perm: &[usize],
-    elem: usize,
-    variant: Variant,
-) -> Result<(), String> {
-    let mut v = View::permuted(shape, perm).unwrap();
-    v.offset -= v.strides[0];
-    v.shape[0] += 2;
-    v.bounds = vec![Bound {
-        dims: vec![0],
-        valid: 1..v.shape[0] - 1,
-    }];
-    if variant.strided() {
-        // Into a larger destination, with gaps after each outermost slab; rows of 4
-        // elements (whole words when packed), their second half padding.
-        let last = v.shape.len() - 1;
-        if last > 0 {
-            v.shape[last] = 4;
-            v.bounds.push(Bound {
-                dims: vec![last],
-                valid: 0..2,
-            });
-        }
-        let mut dst = wgpu_permute::plan::view::row_major(&v.shape);
-        dst[0] = dst[0] * v.shape.get(1).map_or(2, |_| 1) + 4;
-        v.dst_strides = Some(dst);
-    }
-    let n: usize = shape.iter().product();
-    let data = test_bytes(n * elem, variant.rank() as u64);
-    let fill = vec![0x5A; elem];
-    let options = Options {
-        kernel: Some(Kernel::Generic),
-        index: Some(variant.index()),
-        access64: Some(variant.access64()),
-        ..Options::default()
-    };
-    check_view(p, &v, (&data, n), elem, &fill, options, variant)
-}
-
-/// The padded micro variant: the permute of `shape` (rows and columns in whole blocks, the
-/// perm reversed) as a view whose rows (input dim 0, the output's innermost) start early by
-/// one block, or by a whole run of blocks for runs, in padding; from rank 3 its first batch
-/// dim (input dim 1) ends one position late, in padding too (a second bound). A narrow
-/// block's view starts a word into the source, so that wide blocks do not fit. The fill
-/// shows wherever a row is read that should not be, or not read that should.
-fn check_padded_micro(
-    p: &Permuter,
-    shape: &[usize],
-    perm: &[usize],
-    elem: usize,
-    variant: Variant,
-) -> Result<(), String> {
-    let block = variant.block().expect("a micro variant has a block");
-    let pad = block.side as usize * block.run as usize;
-    let lead = if block.access_bytes == 16 {
-        0
-    } else {
-        (4 / elem).max(1)
-    };
-    let mut v = View::permuted(shape, perm).unwrap();
-    let rows = v.shape.len() - 1;
-    v.offset += lead as isize - pad as isize * v.strides[rows];
-    v.shape[rows] += pad;
-    v.bounds = vec![Bound {
-        dims: vec![rows],
-        valid: pad..v.shape[rows],
-    }];
-    if rows >= 2 {
-        v.shape[rows - 1] += 1;
-        v.bounds.push(Bound {
-            dims: vec![rows - 1],
-            valid: 0..v.shape[rows - 1] - 1,
-        });
-    }
-    let n = shape.iter().product::<usize>() + lead;
-    let data = test_bytes(n * elem, variant.rank() as u64);
-    let fill = vec![0x5A; elem];
-    let options = Options {
-        kernel: Some(Kernel::Micro),
-        access64: Some(variant.access64()),
-        ..Options::default()
-    };
-    check_view(p, &v, (&data, n), elem, &fill, options, variant)
-}
-
-/// The reversed variant: `x[..., ::-1]` of a tensor whose outer dims (extent 2) are
-/// reversed in order, so that none merge, and whose innermost row is 3 units of `unit`
-/// bytes, or 8 (a run) for runs; the view starts one unit into the source where the unit is
-/// narrower than 16 bytes, so that no wider unit fits.
-fn check_reversed(p: &Permuter, unit_elem: usize, variant: Variant) -> Result<(), String> {
-    let (unit, elem) = (unit_elem, variant.reverse() as usize);
-    let row = if variant.runs() { 8 } else { 3 } * unit / elem;
-    let rank = variant.rank();
-    let mut shape = vec![2; rank];
-    shape[rank - 1] = row;
-    let perm: Vec<usize> = (0..rank - 1).rev().chain([rank - 1]).collect();
-    let mut v = View::permuted(&shape, &perm).unwrap();
-    let lead = if unit < 16 { unit / elem } else { 0 };
-    v.offset += lead as isize + (row as isize - 1);
-    v.strides[rank - 1] = -1;
-    let n = shape.iter().product::<usize>() + lead;
-    let data = test_bytes(n * elem, rank as u64 + 77);
-    let options = Options {
-        index: Some(variant.index()),
-        access64: Some(variant.access64()),
-        wide_stores: Some(variant.wide_stores()),
-        scatter: Some(variant.scatter()),
-        ..Options::default()
-    };
-    check_view(p, &v, (&data, n), elem, &[], options, variant)
-}
-
-/// Plans `v` of `data` (`src_len` elements) with `options`, checks that it runs `variant`,
-/// and materialises it against the reference (fill `fill` outside its bounds).
-fn check_view(
-    p: &Permuter,
-    v: &View,
-    (data, src_len): (&[u8], usize),
-    elem: usize,
-    fill: &[u8],
-    options: Options,
-    variant: Variant,
-) -> Result<(), String> {
-    let op = Relayout::view(v.clone(), src_len, elem)
-        .map(|op| op.with_fill(fill).with_options(options))
-        .and_then(|op| p.prepare(&op))
-        .map_err(|e| format!("{variant}: {e}"))?;
-    let plan = &op.plans()[0];
-    assert_eq!(plan.variant(), Some(variant), "{plan}");
-    let want = reference::materialize_bytes(data, v, elem, fill, v.dst_span().unwrap()).unwrap();
-    match p.run::<_, u8>(&op, data) {
-        Ok(got) if got == want => Ok(()),
-        Ok(_) => Err(format!("{plan}: differs from the reference")),
-        Err(e) => Err(format!("{plan}: {e}")),
-    }
 }
 
 /// A shape whose simplified form has exactly `rank` dims: reversing dims of extent 2 or 3
