@@ -18,18 +18,18 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
     // Per unit and rank: generic (3 index widths x whole/boxed/padded/padded strided, but no
     // strided packed rank 1, + specialised), and from rank 2 tiled, plus micro with wide
     // blocks for every unit (2x2 for 16 bytes) and narrow ones for units up to 4 (each one or
-    // MICRO_RUNS per invocation, plain or padded, and plain ones specialised); runs
+    // MICRO_RUNS per invocation, plain or padded, each also specialised); runs
     // (plain and specialised) for unpacked units, and scattered ones from rank 3.
     let per_rank = |unit: usize, rank: usize| {
         let strided = 3 * (rank >= 2 || unit >= 4) as usize;
-        let micro = 3 * (1 + MICRO_RUNS.len()) * (1 + (unit <= 4) as usize);
+        let micro = 4 * (1 + MICRO_RUNS.len()) * (1 + (unit <= 4) as usize);
         let runs = 2 * (unit >= 4) as usize;
         // Scattered runs (plain and specialised; the innermost dim stays, so from rank 3),
         // with and without 64-bit accesses for 8/16-byte units.
         let scatter = 2 * (unit >= 4 && rank >= 3) as usize * (1 + (unit >= 8) as usize);
         // 64-bit accesses: the 7 unpacked 32-bit-index generic variants above, and the
-        // wide micro blocks (each run, plain or padded, and specialised).
-        let access64 = 7 * (unit >= 8) as usize + 3 * (1 + MICRO_RUNS.len()) * (rank >= 2) as usize;
+        // wide micro blocks (each run, plain or padded, each also specialised).
+        let access64 = 7 * (unit >= 8) as usize + 4 * (1 + MICRO_RUNS.len()) * (rank >= 2) as usize;
         // Reversed innermost dims: each smaller element size in units of whole words, on
         // the 3 index widths plus runs, and 64-bit accesses of both 32-bit-index ones.
         let smaller = ELEM_SIZES.iter().filter(|&&e| e < unit).count() * (unit >= 4) as usize;
@@ -101,7 +101,7 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
 /// index width element by element, in runs and in quads (and runs of them), ranks 1-3 and
 /// 16, runs of quads scattered at ranks 3 and 16; boxes over windows and views' padded modes at ranks 2 and 3; and 12 kinds of micro block at ranks 2 and 3
 /// (the 11 wide ones, runs of 4, 3 and 2 and two lane-major strips among them, also with
-/// 64-bit accesses; the lane-major strips also specialised), 4 kinds of
+/// 64-bit accesses; the lane-major strips also specialised, each way), 4 kinds of
 /// flat strip likewise (2 where the planes are read, 2 more where f32 planes are written), and 22 kinds of the tiled kernel's strips
 /// at ranks 2 and 3; each validates, shipped and traced.
 #[test]
@@ -109,7 +109,7 @@ fn every_conversion_variant_validates() {
     let variants = shaders::convert_variants();
     assert_eq!(
         variants.len(),
-        9 * 4 * (2 * (3 + 1 + 3 + 1) * 4 + 2 * 2 + 3 * 3 * 4 + 12 * 2 + 11 + 2 * 2 + 22 * 2)
+        9 * 4 * (2 * (3 + 1 + 3 + 1) * 4 + 2 * 2 + 3 * 3 * 4 + 12 * 2 + 11 + 2 * 3 + 22 * 2)
             + 9 * (12 + 3 * 6)
     );
     for v in variants {

@@ -261,9 +261,9 @@ pub enum SpecializeReason {
     Small,
     /// Large enough, but [`Learned::max_specialized`] shapes have their own pipelines already.
     BudgetSpent,
-    /// 64-bit index math, windows, a view, a conversion off the micro kernel, or micro
+    /// 64-bit index math, windows, a view or a conversion off the micro kernel, or micro
     /// blocks other than lane-major strips and square blocks of plain permutes: only those
-    /// and 32-bit generic permutes in one binding specialise.
+    /// and 32-bit generic permutes without a view, in one binding, specialise.
     NotApplicable,
 }
 

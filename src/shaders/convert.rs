@@ -194,7 +194,7 @@ fn micro_convert_variants(from: Dtype, to: Dtype) -> Vec<Variant> {
                 continue;
             }
             // Lane-major strips compiled for their shape too (CPU devices).
-            let specialized = match block.lane_major && rank == 3 {
+            let specialized = match block.lane_major {
                 true => &[false, true][..],
                 false => &[false][..],
             };

@@ -25,8 +25,8 @@ pub fn all_variants() -> Vec<Variant> {
                         specialized: false,
                     })
                 };
-                // Compiled for a shape (plans without views, in one binding).
-                let specialized = |block: Block| match micro(block, false) {
+                // Compiled for a shape (plans in one binding; padded views too).
+                let specialized = |block: Block, padded| match micro(block, padded) {
                     Variant::Micro(m) => Variant::Micro(MicroVariant {
                         specialized: true,
                         ..m
@@ -40,8 +40,8 @@ pub fn all_variants() -> Vec<Variant> {
                     for run in [1].into_iter().chain(MICRO_RUNS) {
                         for padded in [false, true] {
                             all.push(micro(block.with_run(run), padded));
+                            all.push(specialized(block.with_run(run), padded));
                         }
-                        all.push(specialized(block.with_run(run)));
                     }
                 }
                 // Strips: each short extent the square blocks cannot take, either side
@@ -57,7 +57,7 @@ pub fn all_variants() -> Vec<Variant> {
                         if matches!(strip, Strip::Cols(_)) && rank <= 3 {
                             let lane_major = block.lane_major(MICRO_LANE_MAJOR_RUN);
                             all.push(micro(lane_major, false));
-                            all.push(specialized(lane_major));
+                            all.push(specialized(lane_major, false));
                         }
                     }
                 }

@@ -90,6 +90,7 @@ pub fn check_padded_micro(
     let options = Options {
         kernel: Some(Kernel::Micro),
         access64: Some(variant.access64()),
+        specialize: Some(variant.specialized()),
         ..Options::default()
     };
     check_view(p, &v, (&data, n), elem, &fill, options, variant)
