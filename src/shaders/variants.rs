@@ -14,7 +14,8 @@ pub fn all_variants() -> Vec<Variant> {
                     unit,
                     strip: None,
                 }));
-                let micro = |block: Block, padded| {
+                // `specialized`: compiled for a shape (plans in one binding, views too).
+                let micro = |block: Block, padded, specialized| {
                     Variant::Micro(MicroVariant {
                         rank,
                         unit,
@@ -22,16 +23,8 @@ pub fn all_variants() -> Vec<Variant> {
                         padded,
                         access64: false,
                         convert: None,
-                        specialized: false,
+                        specialized,
                     })
-                };
-                // Compiled for a shape (plans in one binding; padded views too).
-                let specialized = |block: Block, padded| match micro(block, padded) {
-                    Variant::Micro(m) => Variant::Micro(MicroVariant {
-                        specialized: true,
-                        ..m
-                    }),
-                    other => other,
                 };
                 for block in [Block::wide(unit), Block::narrow(unit)]
                     .into_iter()
@@ -39,8 +32,9 @@ pub fn all_variants() -> Vec<Variant> {
                 {
                     for run in [1].into_iter().chain(MICRO_RUNS) {
                         for padded in [false, true] {
-                            all.push(micro(block.with_run(run), padded));
-                            all.push(specialized(block.with_run(run), padded));
+                            for specialized in [false, true] {
+                                all.push(micro(block.with_run(run), padded, specialized));
+                            }
                         }
                     }
                 }
@@ -51,13 +45,13 @@ pub fn all_variants() -> Vec<Variant> {
                 for strip in extents.flat_map(|n| [Strip::Cols(n), Strip::Rows(n)]) {
                     if let Some(block) = Block::wide_strip(unit, strip) {
                         for run in [1].into_iter().chain(MICRO_RUNS) {
-                            all.push(micro(block.with_run(run), false));
+                            all.push(micro(block.with_run(run), false, false));
                         }
                         // Column strips' runs lane-major (over at most one batch dim).
                         if matches!(strip, Strip::Cols(_)) && rank <= 3 {
                             let lane_major = block.lane_major(MICRO_LANE_MAJOR_RUN);
-                            all.push(micro(lane_major, false));
-                            all.push(specialized(lane_major, false));
+                            all.push(micro(lane_major, false, false));
+                            all.push(micro(lane_major, false, true));
                         }
                     }
                 }
@@ -71,7 +65,7 @@ pub fn all_variants() -> Vec<Variant> {
                 for strip in flats.filter(|&s| flat_planned(s, unit, unit, rank)) {
                     for run in [1].into_iter().chain(flat_runs.clone()) {
                         if let Some(block) = Block::flat_strip(unit, strip) {
-                            all.push(micro(block.with_run(run), false));
+                            all.push(micro(block.with_run(run), false, false));
                         }
                     }
                 }

@@ -37,16 +37,13 @@ pub fn check_padded(
         dst[0] = dst[0] * v.shape.get(1).map_or(2, |_| 1) + 4;
         v.dst_strides = Some(dst);
     }
-    let n: usize = shape.iter().product();
-    let data = test_bytes(n * elem, variant.rank() as u64);
-    let fill = vec![0x5A; elem];
     let options = Options {
         kernel: Some(Kernel::Generic),
         index: Some(variant.index()),
         access64: Some(variant.access64()),
         ..Options::default()
     };
-    check_view(p, &v, (&data, n), elem, &fill, options, variant)
+    check_filled(p, &v, shape.iter().product(), elem, options, variant)
 }
 
 /// The padded micro variant: the permute of `shape` (rows and columns in whole blocks, the
@@ -85,15 +82,28 @@ pub fn check_padded_micro(
         });
     }
     let n = shape.iter().product::<usize>() + lead;
-    let data = test_bytes(n * elem, variant.rank() as u64);
-    let fill = vec![0x5A; elem];
     let options = Options {
         kernel: Some(Kernel::Micro),
         access64: Some(variant.access64()),
         specialize: Some(variant.specialized()),
         ..Options::default()
     };
-    check_view(p, &v, (&data, n), elem, &fill, options, variant)
+    check_filled(p, &v, n, elem, options, variant)
+}
+
+/// [`check_view`] of a padded view over `n` elements of test data, filled with `0x5A`
+/// bytes outside its bounds.
+fn check_filled(
+    p: &Permuter,
+    v: &View,
+    n: usize,
+    elem: usize,
+    options: Options,
+    variant: Variant,
+) -> Result<(), String> {
+    let data = test_bytes(n * elem, variant.rank() as u64);
+    let fill = vec![0x5A; elem];
+    check_view(p, v, (&data, n), elem, &fill, options, variant)
 }
 
 /// The reversed variant: `x[..., ::-1]` of a tensor whose outer dims (extent 2) are

@@ -448,9 +448,9 @@ fn windows_stay_within_u32_storage_indices() {
     }
 }
 
-/// On a CPU device, square micro blocks of plain permutes are compiled for their shape in
-/// runs of every length (the 6-D permute's runs of 2, an odd side's runs of 1), once paid;
-/// strips with neighbour runs and converting square blocks keep uniforms.
+/// On a CPU device, square micro blocks of plain permutes may be compiled for their shape
+/// (forced here; else once paid) in runs of every length (the 6-D permute's runs of 2, an
+/// odd side's runs of 1); strips with neighbour runs and converting square blocks may not.
 #[test]
 fn square_micro_blocks_specialise_in_runs_of_any_length() {
     use crate::convert::{Conversion, Dtype};
