@@ -35,7 +35,7 @@ pub use geometry::*;
 pub use planned::*;
 pub use reasons::{
     Figures, IndexReason, KernelReason, Learned, Measured, Misfit, Modelling, Reasons, ShapeKey,
-    SpecializeReason, Tuning,
+    SpecializeReason, Tuning, ViewKey,
 };
 pub(crate) use select::micro_block;
 #[doc(hidden)]

@@ -473,11 +473,17 @@ impl Plan {
             dims: self.dims.clone(),
             dims_perm: self.dims_perm.clone(),
             unit: self.unit,
+            view: self.view.as_ref().map(|v| ViewKey {
+                src_strides: v.src_strides.clone(),
+                dst_strides: v.dst_strides.clone(),
+                reversed: v.reversed,
+                bounded: v.bounds.iter().map(|(dims, _)| dims.clone()).collect(),
+            }),
         }
     }
 
     /// This plan's class for autotuning: its shape key with dims rounded up to powers of
-    /// two, so that similar shapes share one measurement.
+    /// two, so that similar shapes share one measurement (a view's layout stays exact).
     pub fn shape_class(&self) -> ShapeKey {
         ShapeKey {
             dims: self.dims.iter().map(|d| d.next_power_of_two()).collect(),

@@ -37,9 +37,10 @@ impl Figures {
     }
 }
 
-/// A simplified problem: dims in movement units, their permutation and the unit. The
-/// pipeline cache keys shape-specialised pipelines by it; autotuning keys its winners by
-/// the same with dims rounded up to powers of two ([`Plan::shape_class`]).
+/// A simplified problem: dims in movement units, their permutation and the unit, and for
+/// a view where its dims sit in the buffers. Shape-specialised pipelines, the bytes that pay
+/// for them and the model's traces are per key; autotuning keys its winners by the same
+/// with dims rounded up to powers of two ([`Plan::shape_class`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ShapeKey {
     /// Simplified input dims, in units (rounded up to powers of two in a shape class).
@@ -48,6 +49,23 @@ pub struct ShapeKey {
     pub dims_perm: Vec<usize>,
     /// Movement size in bytes.
     pub unit: u32,
+    /// A view's layout (`None`: a plain permute): views of the same dims with other strides
+    /// access memory otherwise, and a specialised pipeline bakes their strides in.
+    pub view: Option<ViewKey>,
+}
+
+/// What makes a view's accesses its own beyond its dims (see [`ShapeKey::view`]): not its
+/// offsets, bound ranges or fill, which stay uniforms.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ViewKey {
+    /// Source stride of each dim, in units.
+    pub src_strides: Vec<i64>,
+    /// Destination stride of each dim, in units.
+    pub dst_strides: Vec<u64>,
+    /// The innermost dim is reversed within units.
+    pub reversed: bool,
+    /// The dims of each bound (a padded view's kernel checks them).
+    pub bounded: Vec<Vec<usize>>,
 }
 
 /// The outcome of timing the candidate kernels of a shape class (and its plan in parts,

@@ -505,3 +505,50 @@ fn square_micro_blocks_specialise_in_runs_of_any_length() {
         "{p}"
     );
 }
+
+#[test]
+fn views_with_other_strides_are_shapes_of_their_own() {
+    // Two transposing views of the same dims, their rows 2048 and 4096 elements apart, on
+    // micro blocks: a specialised pipeline bakes a view's strides in, so each view is a shape
+    // of its own (its pipeline, counted by the budget; its bytes; its traces).
+    let caps = cpu();
+    let on = Options {
+        specialize: Some(true),
+        ..Options::default()
+    };
+    let plan_for = |pitch: usize, learned: &Learned| {
+        let view = View {
+            shape: vec![1024, 256],
+            strides: vec![1, pitch as isize],
+            offset: 0,
+            bounds: vec![],
+            dst_strides: None,
+        };
+        let mut req = ViewRequest::new(&view, 4, 256 * pitch, 1024 * 256);
+        req.options = on;
+        plan::plan_view(&req, &caps, learned).unwrap()
+    };
+    let mut learned = Learned {
+        max_specialized: 1,
+        ..Learned::default()
+    };
+    let narrow = plan_for(2048, &learned);
+    assert_eq!(narrow.kernel, Kernel::Micro);
+    assert_eq!(
+        (narrow.specialized, narrow.reasons.specialize),
+        (true, Some(SpecializeReason::Forced))
+    );
+    learned.specialized.insert(narrow.shape_key());
+    let wide = plan_for(4096, &learned);
+    assert_eq!(wide.dims, narrow.dims);
+    assert_ne!(wide.shape_key(), narrow.shape_key());
+    assert_ne!(wide.shape_class(), narrow.shape_class());
+    assert_eq!(
+        (wide.specialized, wide.reasons.specialize),
+        (false, Some(SpecializeReason::BudgetSpent))
+    );
+    assert_eq!(
+        plan_for(2048, &learned).reasons.specialize,
+        Some(SpecializeReason::Compiled)
+    );
+}
