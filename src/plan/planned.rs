@@ -234,27 +234,16 @@ impl Plan {
                     wide_stores: self.wide_stores,
                     scatter: self.scatter,
                     quads: self.quads,
-                    convert: self.conversion.as_ref().map(|c| ConvertKey {
-                        from: c.from(),
-                        to: c.to(),
-                        affine: c.affine().is_some(),
-                    }),
+                    convert: self.convert_key(),
                 }))
             }
             Kernel::Tiled => Some(Variant::Tiled(TiledVariant {
                 rank,
                 unit,
-                strip: match &self.conversion {
-                    Some(c) => Some(TiledStrip {
+                strip: match self.block_convert() {
+                    Some(convert) => Some(TiledStrip {
                         strip: super::tiled_strip(self).ok()?,
-                        convert: BlockConvert {
-                            key: ConvertKey {
-                                from: c.from(),
-                                to: c.to(),
-                                affine: c.affine().is_some(),
-                            },
-                            channel: self.channels().map(|ch| ch.at),
-                        },
+                        convert,
                     }),
                     None => None,
                 },
@@ -266,14 +255,7 @@ impl Plan {
                 padded: bounded,
                 access64: self.access64,
                 specialized: self.specialized,
-                convert: self.conversion.as_ref().map(|c| BlockConvert {
-                    key: ConvertKey {
-                        from: c.from(),
-                        to: c.to(),
-                        affine: c.affine().is_some(),
-                    },
-                    channel: self.channels().map(|ch| ch.at),
-                }),
+                convert: self.block_convert(),
             })),
             Kernel::Empty | Kernel::Copy => None,
         }
@@ -467,12 +449,30 @@ pub fn kernel_names(plans: &[Plan]) -> String {
 }
 
 impl Plan {
+    /// The conversion's types and whether its affine runs (its values are uniforms).
+    pub fn convert_key(&self) -> Option<ConvertKey> {
+        self.conversion.as_ref().map(|c| ConvertKey {
+            from: c.from(),
+            to: c.to(),
+            affine: c.affine().is_some(),
+        })
+    }
+
+    /// The conversion as a block kernel runs it: its key and the channel's index.
+    pub fn block_convert(&self) -> Option<BlockConvert> {
+        Some(BlockConvert {
+            key: self.convert_key()?,
+            channel: self.channels().map(|ch| ch.at),
+        })
+    }
+
     /// This plan's simplified problem (the key of its shape-specialised pipeline).
     pub fn shape_key(&self) -> ShapeKey {
         ShapeKey {
             dims: self.dims.clone(),
             dims_perm: self.dims_perm.clone(),
             unit: self.unit,
+            conversion: self.block_convert(),
             view: self.view.as_ref().map(|v| ViewKey {
                 src_strides: v.src_strides.clone(),
                 dst_strides: v.dst_strides.clone(),

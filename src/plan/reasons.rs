@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::tuning::*;
-use super::{Kernel, Plan};
+use super::{BlockConvert, Kernel, Plan};
 
 /// The memory figures of one kernel on one problem, as the memory model (`crate::model`)
 /// scores them: what the planner ranks kernels by.
@@ -37,8 +37,8 @@ impl Figures {
     }
 }
 
-/// A simplified problem: dims in movement units, their permutation and the unit, and for
-/// a view where its dims sit in the buffers. Shape-specialised pipelines, the bytes that pay
+/// A simplified problem: dims in movement units, their permutation and the unit, the
+/// conversion, and for a view where its dims sit in the buffers. Shape-specialised pipelines, the bytes that pay
 /// for them and the model's traces are per key; autotuning keys its winners by the same
 /// with dims rounded up to powers of two ([`Plan::shape_class`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -49,6 +49,8 @@ pub struct ShapeKey {
     pub dims_perm: Vec<usize>,
     /// Movement size in bytes.
     pub unit: u32,
+    /// The conversion as kernels run it (`None`: elements move as they are).
+    pub conversion: Option<BlockConvert>,
     /// A view's layout (`None`: a plain permute): views of the same dims with other strides
     /// access memory otherwise, and a specialised pipeline bakes their strides in.
     pub view: Option<ViewKey>,

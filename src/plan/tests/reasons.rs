@@ -552,3 +552,22 @@ fn views_with_other_strides_are_shapes_of_their_own() {
         Some(SpecializeReason::Compiled)
     );
 }
+
+#[test]
+fn conversions_are_part_of_the_shape() {
+    use crate::convert::{Conversion, Dtype};
+    let (to_f32, to_f16) = (
+        Conversion::new(Dtype::U8, Dtype::F32).unwrap(),
+        Conversion::new(Dtype::U8, Dtype::F16).unwrap(),
+    );
+    let key = |c: Option<&Conversion>| {
+        let mut req = Request::new(&[32, 224, 224, 3], &[0, 3, 1, 2], 1);
+        req.conversion = c;
+        plan::plan(&req, &cpu()).unwrap().shape_key()
+    };
+    // One kernel text each, so one pipeline each: the budget counts them apart.
+    let keys = [key(None), key(Some(&to_f32)), key(Some(&to_f16))];
+    assert_ne!(keys[0], keys[1]);
+    assert_ne!(keys[1], keys[2]);
+    assert_eq!(keys[0].dims, keys[1].dims);
+}
