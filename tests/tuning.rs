@@ -1,12 +1,12 @@
 //! Choices a permuter learns on its device: autotuning's races (kernels alone, and a
-//! permute in parts against them) and the measured access width, each run against the CPU
-//! reference.
+//! permute in parts against them), the measured access width and the pipelines compiled
+//! for shapes, each run against the CPU reference.
 
 mod common;
 
 use common::{check, gpu};
-use wgpu_permute::plan::Measured;
-use wgpu_permute::{Options, Relayout, diagnostics};
+use wgpu_permute::plan::{Measured, tuning::MAX_SPECIALIZED};
+use wgpu_permute::{Kernel, Options, Permuter, Relayout, View, diagnostics, reference};
 
 #[test]
 fn autotuning_picks_a_kernel_per_shape_class_and_stays_correct() {
@@ -115,4 +115,43 @@ fn autotuning_races_a_permute_in_parts_against_each_kernel() {
         other => panic!("{other:?} on {:?}", p.caps()),
     }
     println!("autotuned {shape:?}: {:?} ({plans} plans)", tuned[0].1);
+}
+
+/// A permuter compiles at most `MAX_SPECIALIZED` pipelines for shapes, however many views
+/// of one shape with other strides ask for their own: each view is a shape of its own.
+#[test]
+fn views_of_one_shape_with_other_strides_share_the_pipeline_budget() {
+    let Some(shared) = gpu() else { return };
+    let p = Permuter::new(shared.device(), shared.queue()).unwrap();
+    let options = Options {
+        kernel: Some(Kernel::Micro),
+        specialize: Some(true),
+        ..Options::default()
+    };
+    let (rows, cols) = (8, 16);
+    let mut specialized = 0;
+    for k in 0..MAX_SPECIALIZED + 4 {
+        // The transpose of a source of `cols` rows, `pitch` elements apart.
+        let pitch = rows + 4 * k;
+        let v = View {
+            shape: vec![rows, cols],
+            strides: vec![1, pitch as isize],
+            offset: 0,
+            bounds: vec![],
+            dst_strides: None,
+        };
+        let src_len = cols * pitch;
+        let data = common::test_bytes(src_len * 4, k as u64);
+        let op = Relayout::view(v.clone(), src_len, 4)
+            .and_then(|op| p.prepare(&op.with_options(options)))
+            .unwrap();
+        let plan = &op.plans()[0];
+        assert_eq!(plan.kernel, Kernel::Micro, "{plan}");
+        specialized += usize::from(plan.specialized);
+        let want = reference::materialize_bytes(&data, &v, 4, &[], v.dst_span().unwrap()).unwrap();
+        assert_eq!(p.run::<_, u8>(&op, &data).unwrap(), want, "{plan}");
+    }
+    assert_eq!(specialized, MAX_SPECIALIZED);
+    // The budget's pipelines and the uniform one that serves the rest.
+    assert_eq!(diagnostics::cached_pipelines(&p), MAX_SPECIALIZED + 1);
 }
