@@ -187,6 +187,8 @@ pub const MAX_COUNTED: usize = 4096;
 
 /// Most shapes a permuter compiles their own pipelines for; later shapes use the uniform
 /// kernel, so a program permuting ever new shapes stays bounded in memory (some drivers,
-/// lavapipe among them, never give back the memory of a destroyed pipeline). A shape counts
-/// once, whichever of its variants (a kernel, a conversion of it) compile for it: few.
+/// lavapipe among them, never give back the memory of a destroyed pipeline). A shape
+/// ([`super::ShapeKey`]: dims, permutation, unit, conversion and a view's layout) counts
+/// once, whichever kernel compiles for it (few: a forced or autotuned one besides the
+/// planned one).
 pub const MAX_SPECIALIZED: usize = 64;
