@@ -31,7 +31,7 @@
 // A padded view (bounds over the batch and row dims, never the columns) fills whole block
 // rows: a row outside a bound is not read, its accesses take the fill value.
 //
-// Filled in by src/shaders/micro.rs: SIDE, RUN, LANE_MAJOR, SHAPE_FN, BATCH_FN (the
+// Filled in by src/shaders/micro.rs: SIDE, RUN, LANE_MAJOR, LANES, SHAPE_FN, BATCH_FN (the
 // unrolled batch decode), BOUNDS_FN (for padded views: the batch's part of each bound's
 // combined index, and the row check; else nothing), BATCH_BOUNDS (padded: `bv`, the
 // batch's part; lane_major: the run's step) and BLOCK_MOVE (where the `j`th block starts,
@@ -43,10 +43,12 @@ override BANDED: bool = false;
 
 const SIDE: u32 = {{SIDE}};
 const RUN: u32 = {{RUN}}; // blocks per invocation
-// Whether an invocation's blocks are WORKGROUP apart along the run (an aligned column
-// strip's on a CPU device): at each step neighbouring invocations move neighbouring
-// blocks, and a SIMD group's accesses are one span on each side.
+// Whether an invocation's blocks are LANES apart along the run (an aligned column strip's
+// on a CPU device): at each step a group of LANES neighbouring invocations (a CPU's SIMD
+// group) moves LANES neighbouring blocks, one span on each side, and the group's RUN steps
+// move on through LANES * RUN neighbouring blocks, so that a core streams few pages at once.
 const LANE_MAJOR: bool = {{LANE_MAJOR}};
+const LANES: u32 = {{LANES}};
 
 // Word `i` of the shape's (never an offset or a conversion table's): the parameter block's,
 // or in a pipeline compiled for a recurring shape a pipeline constant (`Plan::specialized`),
@@ -67,9 +69,10 @@ fn micro(
     // The invocation's first block; its RUN blocks are neighbours along the output's rows
     // (a row strip's: along its columns; the planner makes the blocks there divide by RUN),
     // so one decode serves them all (a flat strip's blocks find their images each); or
-    // LANE_MAJOR, WORKGROUP apart, each moved on from the last (the last may be past the
-    // end, checked each).
-    let g = select((wg * WORKGROUP + lid) * RUN, wg * WORKGROUP * RUN + lid, LANE_MAJOR);
+    // LANE_MAJOR, LANES apart, each moved on from the last (the last may be past the end,
+    // checked each).
+    let lanes = wg * WORKGROUP * RUN + (lid / LANES) * LANES * RUN + lid % LANES;
+    let g = select((wg * WORKGROUP + lid) * RUN, lanes, LANE_MAJOR);
     if wg >= shape(TOTAL_WORKGROUPS) || g >= shape(TILES) {
         return;
     }
@@ -103,7 +106,7 @@ fn micro(
 {{BATCH_BOUNDS}}    let in_row = shape(IN_ROW);
     let out_row = shape(OUT_ROW);
     for (var j = 0u; j < RUN; j++) {
-        if LANE_MAJOR && g + j * WORKGROUP >= shape(TILES) {
+        if LANE_MAJOR && g + j * LANES >= shape(TILES) {
             break;
         }
 {{BLOCK_MOVE}}    }

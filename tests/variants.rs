@@ -18,7 +18,7 @@ use std::collections::{BTreeSet, HashMap};
 use common::{MICRO, case, check_many, gpu};
 use strips::{blocks_for_run, strip_case};
 use views::{check_padded, check_padded_micro, check_reversed};
-use wgpu_permute::plan::tuning::{MAX_SPECIALIZED, MICRO_WORKGROUP};
+use wgpu_permute::plan::tuning::{MAX_SPECIALIZED, MICRO_LANE_GROUP, MICRO_WORKGROUP};
 use wgpu_permute::plan::{ELEM_SIZES, MAX_RANK, Variant};
 use wgpu_permute::{IndexMath, Kernel, Options, Permuter, Relayout, Request, shaders};
 
@@ -433,9 +433,11 @@ fn scatter_is_chosen_where_gathering_reads_a_page_per_row() {
 }
 
 /// Lane-major runs of column strips across every edge of their carry into the batch: row
-/// blocks per image one short of a workgroup, a workgroup, one past it and a divisor of it
-/// (each step the same place in a later image), 1 and 4-byte units, each plan specialised
-/// and not, against the reference with guard bytes; the last workgroup ends part way.
+/// blocks per image one short of a step (`MICRO_LANE_GROUP`), a step, one past it, fewer
+/// than a step (each step crosses images), and the same around a workgroup, and a multiple
+/// of the step; one batch dim and two (a crop's); 1 and 4-byte units, each plan
+/// specialised and not, against the reference with guard bytes; the last workgroup ends
+/// part way.
 #[test]
 fn lane_major_runs_carry_into_the_batch_at_every_edge() {
     let Some(p) = gpu() else { return };
@@ -444,12 +446,17 @@ fn lane_major_runs_carry_into_the_batch_at_every_edge() {
         return;
     }
     let mut cases = Vec::new();
-    for along in [
+    let steps = [
+        3,
+        MICRO_LANE_GROUP - 1,
+        MICRO_LANE_GROUP,
+        MICRO_LANE_GROUP + 1,
         MICRO_WORKGROUP - 1,
         MICRO_WORKGROUP,
         MICRO_WORKGROUP + 1,
         32,
-    ] {
+    ];
+    for along in steps {
         for elem in [1, 4] {
             for specialize in [false, true] {
                 let side = 16 / elem;
@@ -458,8 +465,17 @@ fn lane_major_runs_carry_into_the_batch_at_every_edge() {
                     specialize: Some(specialize),
                     ..MICRO
                 };
-                let shape = [images, side * along as usize, 3];
-                cases.push(case(&shape, &[0, 2, 1], elem, options, (16, 32)));
+                let pixels = side * along as usize;
+                cases.push(case(
+                    &[images, pixels, 3],
+                    &[0, 2, 1],
+                    elem,
+                    options,
+                    (16, 32),
+                ));
+                // Two batch dims that do not merge.
+                let halves = [2, images.div_ceil(2), pixels, 3];
+                cases.push(case(&halves, &[1, 0, 3, 2], elem, options, (16, 32)));
             }
         }
     }

@@ -6,7 +6,7 @@ use std::fmt;
 use super::{
     Figures, IndexReason, Kernel, KernelReason, MAX_MODELLED, MIN_TILED_EXTENT, Modelling, Plan,
     SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES, SpecializeReason, Strip, Tile, Tuning,
-    simplify,
+    simplify, tuning::MICRO_LANE_GROUP,
 };
 
 impl KernelReason {
@@ -253,10 +253,10 @@ impl Plan {
                             _ => "output's rows",
                         };
                         let apart = match block.lane_major {
-                            true => {
-                                "a workgroup apart (neighbouring invocations take neighbouring blocks)"
-                            }
-                            false => "neighbours",
+                            true => format!(
+                                "{MICRO_LANE_GROUP} apart (at each step {MICRO_LANE_GROUP} neighbouring invocations, a CPU's SIMD group, take neighbouring blocks)"
+                            ),
+                            false => "neighbours".into(),
                         };
                         let batch = match (block.flat, super::flat_tail(self)) {
                             (true, Some((lo, hi, _))) => {

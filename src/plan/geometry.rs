@@ -87,10 +87,11 @@ pub struct Block {
     /// other side moves element by element, so that no side, stride or offset there need
     /// be whole accesses (`[32, 299*299, 3]`). See [`Block::flat_strip`].
     pub flat: bool,
-    /// The run's blocks are a workgroup apart along the run instead of neighbours: at each
-    /// step of the run neighbouring invocations move neighbouring blocks, so that a SIMD
-    /// group's accesses are one span on each side (aligned strips on CPU devices;
-    /// `select::micro_block`).
+    /// The run's blocks are [`MICRO_LANE_GROUP`](super::tuning::MICRO_LANE_GROUP) apart
+    /// along the run instead of neighbours: at each step of the run a SIMD group's
+    /// neighbouring invocations move neighbouring blocks, so that its accesses are one span
+    /// on each side, and its steps move on through neighbouring blocks (aligned strips on
+    /// CPU devices; `select::micro_block`).
     pub lane_major: bool,
 }
 
@@ -218,7 +219,7 @@ impl Block {
         Block { run, ..self }
     }
 
-    /// The same block, `run` of them per invocation a workgroup apart.
+    /// The same block, `run` of them per invocation, lane-major.
     pub fn lane_major(self, run: u32) -> Block {
         Block {
             run,

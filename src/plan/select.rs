@@ -439,7 +439,7 @@ fn windows_fit(plan: &Plan, kernel: Kernel, caps: &DeviceCaps, limit: u64) -> Re
 /// a short contiguous dim and the other divides (see [`Strip`]); else narrow for units of
 /// up to 4 bytes with both sides divisible by [`super::MICRO_SIDE`]; else a flat strip
 /// ([`super::flat_strip`]). Blocks per invocation, where the plan has runs (CPU devices):
-/// an aligned column strip's [`MICRO_LANE_MAJOR_RUN`] a workgroup apart where that makes
+/// an aligned column strip's [`MICRO_LANE_MAJOR_RUN`] lane-major where that makes
 /// [`MICRO_LANE_MAJOR_MIN_WORKGROUPS`]; else the first of [`MICRO_RUNS`] (for a flat
 /// strip, [`MICRO_FLAT_RUN`] first) that divides the blocks along the run; else 1.
 pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
@@ -528,14 +528,15 @@ pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
 }
 
 /// Whether a block's runs are lane-major ([`MICRO_LANE_MAJOR_RUN`], `blocks` in all): a
-/// strip of whole input rows (pixels to planes, not flat) over at most one batch dim (each
-/// block finds its bases again) that makes [`MICRO_LANE_MAJOR_MIN_WORKGROUPS`] whole
-/// workgroups. Errs towards neighbour runs: the other strips measured slower.
+/// strip of whole input rows (pixels to planes, not flat) over at most two batch dims (each
+/// block finds its bases again; a centre crop has two) that makes
+/// [`MICRO_LANE_MAJOR_MIN_WORKGROUPS`] whole workgroups. Errs towards neighbour runs: the
+/// other strips measured slower (and the shader has lane-major column strips only).
 fn lane_major(plan: &Plan, block: &Block, blocks: u64) -> bool {
     let workgroups = blocks / (MICRO_LANE_MAJOR_RUN * MICRO_WORKGROUP) as u64;
     matches!(block.strip, Some(Strip::Cols(_)))
         && !block.flat
-        && plan.batch_dims().len() <= 1
+        && plan.batch_dims().len() <= 2
         && workgroups >= MICRO_LANE_MAJOR_MIN_WORKGROUPS
 }
 

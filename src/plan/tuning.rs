@@ -64,10 +64,11 @@ pub const EDGE_SPLIT_SPAN: u64 = 1 << 20;
 /// (runs of 5: the same 39; of 8 for `[4096,4096]`: 31 against 23 in runs of 4).
 pub const MICRO_RUNS: [u32; 3] = [MICRO_RUN, 3, 2];
 
-/// The run of an aligned strip's blocks on CPU devices, a workgroup apart
+/// The run of an aligned strip's blocks on CPU devices, [`MICRO_LANE_GROUP`] apart
 /// ([`Block::lane_major`](super::Block::lane_major)): at each step the 8 lanes of a
 /// lavapipe SIMD group move 8 neighbouring blocks, one span of each side, where neighbours
-/// along one invocation's run left the lanes' accesses 4 blocks apart. WGSL probe (the
+/// along one invocation's run left the lanes' accesses 4 blocks apart. The runs were a
+/// workgroup apart when these were measured; WGSL probe (the
 /// shipped kernel text, parameter words fixed; Intel Xeon, 2 cores; 21 submissions, three
 /// rounds): `[32,224,224,3] (0,3,1,2)` u8 -> f32 normalised 2.66-2.72 ms in neighbour runs of
 /// 4, lane-major runs of 2: 2.73-2.79, of 4: 2.48-2.52, of 8: 2.36-2.38, of 16: 2.74-2.91
@@ -76,11 +77,24 @@ pub const MICRO_RUNS: [u32; 3] = [MICRO_RUN, 3, 2];
 /// the first: u8 -> f32 2.64 -> 2.54 ms, u8 `(0,3,1,2)` 1.33 -> 1.26, where strips of
 /// planes to pixels lost (f32 -> u8 3.04 -> 3.11, f32 `(0,2,3,1)` 3.25 -> 3.44) and so did
 /// the centre crop's two batch dims (2.50 -> 2.69): only column strips (whole input rows)
-/// over one batch dim run lane-major.
+/// run lane-major, over at most two batch dims since [`MICRO_LANE_GROUP`] (the crop 3.12 ->
+/// 2.62 ms then).
 pub const MICRO_LANE_MAJOR_RUN: u32 = 8;
 
+/// Invocations that move neighbouring blocks at each step of a lane-major run: a CPU
+/// device's SIMD group (8 lanes of 32 bits on lavapipe with AVX2), whose run then moves on
+/// through `8 * MICRO_LANE_MAJOR_RUN` neighbouring blocks. With the steps a workgroup
+/// apart instead, the 8 steps of a SIMD group touched 8 places of each side at once (the
+/// image's 3 planes: 32 streams of pages), and a core streams only so many: a plain copy
+/// whose SIMD groups each touched 32 rows ran at a quarter of the copy's speed, at 8 rows at
+/// 0.93 (docs/benchmarks/4-cpu-round-14.md). On lavapipe (Intel Xeon, 2 cores; six
+/// alternating `bench --filter 224` runs) the `[32,224,224,3] (0,3,1,2)` u8 -> f32
+/// normalisation took 3.16-3.99 ms a workgroup apart, 2.54-2.88 so (0.70 -> 0.88 of the
+/// shader copy, medians); its u8 permute 0.63 -> 0.70.
+pub const MICRO_LANE_GROUP: u32 = 8;
+
 /// Workgroups a lane-major strip's plan needs at least (else its runs are neighbours):
-/// runs of [`MICRO_LANE_MAJOR_RUN`] a workgroup apart make few workgroups of a small
+/// runs of [`MICRO_LANE_MAJOR_RUN`] make few workgroups of a small
 /// tensor, and a CPU device spreads workgroups over its cores.
 pub const MICRO_LANE_MAJOR_MIN_WORKGROUPS: u64 = 16;
 

@@ -80,6 +80,7 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
             ("SIDE", &format!("{}u", block.side)),
             ("RUN", &format!("{}u", block.run)),
             ("LANE_MAJOR", &block.lane_major.to_string()),
+            ("LANES", &format!("{MICRO_LANE_GROUP}u")),
             ("SHAPE_FN", &shape_fn(v)),
             ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2), "shape")),
             ("BOUNDS_FN", &bounds_fn),
@@ -479,12 +480,13 @@ pub(super) fn block_move(
 }
 
 /// Before a lane-major run (a column strip's, along its `TILES_R` row blocks): how far
-/// `WORKGROUP` blocks move along the run and over the batch (divided once).
+/// `LANES` blocks move along the run and over the batch (divided once).
 fn next_step() -> String {
-    "    let step_along = WORKGROUP % shape(TILES_R);\n    let step_batch = WORKGROUP / shape(TILES_R);\n".into()
+    "    let step_along = LANES % shape(TILES_R);\n    let step_batch = LANES / shape(TILES_R);\n"
+        .into()
 }
 
-/// The end of a lane-major run's step: its next block, `WORKGROUP` blocks on, into the
+/// The end of a lane-major run's step: its next block, `LANES` blocks on, into the
 /// next batch index past the last row block (`step_along` is below `TILES_R`, so at most
 /// one more; the kernel stops at the end).
 fn next_block() -> String {

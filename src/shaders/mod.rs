@@ -16,8 +16,8 @@ use thiserror::Error;
 use crate::convert::MAX_CHANNELS;
 use crate::model;
 use crate::plan::tuning::{
-    GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, MICRO_FLAT_RUN, MICRO_LANE_MAJOR_RUN,
-    MICRO_RUNS, MICRO_WORKGROUP, STRIP_MAX,
+    GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, MICRO_FLAT_RUN, MICRO_LANE_GROUP,
+    MICRO_LANE_MAJOR_RUN, MICRO_RUNS, MICRO_WORKGROUP, STRIP_MAX,
 };
 use crate::plan::{
     Block, Chunk, ConvertKey, ELEM_SIZES, GenericLayout, GenericVariant, IndexMath, Kernel,

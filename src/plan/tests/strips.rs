@@ -195,10 +195,14 @@ fn column_strips_run_lane_major_where_blocks_are_many() {
     let (b, p) = block(&[1100, 240, 3], &[0, 2, 1], &cpu());
     assert!(b.lane_major, "{p}");
     assert_eq!(p.workgroups(), 16500u64.div_ceil(per_workgroup), "{p}");
-    // Planes to pixels, and two batch dims: neighbour runs.
+    // Two batch dims (a centre crop's): lane-major too.
+    let (b, p) = block(&[550, 2, 240, 3], &[1, 0, 3, 2], &cpu());
+    assert!(b.lane_major && b.strip == Some(Strip::Cols(3)), "{p}");
+    // Planes to pixels, and three batch dims: neighbour runs.
     let (b, p) = block(&[1100, 3, 240], &[0, 2, 1], &cpu());
     assert!(!b.lane_major && b.strip == Some(Strip::Rows(3)), "{p}");
-    let (b, p) = block(&[550, 2, 240, 3], &[1, 0, 3, 2], &cpu());
+    let (b, p) = block(&[275, 2, 2, 240, 3], &[2, 1, 0, 4, 3], &cpu());
+    assert_eq!(p.dims.len(), 5, "{p}");
     assert!(!b.lane_major && b.strip == Some(Strip::Cols(3)), "{p}");
     // One image: 3136 blocks, 4 workgroups lane_major: neighbour runs.
     let (b, p) = block(&[50176, 3], &[1, 0], &cpu());
