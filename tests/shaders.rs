@@ -39,10 +39,10 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
         let wide = 2 * (2 + smaller) * (unit == 4 || unit == 8) as usize;
         // Strips: each short extent that the wide side does not divide, either side whole,
         // one or each of MICRO_RUNS per invocation, columns whole also in lane-major runs
-        // (plain and specialised) up to rank 3, with and without 64-bit accesses.
+        // (plain and specialised) up to rank 4, with and without 64-bit accesses.
         let side = (16 / unit).max(2);
         let extents = (2..=STRIP_MAX as usize).filter(|n| n % side != 0).count();
-        let strips = 4 * (1 + MICRO_RUNS.len() + (rank <= 3) as usize) * extents;
+        let strips = 4 * (1 + MICRO_RUNS.len() + (rank <= 4) as usize) * extents;
         // Flat strips: every short extent, columns whole for 4-byte units, rows whole for
         // units up to 4 at ranks 2 and 3, with and without 64-bit accesses, one block or
         // runs of 2 or 3 per invocation (never 4: runs of 2 come first).
@@ -101,7 +101,8 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
 /// index width element by element, in runs and in quads (and runs of them), ranks 1-3 and
 /// 16, runs of quads scattered at ranks 3 and 16; boxes over windows and views' padded modes at ranks 2 and 3; and 12 kinds of micro block at ranks 2 and 3
 /// (the 11 wide ones, runs of 4, 3 and 2 and two lane-major strips among them, also with
-/// 64-bit accesses; the lane-major strips also specialised, each way), 4 kinds of
+/// 64-bit accesses; the 5 column strips at rank 4 too; the lane-major strips also
+/// specialised, each way), 4 kinds of
 /// flat strip likewise (2 where the planes are read, 2 more where f32 planes are written), and 22 kinds of the tiled kernel's strips
 /// at ranks 2 and 3; each validates, shipped and traced.
 #[test]
@@ -109,7 +110,7 @@ fn every_conversion_variant_validates() {
     let variants = shaders::convert_variants();
     assert_eq!(
         variants.len(),
-        9 * 4 * (2 * (3 + 1 + 3 + 1) * 4 + 2 * 2 + 3 * 3 * 4 + 12 * 2 + 11 + 2 * 3 + 22 * 2)
+        9 * 4 * (2 * (3 + 1 + 3 + 1) * 4 + 2 * 2 + 3 * 3 * 4 + 12 * 2 + 11 + 5 + 2 * 4 + 22 * 2)
             + 9 * (12 + 3 * 6)
     );
     for v in variants {

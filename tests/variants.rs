@@ -434,8 +434,8 @@ fn scatter_is_chosen_where_gathering_reads_a_page_per_row() {
 
 /// Lane-major runs of column strips across every edge of their carry into the batch: row
 /// blocks per image one short of a step (`MICRO_LANE_GROUP`), a step, one past it, fewer
-/// than a step (each step crosses images), and the same around a workgroup, and a multiple
-/// of the step; one batch dim and two (a crop's); 1 and 4-byte units, each plan
+/// than a step (1, 3, 4: each step crosses images), the same around a workgroup, and a
+/// multiple of the step; one batch dim and two (a crop's); 1 and 4-byte units, each plan
 /// specialised and not, against the reference with guard bytes; the last workgroup ends
 /// part way.
 #[test]
@@ -447,7 +447,9 @@ fn lane_major_runs_carry_into_the_batch_at_every_edge() {
     }
     let mut cases = Vec::new();
     let steps = [
+        1,
         3,
+        4,
         MICRO_LANE_GROUP - 1,
         MICRO_LANE_GROUP,
         MICRO_LANE_GROUP + 1,

@@ -473,13 +473,28 @@ impl Plan {
             dims_perm: self.dims_perm.clone(),
             unit: self.unit,
             conversion: self.block_convert(),
-            view: self.view.as_ref().map(|v| ViewKey {
-                src_strides: v.src_strides.clone(),
-                dst_strides: v.dst_strides.clone(),
-                reversed: v.reversed,
-                bounded: v.bounds.iter().map(|(dims, _)| dims.clone()).collect(),
-            }),
+            view: self
+                .view
+                .as_ref()
+                .filter(|v| !self.plain_permute(v))
+                .map(|v| ViewKey {
+                    src_strides: v.src_strides.clone(),
+                    dst_strides: v.dst_strides.clone(),
+                    reversed: v.reversed,
+                    padded: !v.bounds.is_empty(),
+                }),
         }
+    }
+
+    /// Whether view layout `v` of this plan is its plain permute (a contiguous source, a
+    /// contiguous output, no bounds, no reversed units): the same shape as the permute.
+    fn plain_permute(&self, v: &ViewLayout) -> bool {
+        let contiguous =
+            (0..self.dims.len()).map(|d| self.dims[d + 1..].iter().product::<u64>() as i64);
+        v.bounds.is_empty()
+            && !v.reversed
+            && v.dst_contiguous
+            && v.src_strides.iter().copied().eq(contiguous)
     }
 
     /// This plan's class for autotuning: its shape key with dims rounded up to powers of

@@ -38,9 +38,10 @@ impl Figures {
 }
 
 /// A simplified problem: dims in movement units, their permutation and the unit, the
-/// conversion, and for a view where its dims sit in the buffers. Shape-specialised pipelines, the bytes that pay
-/// for them and the model's traces are per key; autotuning keys its winners by the same
-/// with dims rounded up to powers of two ([`Plan::shape_class`]).
+/// conversion, and for a view where its dims sit in the buffers. Shape-specialised
+/// pipelines, the bytes that pay for them and the model's traces are per key; autotuning
+/// keys its winners by the same with dims rounded up to powers of two
+/// ([`Plan::shape_class`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ShapeKey {
     /// Simplified input dims, in units (rounded up to powers of two in a shape class).
@@ -51,8 +52,9 @@ pub struct ShapeKey {
     pub unit: u32,
     /// The conversion as kernels run it (`None`: elements move as they are).
     pub conversion: Option<BlockConvert>,
-    /// A view's layout (`None`: a plain permute): views of the same dims with other strides
-    /// access memory otherwise, and a specialised pipeline bakes their strides in.
+    /// A view's layout (`None`: a plain permute, or a view that is one): views of the same
+    /// dims with other strides access memory otherwise, and a specialised pipeline bakes
+    /// their strides in.
     pub view: Option<ViewKey>,
 }
 
@@ -66,8 +68,9 @@ pub struct ViewKey {
     pub dst_strides: Vec<u64>,
     /// The innermost dim is reversed within units.
     pub reversed: bool,
-    /// The dims of each bound (a padded view's kernel checks them).
-    pub bounded: Vec<Vec<usize>>,
+    /// The view has bounds (its kernel checks rows against them; which dims and where are
+    /// uniforms).
+    pub padded: bool,
 }
 
 /// The outcome of timing the candidate kernels of a shape class (and its plan in parts,

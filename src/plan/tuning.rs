@@ -68,9 +68,8 @@ pub const MICRO_RUNS: [u32; 3] = [MICRO_RUN, 3, 2];
 /// ([`Block::lane_major`](super::Block::lane_major)): at each step the 8 lanes of a
 /// lavapipe SIMD group move 8 neighbouring blocks, one span of each side, where neighbours
 /// along one invocation's run left the lanes' accesses 4 blocks apart. The runs were a
-/// workgroup apart when these were measured; WGSL probe (the
-/// shipped kernel text, parameter words fixed; Intel Xeon, 2 cores; 21 submissions, three
-/// rounds): `[32,224,224,3] (0,3,1,2)` u8 -> f32 normalised 2.66-2.72 ms in neighbour runs of
+/// workgroup apart when these were measured; WGSL probe (the shipped kernel text,
+/// parameter words fixed; Intel Xeon, 2 cores; 21 submissions, three rounds): `[32,224,224,3] (0,3,1,2)` u8 -> f32 normalised 2.66-2.72 ms in neighbour runs of
 /// 4, lane-major runs of 2: 2.73-2.79, of 4: 2.48-2.52, of 8: 2.36-2.38, of 16: 2.74-2.91
 /// (49 workgroups), shader copy of the traffic 1.97-2.06; its way back f32 -> u8 2.69-2.75,
 /// lane-major by 4 2.62-2.64, by 8 2.46-2.51. The bench (alternating runs, medians) kept
@@ -92,6 +91,8 @@ pub const MICRO_LANE_MAJOR_RUN: u32 = 8;
 /// normalisation took 3.16-3.99 ms a workgroup apart, 2.54-2.88 so (0.70 -> 0.88 of the
 /// shader copy, medians); its u8 permute 0.63 -> 0.70.
 pub const MICRO_LANE_GROUP: u32 = 8;
+// A workgroup is whole SIMD groups: lane-major runs cover its blocks exactly once.
+const _: () = assert!(MICRO_WORKGROUP.is_multiple_of(MICRO_LANE_GROUP));
 
 /// Workgroups a lane-major strip's plan needs at least (else its runs are neighbours):
 /// runs of [`MICRO_LANE_MAJOR_RUN`] make few workgroups of a small

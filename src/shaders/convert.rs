@@ -187,10 +187,12 @@ fn micro_convert_variants(from: Dtype, to: Dtype) -> Vec<Variant> {
     let flats = flats.into_iter().filter(|(b, _)| planned(b));
     let mut all = Vec::new();
     for (block, (affine, channel)) in kinds.into_iter().chain(flats) {
-        // 64-bit accesses (CPU devices with SHADER_INT64) for wide blocks, at rank 3.
-        let access = [(2, false), (3, false), (3, true)];
+        // 64-bit accesses (CPU devices with SHADER_INT64) for wide blocks, at rank 3; column
+        // strips at rank 4 too (a centre crop's two batch dims).
+        let cols_strip = matches!(block.strip, Some(Strip::Cols(_))) && !block.flat;
+        let access = [(2, false), (3, false), (3, true), (4, false)];
         for (rank, access64) in access {
-            if access64 && block.access_bytes != 16 {
+            if (access64 && block.access_bytes != 16) || (rank == 4 && !cols_strip) {
                 continue;
             }
             // Lane-major strips compiled for their shape too (CPU devices).

@@ -47,8 +47,8 @@ pub fn all_variants() -> Vec<Variant> {
                         for run in [1].into_iter().chain(MICRO_RUNS) {
                             all.push(micro(block.with_run(run), false, false));
                         }
-                        // Column strips' runs lane-major (over at most one batch dim).
-                        if matches!(strip, Strip::Cols(_)) && rank <= 3 {
+                        // Column strips' runs lane-major (over at most two batch dims).
+                        if matches!(strip, Strip::Cols(_)) && rank <= 4 {
                             let lane_major = block.lane_major(MICRO_LANE_MAJOR_RUN);
                             all.push(micro(lane_major, false, false));
                             all.push(micro(lane_major, false, true));

@@ -551,6 +551,17 @@ fn views_with_other_strides_are_shapes_of_their_own() {
         plan_for(2048, &learned).reasons.specialize,
         Some(SpecializeReason::Compiled)
     );
+    // A view that is a plain permute but for its offset is the permute's shape (one
+    // pipeline: offsets are uniforms).
+    let permute = plan::plan(&Request::new(&[256, 1024], &[1, 0], 4), &caps).unwrap();
+    let view = View {
+        offset: 64,
+        ..View::permuted(&[256, 1024], &[1, 0]).unwrap()
+    };
+    let req = ViewRequest::new(&view, 4, 64 + 256 * 1024, 1024 * 256);
+    let offset = plan::plan_view(&req, &caps, &learned).unwrap();
+    assert!(offset.view.is_some(), "{offset}");
+    assert_eq!(offset.shape_key(), permute.shape_key());
 }
 
 #[test]

@@ -168,7 +168,7 @@ fn strips_hold_their_channels_by_position() {
     assert_eq!(square.channels_by_position(), None, "{square}");
 }
 
-/// An aligned column strip's runs are lane-major on CPU devices, over at most one batch dim,
+/// An aligned column strip's runs are lane-major on CPU devices, over at most two batch dims,
 /// where they make
 /// `MICRO_LANE_MAJOR_MIN_WORKGROUPS` workgroups (runs of `MICRO_LANE_MAJOR_RUN`, the last
 /// workgroup's ending part way), never on GPUs (no runs) nor in bands; fewer blocks keep
@@ -195,9 +195,10 @@ fn column_strips_run_lane_major_where_blocks_are_many() {
     let (b, p) = block(&[1100, 240, 3], &[0, 2, 1], &cpu());
     assert!(b.lane_major, "{p}");
     assert_eq!(p.workgroups(), 16500u64.div_ceil(per_workgroup), "{p}");
-    // Two batch dims (a centre crop's): lane-major too.
+    // Two batch dims (a centre crop's): lane-major too, a listed variant.
     let (b, p) = block(&[550, 2, 240, 3], &[1, 0, 3, 2], &cpu());
     assert!(b.lane_major && b.strip == Some(Strip::Cols(3)), "{p}");
+    assert!(validated().contains(&p.variant().unwrap()), "{p}");
     // Planes to pixels, and three batch dims: neighbour runs.
     let (b, p) = block(&[1100, 3, 240], &[0, 2, 1], &cpu());
     assert!(!b.lane_major && b.strip == Some(Strip::Rows(3)), "{p}");
