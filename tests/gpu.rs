@@ -220,6 +220,7 @@ fn forced_64_bit_index_math_on_common_permutes() {
                     access64: None,
                     wide_stores: None,
                     scatter: None,
+                    walk_tiles: None,
                 };
                 total += 1;
                 if let Err(m) = check(p, shape, perm, elem, options, (4, 12)) {

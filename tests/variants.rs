@@ -18,7 +18,10 @@ use std::collections::{BTreeSet, HashMap};
 use common::{MICRO, case, check_many, gpu};
 use strips::{blocks_for_run, strip_case};
 use views::{check_padded, check_padded_micro, check_reversed};
-use wgpu_permute::plan::tuning::{MAX_SPECIALIZED, MICRO_LANE_GROUP, MICRO_WORKGROUP};
+use wgpu_permute::plan::tuning::{
+    GENERIC_RUN, GENERIC_WORKGROUP, MAX_SPECIALIZED, MICRO_LANE_GROUP, MICRO_WORKGROUP,
+    WALK_TILE_ROW_BYTES,
+};
 use wgpu_permute::plan::{ELEM_SIZES, MAX_RANK, Variant};
 use wgpu_permute::{IndexMath, Kernel, Options, Permuter, Relayout, Request, shaders};
 
@@ -236,6 +239,26 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
             specialized: variant.specialized(),
         });
     }
+    if variant.boxed() && variant.runs() {
+        // Tiled walks: runs are a CPU-device layout; offsets of one element keep the units
+        // the elements, without wide stores.
+        if !p.caps().cpu {
+            return None;
+        }
+        let (shape, perm) = tiled_walk_case(variant.rank(), elem);
+        let options = Options {
+            kernel: Some(Kernel::Generic),
+            specialize: Some(variant.specialized()),
+            access64: Some(variant.access64()),
+            walk_tiles: Some(true),
+            ..Options::default()
+        };
+        let offsets = (elem as u64, 3 * elem as u64);
+        return Some(Job::Permute {
+            case: case(&shape, &perm, elem, options, offsets),
+            specialized: variant.specialized(),
+        });
+    }
     if variant.reverse() > 0 {
         // Runs of reversed units are a CPU-device layout.
         return (!variant.runs() || p.caps().cpu)
@@ -327,11 +350,42 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
         access64: Some(variant.access64()),
         wide_stores: Some(variant.wide_stores()),
         scatter: Some(variant.scatter()),
+        walk_tiles: Some(false),
     };
     Some(Job::Permute {
         case: case(&shape, &perm, elem, options, offsets),
         specialized: variant.specialized(),
     })
+}
+
+/// A permute of `elem`-byte units (rows of 8) whose tiled walk (`Plan::tiled_walk`) has
+/// exactly `rank` dims; nothing merges, and `A` is nearest in the source. Rank 3: `[B, A, R]`
+/// to `[A, B, R]` with `B` of 37 walked a row at a time (no divisor fits a tile). Ranks 4-6:
+/// `A` split in two tiles, `B` whole (4) or split too (5), then one outer dim (6). Higher:
+/// `[O1..Ok, B, A, R]` to `[Ok..O2, A, O1, B, R]`, all of 2: whole tiles, reordered past
+/// `O1`.
+fn tiled_walk_case(rank: usize, elem: usize) -> (Vec<usize>, Vec<usize>) {
+    let row = 8;
+    let rows = WALK_TILE_ROW_BYTES as usize / (row * elem);
+    let across = GENERIC_WORKGROUP as usize * GENERIC_RUN as usize / (rows * row);
+    let (b, a, k) = match rank {
+        3 => (37, 2, 0),
+        4 => (rows, 2 * across, 0),
+        5 | 6 => (2 * rows, 2 * across, rank - 5),
+        _ => {
+            let k = rank - 3;
+            let mut shape = vec![2; k + 2];
+            shape.push(row);
+            let mut perm: Vec<usize> = (1..k).rev().collect();
+            perm.extend([k + 1, 0, k, k + 2]);
+            return (shape, perm);
+        }
+    };
+    let mut shape = vec![2; k];
+    shape.extend([b, a, row]);
+    let mut perm: Vec<usize> = (0..k).rev().collect();
+    perm.extend([k + 1, k, k + 2]);
+    (shape, perm)
 }
 
 /// A shape whose simplified form has exactly `rank` dims: reversing dims of extent 2 or 3
@@ -403,10 +457,10 @@ fn micro_bands_cover_every_block() {
     }
 }
 
-/// Runs scatter on their own where gathering would read a new page per output row
-/// (`[64,16,64] (1,0,2)` f32: a workgroup's runs gather 128 source rows 4 KiB apart, and
-/// scattered write 16 pages), and match the reference with guard bytes, with offsets that
-/// differ on each side; specialised too (CPU adapters: GPUs have no runs).
+/// Without tiled walks, runs scatter on their own where gathering would read a new page per
+/// output row (`[64,16,64] (1,0,2)` f32: a workgroup's runs gather 128 source rows 4 KiB
+/// apart, and scattered write 16 pages), and match the reference with guard bytes, with
+/// offsets that differ on each side; specialised too (CPU adapters: GPUs have no runs).
 #[test]
 fn scatter_is_chosen_where_gathering_reads_a_page_per_row() {
     let Some(p) = gpu() else { return };
@@ -419,6 +473,7 @@ fn scatter_is_chosen_where_gathering_reads_a_page_per_row() {
         .map(|specialize| {
             let options = Options {
                 specialize,
+                walk_tiles: Some(false),
                 ..Options::default()
             };
             case(&[64, 16, 64], &[1, 0, 2], 4, options, (16, 48))
@@ -429,6 +484,42 @@ fn scatter_is_chosen_where_gathering_reads_a_page_per_row() {
         let plan = result.unwrap();
         assert!(plan.runs && plan.scatter, "{plan}");
         assert_eq!(plan.specialized, specialized, "{plan}");
+    }
+}
+
+/// Runs gather in tiled walks on their own where the output's neighbouring rows come from
+/// far apart in the source (the bench's head split and `(1,0,2)`, smaller; a prime number
+/// of rows, walked one at a time; 2, 4, 8 and 16-byte elements), and match the reference
+/// with guard bytes, offsets that differ on each side, specialised and not; the last
+/// workgroup ends part way (CPU adapters: GPUs have no runs).
+#[test]
+fn tiled_walks_are_chosen_and_match_the_reference() {
+    let Some(p) = gpu() else { return };
+    if !p.caps().cpu {
+        eprintln!("not a CPU adapter: runs are a CPU-device layout; not run");
+        return;
+    }
+    let shapes: [(&[usize], &[usize], usize); 5] = [
+        (&[2, 512, 16, 64], &[0, 2, 1, 3], 4),
+        (&[2, 512, 16, 64], &[0, 2, 1, 3], 2),
+        (&[96, 80, 64], &[1, 0, 2], 4),
+        (&[37, 16, 64], &[1, 0, 2], 8),
+        (&[40, 48, 16], &[1, 0, 2], 16),
+    ];
+    let mut cases = Vec::new();
+    for (shape, perm, elem) in shapes {
+        for specialize in [false, true] {
+            let options = Options {
+                specialize: Some(specialize),
+                ..Options::default()
+            };
+            cases.push(case(shape, perm, elem, options, (16, 80)));
+        }
+    }
+    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
+    for result in check_many(&fresh, &cases) {
+        let plan = result.unwrap_or_else(|e| panic!("{e}"));
+        assert!(plan.walk_tiles.is_some() && plan.runs, "{plan}");
     }
 }
 

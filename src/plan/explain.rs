@@ -305,6 +305,12 @@ impl Plan {
                     "each invocation moves a run of {run} neighbouring output units, decoding the first and stepping through the source (a CPU device: items a workgroup apart pay only on GPUs)"
                 ),
             });
+            if let Some(t) = self.walk_tiles {
+                why.push(format!(
+                    "runs gather in tiles of {} positions of output dim {} (the nearest in the source) by {} output rows, not in output order: in order, neighbouring rows would come from far apart in the source, a new page each, and a workgroup reads {} stretches of the source and writes {} of the output instead (unless forced)",
+                    t.across, t.dim, t.rows, t.rows, t.across
+                ));
+            }
         }
         if let Some(reason) = self.reasons.specialize {
             let kib = SPECIALIZE_MIN_BYTES >> 10;
@@ -388,6 +394,9 @@ impl fmt::Display for Plan {
         }
         if self.scatter {
             write!(f, " (scatter)")?;
+        }
+        if let Some(t) = self.walk_tiles {
+            write!(f, " (tiles of {}x{} rows)", t.across, t.rows)?;
         }
         if self.quads {
             write!(f, " (quads)")?;

@@ -50,6 +50,7 @@ use tuning::*;
 pub use variant::*;
 pub use view::{Bound, View};
 pub use view_plan::*;
+pub use walk::WalkTiles;
 pub use windows::fold_grid;
 
 use crate::PermuteError;
@@ -197,6 +198,11 @@ pub struct Options {
     /// permute (not a view) whose innermost dim stays innermost, without wide stores (a
     /// forced scatter turns their default off), or a conversion's runs of quads.
     pub scatter: Option<bool>,
+    /// Force the generic kernel's runs to gather in tiles (on or off) instead of the
+    /// planner's choice (see [`Plan::walk_tiles`]); on needs runs of a plain permute in one
+    /// binding whose innermost dim stays innermost, without wide stores or a scatter, and
+    /// whose output dim nearest in the source is not the one outside the innermost.
+    pub walk_tiles: Option<bool>,
 }
 
 /// A permute request: contiguous row-major tensors, output dim `i` is input dim `perm[i]`.
@@ -319,6 +325,7 @@ pub fn plan_with(
         access64: false,
         wide_stores: false,
         scatter: false,
+        walk_tiles: None,
         view: None,
         reasons: Reasons::empty(),
     };
@@ -427,7 +434,8 @@ fn finish(
         plan.reasons.specialize = Some(why);
     }
     plan.wide_stores = select::choose_wide_stores(&plan, opts)?;
-    plan.scatter = walk::choose_scatter(&plan, opts)?;
+    plan.walk_tiles = walk::choose_walk_tiles(&plan, opts)?;
+    plan.scatter = plan.walk_tiles.is_none() && walk::choose_scatter(&plan, opts)?;
     plan.access64 = select::choose_access64(&plan, caps, opts)?;
     Ok(plan)
 }

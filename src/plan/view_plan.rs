@@ -190,6 +190,7 @@ pub fn plan_view(
         access64: false,
         wide_stores: false,
         scatter: false,
+        walk_tiles: None,
         view: Some(ViewLayout {
             src_strides: low.src_strides,
             dst_strides: low.dst_strides,

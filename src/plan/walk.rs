@@ -1,17 +1,49 @@
-//! The generic kernel's walk (CPU devices' runs): over the output's dims, gathering, or
-//! over the source's, scattering ([`Plan::scatter`]), and the choice between them.
+//! The generic kernel's walk (CPU devices' runs): over the output's dims, gathering, in
+//! tiles of them ([`Plan::walk_tiles`]), or over the source's, scattering
+//! ([`Plan::scatter`]), and the choice between them.
 
-use super::tuning::{GENERIC_WORKGROUP, PAGE_BYTES};
-use super::{Kernel, Options, Plan};
+use super::tuning::{GENERIC_WORKGROUP, PAGE_BYTES, WALK_TILE_ROW_BYTES};
+use super::{Kernel, MAX_RANK, Options, Plan};
 use crate::PermuteError;
+
+/// A gather's walk in tiles of two output dims (see [`Plan::walk_tiles`]): the dim outside
+/// the innermost, whose rows are neighbours in the output, and the one whose neighbours are
+/// nearest in the source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WalkTiles {
+    /// The output dim (an index of [`Plan::out_dims`]) with the smallest source stride of
+    /// those outside the innermost; never the one just outside it.
+    pub dim: usize,
+    /// Positions of `dim` per tile: a divisor of its extent.
+    pub across: u64,
+    /// Output rows (positions of the dim outside the innermost) per tile: a divisor of its
+    /// extent.
+    pub rows: u64,
+}
 
 impl Plan {
     /// What the generic kernel's items walk: the dims they enumerate (outermost first) and
     /// each dim's stride on the side they decode. A gather walks the output's dims with
-    /// their source strides; a scatter ([`Plan::scatter`]) the source's dims with their
-    /// output strides.
+    /// their source strides, or their tiles ([`Plan::tiled_walk`]); a scatter
+    /// ([`Plan::scatter`]) the source's dims with their output strides.
     pub fn walk(&self) -> (Vec<u64>, Vec<u64>) {
-        self.walk_of(self.scatter)
+        match self.tiled_walk() {
+            Some(walk) => (
+                walk.iter().map(|d| d[0]).collect(),
+                walk.iter().map(|d| d[1]).collect(),
+            ),
+            None => self.walk_of(self.scatter),
+        }
+    }
+
+    /// The dims of a tiled walk ([`Plan::walk_tiles`]), outermost first, each as its
+    /// extent, source stride and output stride (in units): the output's dims outside the
+    /// innermost, with the two tiled ones counting tiles, then the positions within a tile
+    /// (the source-adjacent dim's, then the rows'), then the innermost dim. Dims of one
+    /// position are left out.
+    pub fn tiled_walk(&self) -> Option<Vec<[u64; 3]>> {
+        let (out, src) = self.walk_of(false);
+        Some(tiled_dims(&out, &src, self.walk_tiles?))
     }
 
     /// [`Plan::walk`] as a scatter (`true`) or a gather would walk, whichever the plan chose.
@@ -23,6 +55,93 @@ impl Plan {
         let strides = self.dims_perm.iter().map(|&d| in_strides[d]).collect();
         (self.out_dims(), strides)
     }
+}
+
+/// [`Plan::tiled_walk`] of the output dims `out` with their source strides `src`.
+fn tiled_dims(out: &[u64], src: &[u64], t: WalkTiles) -> Vec<[u64; 3]> {
+    let last = out.len() - 1;
+    let mut dst = vec![1u64; out.len()];
+    for k in (0..last).rev() {
+        dst[k] = dst[k + 1] * out[k + 1];
+    }
+    let (a, b) = (t.dim, last - 1);
+    let mut walk: Vec<[u64; 3]> = (0..last)
+        .map(|k| match k {
+            _ if k == a => [out[a] / t.across, src[a] * t.across, dst[a] * t.across],
+            _ if k == b => [out[b] / t.rows, src[b] * t.rows, dst[b] * t.rows],
+            _ => [out[k], src[k], dst[k]],
+        })
+        .collect();
+    walk.push([t.across, src[a], dst[a]]);
+    walk.push([t.rows, src[b], dst[b]]);
+    walk.push([out[last], src[last], 1]);
+    walk.retain(|d| d[0] > 1);
+    walk
+}
+
+/// Whether the generic kernel's runs gather in tiles ([`Plan::walk_tiles`]): runs (CPU
+/// devices) of a plain permute in one binding whose innermost dim stays innermost, without
+/// wide stores, where the output dim nearest in the source is not the one just outside the
+/// innermost ([`tiles_of`]).
+pub(super) fn choose_walk_tiles(
+    plan: &Plan,
+    opts: &Options,
+) -> Result<Option<WalkTiles>, PermuteError> {
+    let applies = plan.runs
+        && plan.kernel == Kernel::Generic
+        && !plan.wide_stores
+        && plan.view.is_none()
+        && plan.conversion.is_none()
+        && plan.chunks.len() == 1
+        && opts.scatter != Some(true);
+    let tiles = tiles_of(plan).filter(|_| applies);
+    match (opts.walk_tiles, tiles) {
+        (Some(true), None) => Err(PermuteError::ForcedChoice {
+            what: "a tiled walk",
+            why: "it walks the generic kernel's runs (CPU devices) of a plain permute (not a view) in one binding whose innermost dim stays innermost, without wide stores or a scatter, and whose output dim nearest in the source is not the one outside the innermost",
+        }),
+        (Some(false), _) => Ok(None),
+        (_, tiles) => Ok(tiles),
+    }
+}
+
+/// The tiles of a gather's walk where they change its order: the source-adjacent output dim
+/// `across` positions at a time, the output's rows (the dim outside the innermost) as many
+/// at a time as fill [`WALK_TILE_ROW_BYTES`], and a tile as many runs as a workgroup moves
+/// (each extent the largest divisor of the dim's that fits). Walking the output's rows in
+/// order, a gather whose neighbouring rows come from far apart in the source reads a new
+/// page per row, and the pages it comes back to are long gone; in tiles, a workgroup reads
+/// `rows` stretches of `across` source rows each and writes `across` stretches of output.
+fn tiles_of(plan: &Plan) -> Option<WalkTiles> {
+    let (out, src) = plan.walk_of(false);
+    let last = out.len().checked_sub(1)?;
+    if last < 2 || plan.dims_perm[last] != last {
+        return None;
+    }
+    let b = last - 1;
+    let a = (0..last).min_by_key(|&k| src[k])?;
+    let row_bytes = out[last] * plan.unit as u64;
+    let rows = divisor_at_most(out[b], (WALK_TILE_ROW_BYTES / row_bytes).max(1));
+    let tile_units = GENERIC_WORKGROUP as u64 * plan.run_units();
+    let across = divisor_at_most(out[a], (tile_units / (rows * out[last])).max(1));
+    // Whole dims next to each other walk as the output does.
+    let same = a + 1 == b && across == out[a] && rows == out[b];
+    let tiles = WalkTiles {
+        dim: a,
+        across,
+        rows,
+    };
+    // The walk has up to two dims more than the output: within the kernels' rank.
+    let fits = tiled_dims(&out, &src, tiles).len() <= MAX_RANK;
+    (a != b && across > 1 && !same && fits).then_some(tiles)
+}
+
+/// The largest divisor of `n` that is at most `most` (1 at least).
+fn divisor_at_most(n: u64, most: u64) -> u64 {
+    (1..=most.min(n))
+        .rev()
+        .find(|&d| n.is_multiple_of(d))
+        .unwrap_or(1)
 }
 
 /// Whether the generic kernel's runs scatter ([`Plan::scatter`]): runs (CPU devices) of a

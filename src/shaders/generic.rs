@@ -20,6 +20,9 @@ pub(super) const GENERIC_PACKED_WGSL: &str =
 
 pub(super) const GENERIC_BOX_WGSL: &str = include_str!("../../shaders/fragments/generic_box.wgsl");
 
+pub(super) const GENERIC_BOX_RUNS_WGSL: &str =
+    include_str!("../../shaders/fragments/generic_box_runs.wgsl");
+
 pub(super) const GENERIC_WINDOW_WGSL: &str =
     include_str!("../../shaders/fragments/generic_window.wgsl");
 
@@ -399,6 +402,11 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
         if !v.quads {
             values.push(("STEP", step));
         }
+        // A tiled walk's runs (a box's) step through the output too.
+        let boxed_runs = mode == Mode::Box && v.convert.is_none() && !v.wide_stores;
+        if boxed_runs {
+            values.push(("DST_STEP", format!("ip(DST_STRIDES + {last}u)")));
+        }
         if v.wide_stores {
             let gather: String = (0..16 / v.unit)
                 .map(|j| format!("        let u{j} = load_src(at + {j}u * step);\n"))
@@ -422,6 +430,9 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
                 GENERIC_CONVERT_RUNS_WGSL,
             ),
             (false, false) if v.scatter => ("fragments/generic_scatter.wgsl", GENERIC_SCATTER_WGSL),
+            (false, false) if boxed_runs => {
+                ("fragments/generic_box_runs.wgsl", GENERIC_BOX_RUNS_WGSL)
+            }
             (false, false) => ("fragments/generic_runs.wgsl", GENERIC_RUNS_WGSL),
         };
         let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();

@@ -13,6 +13,9 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
     let in_strides = plan.in_strides();
     let out_strides = plan.out_strides_by_input_dim();
     let (walk_dims, walk_strides) = plan.walk();
+    // A tiled walk's dims, and both sides' strides (one box: the whole tensor).
+    let tiled = plan.tiled_walk().unwrap_or_default();
+    let tiled_column = |i: usize| -> Vec<u64> { tiled.iter().map(|d| d[i]).collect() };
     let in_out_order =
         |per_dim: &[u64]| -> Vec<u64> { plan.dims_perm.iter().map(|&d| per_dim[d]).collect() };
     let base = plan.view.as_ref().map_or(0, |v| v.src_base as u64);
@@ -68,6 +71,9 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
     }
     for &array in generic_arrays(v) {
         values.extend(match array {
+            GenericArray::Dims if plan.walk_tiles.is_some() => tiled_column(0),
+            GenericArray::SrcStrides if plan.walk_tiles.is_some() => tiled_column(1),
+            GenericArray::DstStrides if plan.walk_tiles.is_some() => tiled_column(2),
             GenericArray::Dims if matches!(mode(v), Mode::Box | Mode::Padded) => {
                 in_out_order(&extents)
             }

@@ -127,12 +127,19 @@ pub fn all_variants() -> Vec<Variant> {
                                 specialized,
                                 ..plain
                             }));
-                            // Scattered runs: the innermost dim stays, so from rank 3.
+                            // Scattered runs, and tiled walks (runs through a box): the
+                            // innermost dim stays, so from rank 3.
                             if rank >= 3 {
                                 all.push(Variant::Generic(GenericVariant {
                                     runs: true,
                                     scatter: true,
                                     specialized,
+                                    ..plain
+                                }));
+                                all.push(Variant::Generic(GenericVariant {
+                                    runs: true,
+                                    specialized,
+                                    layout: GenericLayout::Boxed,
                                     ..plain
                                 }));
                             }
@@ -146,7 +153,12 @@ pub fn all_variants() -> Vec<Variant> {
     let wide: Vec<Variant> = all
         .iter()
         .filter_map(|v| match v {
-            Variant::Generic(g) if g.runs && !g.scatter && matches!(g.unit, 4 | 8) => {
+            Variant::Generic(g)
+                if g.runs
+                    && !g.scatter
+                    && g.layout == GenericLayout::Plain
+                    && matches!(g.unit, 4 | 8) =>
+            {
                 Some(Variant::Generic(GenericVariant {
                     wide_stores: true,
                     ..*g

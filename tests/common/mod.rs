@@ -15,6 +15,7 @@ pub const GENERIC: Options = Options {
     access64: None,
     wide_stores: None,
     scatter: None,
+    walk_tiles: None,
 };
 pub const TILED: Options = Options {
     kernel: Some(wgpu_permute::Kernel::Tiled),

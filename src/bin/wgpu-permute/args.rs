@@ -199,6 +199,10 @@ pub struct Force {
     /// output and gather (false).
     #[arg(long)]
     scatter: Option<bool>,
+    /// Force the generic kernel's runs to gather in tiles of the output's rows and the dim
+    /// nearest in the source (true) or in output order (false).
+    #[arg(long)]
+    walk_tiles: Option<bool>,
 }
 
 #[derive(Clone, Copy, ValueEnum, Debug)]
@@ -241,6 +245,7 @@ impl Force {
             access64: self.access64,
             wide_stores: self.wide_stores,
             scatter: self.scatter,
+            walk_tiles: self.walk_tiles,
         }
     }
 }

@@ -6,6 +6,7 @@ mod edges;
 mod reasons;
 mod strips;
 mod variants;
+mod walk;
 mod windows;
 
 use proptest::prelude::*;
@@ -13,7 +14,7 @@ use proptest::prelude::*;
 use crate::model::Figures;
 use crate::plan::{
     self, DeviceCaps, ELEM_SIZES, IndexReason, KernelReason, Learned, MAX_RANK, Measured, Misfit,
-    Modelling, SpecializeReason, Strip, Tile, Tuning, fold_grid, simplify,
+    Modelling, SpecializeReason, Strip, Tile, Tuning, WalkTiles, fold_grid, simplify,
     tuning::{MICRO_RUN, MIN_TILED_EXTENT, SPECIALIZE_PAYBACK_BYTES},
 };
 use crate::{

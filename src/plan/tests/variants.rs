@@ -232,14 +232,19 @@ proptest::proptest! {
     }
 }
 
-/// The generic kernel's runs scatter on CPU devices where gathering them would read a
-/// new page per output row (`[8,512,16,64] (0,2,1,3)`: source rows 4 KiB apart), not where
-/// both sides' rows are as far apart (`[512,512,64] (1,0,2)`), nor on GPUs; forcing it
-/// where runs cannot scatter is refused.
+/// Without tiled walks (which these plans take: `super::walk`), the generic kernel's runs
+/// scatter on CPU devices where gathering them would read a new page per output row
+/// (`[8,512,16,64] (0,2,1,3)`: source rows 4 KiB apart), not where both sides' rows are as
+/// far apart (`[512,512,64] (1,0,2)`), nor on GPUs; forcing it where runs cannot scatter is
+/// refused.
 #[test]
 fn runs_scatter_where_gathering_reads_a_page_per_row() {
+    let untiled = Options {
+        walk_tiles: Some(false),
+        ..Options::default()
+    };
     let plan_on = |shape: &[usize], perm: &[usize], elem, caps: &DeviceCaps| {
-        plan::plan(&Request::new(shape, perm, elem), caps).unwrap()
+        plan::plan(&Request::new(shape, perm, elem).with_options(untiled), caps).unwrap()
     };
     for elem in [2, 4] {
         let head = plan_on(&[8, 512, 16, 64], &[0, 2, 1, 3], elem, &cpu());
@@ -263,7 +268,7 @@ fn runs_scatter_where_gathering_reads_a_page_per_row() {
     let to_f16 =
         crate::convert::Conversion::new(crate::convert::Dtype::F32, crate::convert::Dtype::F16)
             .unwrap();
-    let mut narrow = Request::new(&[8, 512, 16, 64], &[0, 2, 1, 3], 4);
+    let mut narrow = Request::new(&[8, 512, 16, 64], &[0, 2, 1, 3], 4).with_options(untiled);
     narrow.conversion = Some(&to_f16);
     let narrow = plan::plan(&narrow, &cpu()).unwrap();
     assert!(narrow.quads && narrow.runs && narrow.scatter, "{narrow}");
