@@ -19,7 +19,7 @@ use common::{MICRO, case, check_many, gpu};
 use strips::{blocks_for_run, strip_case};
 use views::{check_padded, check_padded_micro, check_reversed};
 use wgpu_permute::plan::tuning::{
-    GENERIC_RUN, GENERIC_WORKGROUP, MAX_SPECIALIZED, MICRO_LANE_GROUP, MICRO_WORKGROUP,
+    GENERIC_RUN, GENERIC_WORKGROUP, LANE_GROUP, MAX_SPECIALIZED, MICRO_WORKGROUP,
     WALK_TILE_ROW_BYTES,
 };
 use wgpu_permute::plan::{ELEM_SIZES, MAX_RANK, Variant};
@@ -489,9 +489,10 @@ fn scatter_is_chosen_where_gathering_reads_a_page_per_row() {
 
 /// Runs gather in tiled walks on their own where the output's neighbouring rows come from
 /// far apart in the source (the bench's head split and `(1,0,2)`, smaller; a prime number
-/// of rows, walked one at a time; 2, 4, 8 and 16-byte elements), and match the reference
-/// with guard bytes, offsets that differ on each side, specialised and not; the last
-/// workgroup ends part way (CPU adapters: GPUs have no runs).
+/// of rows, walked one at a time; rows of whole SIMD groups' runs, lane-major; 2, 4, 8 and
+/// 16-byte elements), and match the reference with guard bytes, offsets that differ on each
+/// side, specialised and not; the last workgroup ends part way (CPU adapters: GPUs have no
+/// runs).
 #[test]
 fn tiled_walks_are_chosen_and_match_the_reference() {
     let Some(p) = gpu() else { return };
@@ -499,7 +500,8 @@ fn tiled_walks_are_chosen_and_match_the_reference() {
         eprintln!("not a CPU adapter: runs are a CPU-device layout; not run");
         return;
     }
-    let shapes: [(&[usize], &[usize], usize); 5] = [
+    let shapes: [(&[usize], &[usize], usize); 6] = [
+        (&[24, 20, 512], &[1, 0, 2], 4),
         (&[2, 512, 16, 64], &[0, 2, 1, 3], 4),
         (&[2, 512, 16, 64], &[0, 2, 1, 3], 2),
         (&[96, 80, 64], &[1, 0, 2], 4),
@@ -520,11 +522,12 @@ fn tiled_walks_are_chosen_and_match_the_reference() {
     for result in check_many(&fresh, &cases) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
         assert!(plan.walk_tiles.is_some() && plan.runs, "{plan}");
+        assert_eq!(plan.lane_major_runs(), plan.shape[2] == 512, "{plan}");
     }
 }
 
 /// Lane-major runs of column strips across every edge of their carry into the batch: row
-/// blocks per image one short of a step (`MICRO_LANE_GROUP`), a step, one past it, fewer
+/// blocks per image one short of a step (`LANE_GROUP`), a step, one past it, fewer
 /// than a step (1, 3, 4: each step crosses images), the same around a workgroup, and a
 /// multiple of the step; one batch dim and two (a crop's); 1 and 4-byte units, each plan
 /// specialised and not, against the reference with guard bytes; the last workgroup ends
@@ -541,9 +544,9 @@ fn lane_major_runs_carry_into_the_batch_at_every_edge() {
         1,
         3,
         4,
-        MICRO_LANE_GROUP - 1,
-        MICRO_LANE_GROUP,
-        MICRO_LANE_GROUP + 1,
+        LANE_GROUP - 1,
+        LANE_GROUP,
+        LANE_GROUP + 1,
         MICRO_WORKGROUP - 1,
         MICRO_WORKGROUP,
         MICRO_WORKGROUP + 1,

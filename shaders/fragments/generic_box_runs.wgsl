@@ -1,20 +1,23 @@
 // A run of a tiled walk (CPU adapters, plan::walk::choose_walk_tiles): the thread's RUN
-// items are consecutive units of the walk's innermost dim, the output's innermost, so one
-// decode over the walk's dims (Plan::tiled_walk) gives where the first comes from and goes,
-// and the others follow STEP apart in the source and DST_STEP apart in the output.
+// items are units of the walk's innermost dim, the output's innermost, so one decode over
+// the walk's dims (Plan::tiled_walk) gives where the first comes from and goes, and the
+// others follow UNIT_STEP units on, STEP apart in the source and DST_STEP in the output.
+// Runs start (fragments/generic_run_start.wgsl) and step as in fragments/generic_runs.wgsl.
 const RUN: u32 = {{RUN}};
 
 fn move_items(wg: u32, lid: u32) {
-    let first = imul(iadd(imul(ix(wg), ix(WORKGROUP)), ix(lid)), ix(RUN));
+    let first = run_start(wg, lid);
     if !ilt(first, ip(N_ITEMS)) {
         return;
     }
     let at = box_offsets(first);
     let s = iadd(ip(SRC_OFF), at.s);
     let d = iadd(ip(DST_OFF), at.d);
-    let step = {{STEP}};
-    let dst_step = {{DST_STEP}};
+    let unit_step = ip(UNIT_STEP);
+    let step = imul(unit_step, {{STEP}});
+    let dst_step = imul(unit_step, {{DST_STEP}});
     for (var k = 0u; k < RUN; k++) {
         store_dst(iu32(iadd(d, imul(ix(k), dst_step))), load_src(iu32(iadd(s, imul(ix(k), step)))));
     }
 }
+

@@ -6,7 +6,7 @@ use std::fmt;
 use super::{
     Figures, IndexReason, Kernel, KernelReason, MAX_MODELLED, MIN_TILED_EXTENT, Modelling, Plan,
     SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES, SpecializeReason, Strip, Tile, Tuning,
-    simplify, tuning::MICRO_LANE_GROUP,
+    simplify, tuning::LANE_GROUP,
 };
 
 impl KernelReason {
@@ -254,7 +254,7 @@ impl Plan {
                         };
                         let apart = match block.lane_major {
                             true => format!(
-                                "{MICRO_LANE_GROUP} apart (at each step {MICRO_LANE_GROUP} neighbouring invocations, a CPU's SIMD group, take neighbouring blocks)"
+                                "{LANE_GROUP} apart (at each step {LANE_GROUP} neighbouring invocations, a CPU's SIMD group, take neighbouring blocks)"
                             ),
                             false => "neighbours".into(),
                         };
@@ -305,10 +305,17 @@ impl Plan {
                     "each invocation moves a run of {run} neighbouring output units, decoding the first and stepping through the source (a CPU device: items a workgroup apart pay only on GPUs)"
                 ),
             });
+            if self.lane_major_runs() {
+                why.push(format!(
+                    "runs are lane-major: each SIMD group of {lanes} invocations moves {} neighbouring units of a row, {lanes} at each step, so that each access of the group is one stretch of memory (the row holds whole groups' runs)",
+                    LANE_GROUP as u64 * run,
+                    lanes = LANE_GROUP
+                ));
+            }
             if let Some(t) = self.walk_tiles {
                 why.push(format!(
-                    "runs gather in tiles of {} positions of output dim {} (the nearest in the source) by {} output rows, not in output order: in order, neighbouring rows would come from far apart in the source, a new page each, and a workgroup reads {} stretches of the source and writes {} of the output instead (unless forced)",
-                    t.across, t.dim, t.rows, t.rows, t.across
+                    "runs gather in tiles of {}x{} (positions of output dim {}, the nearest in the source, by output rows) rather than in output order, where neighbouring rows would come from far apart in the source, a new page each: a workgroup reads a few long stretches of the source and writes a few of the output (unless forced)",
+                    t.across, t.rows, t.dim
                 ));
             }
         }
@@ -369,7 +376,12 @@ impl fmt::Display for Plan {
             write!(f, " (compiled for this shape)")?;
         }
         if self.runs && self.kernel == Kernel::Generic {
-            write!(f, " (runs of {})", self.run_units())?;
+            let order = if self.lane_major_runs() {
+                ", lane-major"
+            } else {
+                ""
+            };
+            write!(f, " (runs of {}{order})", self.run_units())?;
         }
         if let Some(b) = self.variant().and_then(|v| v.block()) {
             let strip = match (b.flat, b.strip.is_some()) {
@@ -396,7 +408,7 @@ impl fmt::Display for Plan {
             write!(f, " (scatter)")?;
         }
         if let Some(t) = self.walk_tiles {
-            write!(f, " (tiles of {}x{} rows)", t.across, t.rows)?;
+            write!(f, " (tiled walk {}x{})", t.across, t.rows)?;
         }
         if self.quads {
             write!(f, " (quads)")?;

@@ -87,7 +87,7 @@ pub struct Block {
     /// other side moves element by element, so that no side, stride or offset there need
     /// be whole accesses (`[32, 299*299, 3]`). See [`Block::flat_strip`].
     pub flat: bool,
-    /// The run's blocks are [`MICRO_LANE_GROUP`](super::tuning::MICRO_LANE_GROUP) apart
+    /// The run's blocks are [`LANE_GROUP`](super::tuning::LANE_GROUP) apart
     /// along the run instead of neighbours: at each step of the run a SIMD group's
     /// neighbouring invocations move neighbouring blocks, so that its accesses are one span
     /// on each side, and its steps move on through neighbouring blocks (aligned strips on

@@ -71,7 +71,7 @@ pub const EDGE_SPLIT_SPAN: u64 = 1 << 20;
 /// (runs of 5: the same 39; of 8 for `[4096,4096]`: 31 against 23 in runs of 4).
 pub const MICRO_RUNS: [u32; 3] = [MICRO_RUN, 3, 2];
 
-/// The run of an aligned strip's blocks on CPU devices, [`MICRO_LANE_GROUP`] apart
+/// The run of an aligned strip's blocks on CPU devices, [`LANE_GROUP`] apart
 /// ([`Block::lane_major`](super::Block::lane_major)): at each step the 8 lanes of a
 /// lavapipe SIMD group move 8 neighbouring blocks, one span of each side, where neighbours
 /// along one invocation's run left the lanes' accesses 4 blocks apart. The runs were a
@@ -83,13 +83,15 @@ pub const MICRO_RUNS: [u32; 3] = [MICRO_RUN, 3, 2];
 /// the first: u8 -> f32 2.64 -> 2.54 ms, u8 `(0,3,1,2)` 1.33 -> 1.26, where strips of
 /// planes to pixels lost (f32 -> u8 3.04 -> 3.11, f32 `(0,2,3,1)` 3.25 -> 3.44) and so did
 /// the centre crop's two batch dims (2.50 -> 2.69): only column strips (whole input rows)
-/// run lane-major, over at most two batch dims since [`MICRO_LANE_GROUP`] (the crop 3.12 ->
+/// run lane-major, over at most two batch dims since [`LANE_GROUP`] (the crop 3.12 ->
 /// 2.62 ms then).
 pub const MICRO_LANE_MAJOR_RUN: u32 = 8;
 
-/// Invocations that move neighbouring blocks at each step of a lane-major run: a CPU
-/// device's SIMD group (8 lanes of 32 bits on lavapipe with AVX2), whose run then moves on
-/// through `8 * MICRO_LANE_MAJOR_RUN` neighbouring blocks. With the steps a workgroup
+/// Invocations that move neighbours at each step of a lane-major run: a CPU device's SIMD
+/// group (8 lanes of 32 bits on lavapipe with AVX2 and 256-bit vectors), whose run then
+/// moves on through `8 * MICRO_LANE_MAJOR_RUN` neighbouring blocks of a micro strip, or
+/// `8 * GENERIC_RUN` units of the generic kernel's row
+/// ([`Plan::lane_major_runs`](super::Plan::lane_major_runs)). With the steps a workgroup
 /// apart instead, the 8 steps of a SIMD group touched 8 places of each side at once (the
 /// image's 3 planes: 32 streams of pages), and a core streams only so many: a plain copy
 /// whose SIMD groups each touched 32 rows ran at a quarter of the copy's speed, at 8 rows at
@@ -97,9 +99,9 @@ pub const MICRO_LANE_MAJOR_RUN: u32 = 8;
 /// alternating `bench --filter 224` runs) the `[32,224,224,3] (0,3,1,2)` u8 -> f32
 /// normalisation took 3.16-3.99 ms a workgroup apart, 2.54-2.88 so (0.70 -> 0.88 of the
 /// shader copy, medians); its u8 permute 0.63 -> 0.70.
-pub const MICRO_LANE_GROUP: u32 = 8;
+pub const LANE_GROUP: u32 = 8;
 // A workgroup is whole SIMD groups: lane-major runs cover its blocks exactly once.
-const _: () = assert!(MICRO_WORKGROUP.is_multiple_of(MICRO_LANE_GROUP));
+const _: () = assert!(MICRO_WORKGROUP.is_multiple_of(LANE_GROUP));
 
 /// Workgroups a lane-major strip's plan needs at least (else its runs are neighbours):
 /// runs of [`MICRO_LANE_MAJOR_RUN`] make few workgroups of a small

@@ -23,6 +23,9 @@ pub(super) const GENERIC_BOX_WGSL: &str = include_str!("../../shaders/fragments/
 pub(super) const GENERIC_BOX_RUNS_WGSL: &str =
     include_str!("../../shaders/fragments/generic_box_runs.wgsl");
 
+pub(super) const GENERIC_RUN_START_WGSL: &str =
+    include_str!("../../shaders/fragments/generic_run_start.wgsl");
+
 pub(super) const GENERIC_WINDOW_WGSL: &str =
     include_str!("../../shaders/fragments/generic_window.wgsl");
 
@@ -436,7 +439,18 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
             (false, false) => ("fragments/generic_runs.wgsl", GENERIC_RUNS_WGSL),
         };
         let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        fill(name, template, &values)?
+        let mut runs = fill(name, template, &values)?;
+        // Gathered runs and tiled walks may be lane-major (`Plan::lane_major_runs`).
+        if !v.wide_stores && v.convert.is_none() && !v.scatter {
+            let lanes = format!("{LANE_GROUP}u");
+            runs += "\n";
+            runs += &fill(
+                "fragments/generic_run_start.wgsl",
+                GENERIC_RUN_START_WGSL,
+                &[("LANES", &lanes)],
+            )?;
+        }
+        runs
     } else {
         GENERIC_SPACED_WGSL.to_string()
     };

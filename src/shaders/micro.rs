@@ -80,7 +80,7 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
             ("SIDE", &format!("{}u", block.side)),
             ("RUN", &format!("{}u", block.run)),
             ("LANE_MAJOR", &block.lane_major.to_string()),
-            ("LANES", &format!("{MICRO_LANE_GROUP}u")),
+            ("LANES", &format!("{LANE_GROUP}u")),
             ("SHAPE_FN", &shape_fn(v)),
             ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2), "shape")),
             ("BOUNDS_FN", &bounds_fn),

@@ -16,7 +16,7 @@ use thiserror::Error;
 use crate::convert::MAX_CHANNELS;
 use crate::model;
 use crate::plan::tuning::{
-    GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, MICRO_FLAT_RUN, MICRO_LANE_GROUP,
+    GENERIC_ITEMS, GENERIC_RUN, GENERIC_WORKGROUP, LANE_GROUP, MICRO_FLAT_RUN,
     MICRO_LANE_MAJOR_RUN, MICRO_RUNS, MICRO_WORKGROUP, STRIP_MAX,
 };
 use crate::plan::{
@@ -117,6 +117,12 @@ named_words! {
         SrcOff = "SRC_OFF",
         /// Destination offset, likewise.
         DstOff = "DST_OFF",
+        /// Runs (CPU devices): units between the first units of neighbouring lanes' runs
+        /// within a SIMD group ([`GENERIC_RUN`], or 1 where the runs are lane-major:
+        /// `Plan::lane_major_runs`).
+        LaneStep = "LANE_STEP",
+        /// Runs: units between a run's units (1, or [`LANE_GROUP`] lane-major).
+        UnitStep = "UNIT_STEP",
     }
 }
 

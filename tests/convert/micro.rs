@@ -416,7 +416,7 @@ fn a_flat_strips_tail_of_whole_blocks_converts() {
 }
 
 /// Column strips whose runs are lane-major (CPU adapters, blocks enough): images of 15
-/// blocks, not a multiple of a run's step (`MICRO_LANE_GROUP`, 8), so that steps cross from
+/// blocks, not a multiple of a run's step (`LANE_GROUP`, 8), so that steps cross from
 /// one image into the next at every offset, and a last workgroup whose runs end part way; the affine on the pixels' channels and on
 /// the batch (4 channels over 275 images each, read per block), compiled for the shape and
 /// not.
