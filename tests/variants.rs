@@ -490,9 +490,10 @@ fn scatter_is_chosen_where_gathering_reads_a_page_per_row() {
 /// Runs gather in tiled walks on their own where the output's neighbouring rows come from
 /// far apart in the source (the bench's head split and `(1,0,2)`, smaller; a prime number
 /// of rows, walked one at a time; rows of whole SIMD groups' runs, lane-major; 2, 4, 8 and
-/// 16-byte elements), and match the reference with guard bytes, offsets that differ on each
-/// side, specialised and not; the last workgroup ends part way (CPU adapters: GPUs have no
-/// runs).
+/// 16-byte elements), and transposes of 16-byte units (and, forced on the generic kernel,
+/// of 4 and 8-byte ones), and match the reference with guard bytes, offsets that differ on
+/// each side, specialised and not; the last workgroup ends part way (CPU adapters: GPUs
+/// have no runs).
 #[test]
 fn tiled_walks_are_chosen_and_match_the_reference() {
     let Some(p) = gpu() else { return };
@@ -500,19 +501,27 @@ fn tiled_walks_are_chosen_and_match_the_reference() {
         eprintln!("not a CPU adapter: runs are a CPU-device layout; not run");
         return;
     }
-    let shapes: [(&[usize], &[usize], usize); 6] = [
-        (&[24, 20, 512], &[1, 0, 2], 4),
-        (&[2, 512, 16, 64], &[0, 2, 1, 3], 4),
-        (&[2, 512, 16, 64], &[0, 2, 1, 3], 2),
-        (&[96, 80, 64], &[1, 0, 2], 4),
-        (&[37, 16, 64], &[1, 0, 2], 8),
-        (&[40, 48, 16], &[1, 0, 2], 16),
+    let generic = Some(Kernel::Generic);
+    let shapes: [(&[usize], &[usize], usize, _); 10] = [
+        (&[24, 20, 512], &[1, 0, 2], 4, None),
+        (&[2, 512, 16, 64], &[0, 2, 1, 3], 4, None),
+        (&[2, 512, 16, 64], &[0, 2, 1, 3], 2, None),
+        (&[96, 80, 64], &[1, 0, 2], 4, None),
+        (&[37, 16, 64], &[1, 0, 2], 8, None),
+        (&[40, 48, 16], &[1, 0, 2], 16, None),
+        (&[64, 40], &[1, 0], 16, None),
+        (&[3, 40, 300], &[0, 2, 1], 16, None),
+        (&[16, 6, 10, 9], &[3, 2, 1, 0], 4, generic),
+        (&[24, 5, 11], &[2, 0, 1], 8, generic),
     ];
     let mut cases = Vec::new();
-    for (shape, perm, elem) in shapes {
+    for (shape, perm, elem, kernel) in shapes {
         for specialize in [false, true] {
+            // Forced 4-byte units would take wide stores (runs without a tiled walk).
             let options = Options {
+                kernel,
                 specialize: Some(specialize),
+                wide_stores: kernel.map(|_| false),
                 ..Options::default()
             };
             cases.push(case(shape, perm, elem, options, (16, 80)));
@@ -522,7 +531,11 @@ fn tiled_walks_are_chosen_and_match_the_reference() {
     for result in check_many(&fresh, &cases) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
         assert!(plan.walk_tiles.is_some() && plan.runs, "{plan}");
-        assert_eq!(plan.lane_major_runs(), plan.shape[2] == 512, "{plan}");
+        assert_eq!(
+            plan.lane_major_runs(),
+            plan.shape == [24, 20, 512],
+            "{plan}"
+        );
     }
 }
 

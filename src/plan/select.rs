@@ -124,7 +124,7 @@ pub(super) fn choose_kernel(
         }
     }
 
-    let (kernel, reason) = by_device(plan, caps, rows, cols, limit);
+    let (kernel, reason) = by_device(plan, caps, opts, (rows, cols), limit);
     Ok((kernel, reason, tuning, model))
 }
 
@@ -133,11 +133,13 @@ pub(super) fn choose_kernel(
 fn by_device(
     plan: &Plan,
     caps: &DeviceCaps,
-    rows: u64,
-    cols: u64,
+    opts: &Options,
+    (rows, cols): (u64, u64),
     limit: u64,
 ) -> (Kernel, KernelReason) {
-    if prefer_micro(caps) {
+    if prefer_micro(caps) && super::walk::tiled_transpose(plan, opts, limit) {
+        (Kernel::Generic, KernelReason::CpuTiledWalk)
+    } else if prefer_micro(caps) {
         match micro_fits(plan, caps, limit) {
             Ok(()) => (Kernel::Micro, KernelReason::CpuMicro),
             Err(m) => (Kernel::Generic, KernelReason::CpuNoMicro(m)),
@@ -207,7 +209,7 @@ pub(super) fn choose_view_kernel(
         )),
         None => Ok(match plan.batch_rows_cols() {
             Some((_, rows, cols)) if view_fits(plan, prefer_micro(caps)).is_ok() => {
-                by_device(plan, caps, rows, cols, limit)
+                by_device(plan, caps, opts, (rows, cols), limit)
             }
             _ => (Kernel::Generic, KernelReason::View),
         }),

@@ -3,22 +3,28 @@
 //! ([`Plan::scatter`]), and the choice between them.
 
 use super::tuning::{GENERIC_RUN, GENERIC_WORKGROUP, LANE_GROUP, PAGE_BYTES, WALK_TILE_ROW_BYTES};
-use super::{Kernel, MAX_RANK, Options, Plan};
+use super::{IndexMath, Kernel, MAX_RANK, Options, Plan};
 use crate::PermuteError;
 
 /// A gather's walk in tiles of two output dims (see [`Plan::walk_tiles`]): the dim outside
 /// the innermost, whose rows are neighbours in the output, and the one whose neighbours are
-/// nearest in the source.
+/// nearest in the source. Where the innermost dim moves (a transpose), its runs are the
+/// rows: the dim is walked as `[extent / GENERIC_RUN, GENERIC_RUN]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WalkTiles {
-    /// The output dim (an index of [`Plan::out_dims`]) with the smallest source stride of
-    /// those outside the innermost; never the one just outside it.
+    /// The output dim (an index of [`Plan::out_dims`], its innermost split into runs
+    /// where `row_runs`) with the smallest source stride of those outside the innermost;
+    /// never the one just outside it.
     pub dim: usize,
     /// Positions of `dim` per tile: a divisor of its extent.
     pub across: u64,
     /// Output rows (positions of the dim outside the innermost) per tile: a divisor of its
-    /// extent.
+    /// extent; 1 where `row_runs`.
     pub rows: u64,
+    /// The output's innermost dim moves: it is walked in runs, and each tile holds one run
+    /// of each of its `across` output rows, so that a SIMD group's lanes read neighbouring
+    /// units of each of a run's source rows.
+    pub row_runs: bool,
 }
 
 impl Plan {
@@ -42,8 +48,9 @@ impl Plan {
     /// (the source-adjacent dim's, then the rows'), then the innermost dim. Dims of one
     /// position are left out.
     pub fn tiled_walk(&self) -> Option<Vec<[u64; 3]>> {
-        let (out, src) = self.walk_of(false);
-        Some(tiled_dims(&out, &src, self.walk_tiles?))
+        let tiles = self.walk_tiles?;
+        let (out, src) = tiled_out(self, tiles.row_runs);
+        Some(tiled_dims(&out, &src, tiles))
     }
 
     /// Whether the generic kernel's runs are lane-major: each SIMD group of [`LANE_GROUP`]
@@ -79,6 +86,19 @@ impl Plan {
     }
 }
 
+/// The output's dims and their source strides as a tiled walk splits them: the innermost
+/// in runs (`[extent / run, run]`) where `row_runs`.
+fn tiled_out(plan: &Plan, row_runs: bool) -> (Vec<u64>, Vec<u64>) {
+    let (mut out, mut src) = plan.walk_of(false);
+    if row_runs {
+        let run = plan.run_units();
+        let (n, s) = (out.pop().unwrap_or(1), src.pop().unwrap_or(1));
+        out.extend([n / run, run]);
+        src.extend([s * run, s]);
+    }
+    (out, src)
+}
+
 /// [`Plan::tiled_walk`] of the output dims `out` with their source strides `src`.
 fn tiled_dims(out: &[u64], src: &[u64], t: WalkTiles) -> Vec<[u64; 3]> {
     let last = out.len() - 1;
@@ -101,10 +121,26 @@ fn tiled_dims(out: &[u64], src: &[u64], t: WalkTiles) -> Vec<[u64; 3]> {
     walk
 }
 
+/// Whether a CPU device moves this transpose of 16-byte units on the generic kernel's
+/// tiled walk rather than micro blocks (whose 2x2 blocks of 16-byte units read 4 rows a
+/// block and write 2): a plain permute in one binding whose innermost dim moves, in whole
+/// runs, with a SIMD group's lanes across the dim nearest in the source. On lavapipe (AMD
+/// EPYC) `[2048,2048] (1,0)` took 15.7-20.9 ms on micro blocks, 10.9-11.8 so.
+pub(super) fn tiled_transpose(plan: &Plan, opts: &Options, limit: u64) -> bool {
+    plan.unit == 16
+        && plan.view.is_none()
+        && plan.conversion.is_none()
+        && plan.index == IndexMath::U32
+        && opts.walk_tiles != Some(false)
+        && opts.scatter != Some(true)
+        && plan.src_extent() <= limit
+        && plan.dst_extent() <= limit
+        && tiles_of(plan).is_some_and(|t| t.row_runs && t.across >= LANE_GROUP as u64)
+}
+
 /// Whether the generic kernel's runs gather in tiles ([`Plan::walk_tiles`]): runs (CPU
-/// devices) of a plain permute in one binding whose innermost dim stays innermost, without
-/// wide stores, where the output dim nearest in the source is not the one just outside the
-/// innermost ([`tiles_of`]).
+/// devices) of a plain permute in one binding, without wide stores, where the output dim
+/// nearest in the source is not the one just outside the innermost ([`tiles_of`]).
 pub(super) fn choose_walk_tiles(
     plan: &Plan,
     opts: &Options,
@@ -120,7 +156,7 @@ pub(super) fn choose_walk_tiles(
     match (opts.walk_tiles, tiles) {
         (Some(true), None) => Err(PermuteError::ForcedChoice {
             what: "a tiled walk",
-            why: "it walks the generic kernel's runs (CPU devices) of a plain permute (not a view) in one binding whose innermost dim stays innermost, without wide stores or a scatter, and whose output dim nearest in the source is not the one outside the innermost",
+            why: "it walks the generic kernel's runs (CPU devices) of a plain permute (not a view) in one binding, without wide stores or a scatter, whose output dim nearest in the source is not the one outside the innermost (a transpose's in whole runs)",
         }),
         (Some(false), _) => Ok(None),
         (_, tiles) => Ok(tiles),
@@ -134,16 +170,29 @@ pub(super) fn choose_walk_tiles(
 /// order, a gather whose neighbouring rows come from far apart in the source reads a new
 /// page per row, and the pages it comes back to are long gone; in tiles, a workgroup reads
 /// `rows` stretches of `across` source rows each and writes `across` stretches of output.
+///
+/// Where the innermost dim moves (a transpose), its runs are the rows, one per tile: a
+/// workgroup's lanes take neighbouring positions of the dim nearest in the source, each a
+/// run down its output row, so that each step of a SIMD group reads neighbouring units of
+/// one source row.
 fn tiles_of(plan: &Plan) -> Option<WalkTiles> {
-    let (out, src) = plan.walk_of(false);
-    let last = out.len().checked_sub(1)?;
-    if last < 2 || plan.dims_perm[last] != last {
+    let last = plan.dims.len().checked_sub(1)?;
+    let row_runs = plan.dims_perm[last] != last;
+    if row_runs && !plan.out_dims()[last].is_multiple_of(plan.run_units()) {
+        return None;
+    }
+    let (out, src) = tiled_out(plan, row_runs);
+    let last = out.len() - 1;
+    if last < 2 {
         return None;
     }
     let b = last - 1;
     let a = (0..last).min_by_key(|&k| src[k])?;
     let row_bytes = out[last] * plan.unit as u64;
-    let rows = divisor_at_most(out[b], (WALK_TILE_ROW_BYTES / row_bytes).max(1));
+    let rows = match row_runs {
+        true => 1,
+        false => divisor_at_most(out[b], (WALK_TILE_ROW_BYTES / row_bytes).max(1)),
+    };
     let tile_units = GENERIC_WORKGROUP as u64 * plan.run_units();
     let across = divisor_at_most(out[a], (tile_units / (rows * out[last])).max(1));
     // Whole dims next to each other walk as the output does.
@@ -152,6 +201,7 @@ fn tiles_of(plan: &Plan) -> Option<WalkTiles> {
         dim: a,
         across,
         rows,
+        row_runs,
     };
     // The walk has up to two dims more than the output: within the kernels' rank.
     let fits = tiled_dims(&out, &src, tiles).len() <= MAX_RANK;

@@ -76,10 +76,16 @@ fn every_kernel_reason_is_recorded_and_explained() {
             KernelReason::CpuNoMicro(Misfit::MicroSides),
         ),
         (
-            Request::new(&[64, 64], &[1, 0], 16),
+            Request::new(&[64, 64], &[1, 0], 8),
             cpu(),
             Kernel::Micro,
             KernelReason::CpuMicro,
+        ),
+        (
+            Request::new(&[64, 64], &[1, 0], 16),
+            cpu(),
+            Kernel::Generic,
+            KernelReason::CpuTiledWalk,
         ),
         (
             Request::new(&[64, 512, 512], &[0, 2, 1], 4),

@@ -358,8 +358,14 @@ fn micro_bands_follow_the_row_pitch() {
         band(&[4096, 4000], &[1, 0], 4, &cpu),
         Some(MICRO_BAND_BLOCKS_SPREAD as u64)
     );
+    // (16-byte units on micro blocks where forced: a tiled walk is the planner's choice.)
+    let micro = Options {
+        kernel: Some(Kernel::Micro),
+        ..Options::default()
+    };
+    let square = Request::new(&[2048, 2048], &[1, 0], 16).with_options(micro);
     assert_eq!(
-        band(&[2048, 2048], &[1, 0], 16, &cpu),
+        plan::plan(&square, &cpu).unwrap().micro_band(),
         Some(MICRO_BAND_BLOCKS_16B as u64)
     );
     // Rows 128 bytes apart: enough blocks for MICRO_BAND_SPAN bytes of rows.

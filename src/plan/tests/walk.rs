@@ -19,6 +19,7 @@ fn runs_gather_in_tiles_where_output_rows_come_from_far_apart() {
         dim: 0,
         across: 32,
         rows: 4,
+        row_runs: false,
     };
     assert_eq!(square.walk_tiles, Some(tiles), "{square}");
     assert!(square.runs && !square.scatter, "{square}");
@@ -44,7 +45,8 @@ fn runs_gather_in_tiles_where_output_rows_come_from_far_apart() {
             Some(WalkTiles {
                 dim: 1,
                 across: 16,
-                rows
+                rows,
+                row_runs: false,
             }),
             "{head}"
         );
@@ -56,8 +58,9 @@ fn runs_gather_in_tiles_where_output_rows_come_from_far_apart() {
         );
         assert_eq!(gpu.unwrap().walk_tiles, None);
     }
-    // No tiles: a transpose (the innermost dim moves), a copy of rows whose source-adjacent
-    // dim is whole and next to the rows, a conversion, and 4-byte units with wide stores.
+    // No tiles: transposes of 4-byte units (micro blocks), a copy of rows whose
+    // source-adjacent dim is whole and next to the rows, a conversion, and 4-byte units
+    // with wide stores.
     for (shape, perm) in [(&[64, 64][..], &[1, 0][..]), (&[4, 8, 3], &[2, 1, 0])] {
         assert_eq!(tiled(shape, perm, 4, Options::default()).walk_tiles, None);
     }
@@ -73,6 +76,56 @@ fn runs_gather_in_tiles_where_output_rows_come_from_far_apart() {
     req.src_offset = 4;
     let wide = plan::plan(&req, &cpu()).unwrap();
     assert!(wide.wide_stores && wide.walk_tiles.is_none(), "{wide}");
+}
+
+/// Transposes of 16-byte units take the generic kernel's tiled walk on CPU devices (runs
+/// down the output's rows, lanes across the dim nearest in the source), not micro blocks;
+/// 8-byte units, GPUs, a forced walk in output order and a view keep their kernels.
+#[test]
+fn transposes_of_16_byte_units_walk_in_tiles() {
+    let square = tiled(&[2048, 2048], &[1, 0], 16, Options::default());
+    assert_eq!(square.kernel, Kernel::Generic, "{square}");
+    assert_eq!(square.reasons.kernel, KernelReason::CpuTiledWalk);
+    let tiles = WalkTiles {
+        dim: 0,
+        across: 256,
+        rows: 1,
+        row_runs: true,
+    };
+    assert_eq!(square.walk_tiles, Some(tiles), "{square}");
+    // Output [2048, 2048 / 8, 8] with source strides [1, 8 * 2048, 2048]: tiles of 256
+    // output rows by a run, a workgroup's runs.
+    let walk = vec![
+        [8, 256, 256 * 2048],
+        [256, 8 * 2048, 8],
+        [256, 1, 2048],
+        [8, 2048, 1],
+    ];
+    assert_eq!(square.tiled_walk(), Some(walk), "{square}");
+    assert!(square.runs && !square.lane_major_runs(), "{square}");
+    let batch = tiled(&[3, 40, 64], &[0, 2, 1], 16, Options::default());
+    assert_eq!(
+        batch.walk_tiles.map(|t| (t.dim, t.across)),
+        Some((1, 64)),
+        "{batch}"
+    );
+    let eight = tiled(&[2048, 2048], &[1, 0], 8, Options::default());
+    assert_eq!(eight.kernel, Kernel::Micro, "{eight}");
+    let off = Options {
+        walk_tiles: Some(false),
+        ..Options::default()
+    };
+    assert_eq!(tiled(&[2048, 2048], &[1, 0], 16, off).kernel, Kernel::Micro);
+    let gpu = plan::plan(
+        &Request::new(&[2048, 2048], &[1, 0], 16),
+        &DeviceCaps::default(),
+    );
+    assert_ne!(gpu.unwrap().kernel, Kernel::Generic);
+    // Fewer neighbours across than a SIMD group has lanes: micro blocks.
+    assert_eq!(
+        tiled(&[6, 64], &[1, 0], 16, Options::default()).kernel,
+        Kernel::Micro
+    );
 }
 
 /// Forced on, a tiled walk is refused where it cannot run (a transpose, a forced scatter,
@@ -175,5 +228,64 @@ proptest::proptest! {
             }
         }
         proptest::prop_assert!(p.variant().unwrap().rank() <= MAX_RANK);
+    }
+
+    /// Likewise a transpose's tiled walk (the generic kernel forced, its innermost dim in
+    /// runs), of any permutation whose innermost dim moves.
+    #[test]
+    fn a_transposed_tiled_walk_moves_each_unit_once_from_its_source(
+        shape in proptest::collection::vec(2usize..=7, 2..=4),
+        runs in 1usize..=4,
+        perm in proptest::sample::select(vec![0usize, 1, 2, 3, 4, 5]),
+        elem in proptest::sample::select(vec![4usize, 8, 16]),
+    ) {
+        let rank = shape.len();
+        // The perm-th rotation or reversal of the dims, innermost moving.
+        let mut p: Vec<usize> = (0..rank).collect();
+        match perm % 2 {
+            0 => p.reverse(),
+            _ => p.rotate_left(1 + perm / 2 % (rank - 1)),
+        }
+        let mut shape = shape;
+        shape[p[rank - 1]] = 8 * runs;
+        let mut req = Request::new(&shape, &p, elem).with_options(Options {
+            kernel: Some(Kernel::Generic),
+            walk_tiles: Some(true),
+            ..Options::default()
+        });
+        (req.src_offset, req.dst_offset) = (elem as u64, 3 * elem as u64);
+        let Ok(plan) = plan::plan(&req, &cpu()) else {
+            // Only where the simplified innermost dim stays, or tiles would not reorder.
+            let untiled = plan::plan(&req.with_options(Options { kernel: Some(Kernel::Generic), ..Options::default() }), &cpu()).unwrap();
+            proptest::prop_assert!(untiled.walk_tiles.is_none(), "{untiled}");
+            return Ok(());
+        };
+        let walk = plan.tiled_walk().unwrap();
+        let (out, src) = plan.walk_of(false);
+        let n: u64 = out.iter().product();
+        let source = |mut o: u64| {
+            let mut s = 0;
+            for (d, st) in out.iter().zip(&src).rev() {
+                s += o % d * st;
+                o /= d;
+            }
+            s
+        };
+        let mut seen = vec![false; n as usize];
+        let mut at = vec![0u64; walk.len()];
+        for _ in 0..n {
+            let d: u64 = at.iter().zip(&walk).map(|(i, w)| i * w[2]).sum();
+            let s: u64 = at.iter().zip(&walk).map(|(i, w)| i * w[1]).sum();
+            proptest::prop_assert!(!seen[d as usize], "{} written twice: {}", d, plan);
+            seen[d as usize] = true;
+            proptest::prop_assert_eq!(s, source(d), "{}", plan);
+            for j in (0..at.len()).rev() {
+                at[j] += 1;
+                if at[j] < walk[j][0] {
+                    break;
+                }
+                at[j] = 0;
+            }
+        }
     }
 }
