@@ -20,7 +20,7 @@ use strips::{blocks_for_run, strip_case};
 use views::{check_padded, check_padded_micro, check_reversed};
 use wgpu_permute::plan::tuning::{
     GENERIC_RUN, GENERIC_WORKGROUP, LANE_GROUP, MAX_SPECIALIZED, MICRO_WORKGROUP,
-    WALK_TILE_ROW_BYTES,
+    WALK_TILE_MIN_ROW_RUNS, WALK_TILE_ROW_BYTES,
 };
 use wgpu_permute::plan::{ELEM_SIZES, MAX_RANK, Variant};
 use wgpu_permute::{IndexMath, Kernel, Options, Permuter, Relayout, Request, shaders};
@@ -358,14 +358,14 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
     })
 }
 
-/// A permute of `elem`-byte units (rows of 8) whose tiled walk (`Plan::tiled_walk`) has
+/// A permute of `elem`-byte units (rows of two runs) whose tiled walk (`Plan::tiled_walk`) has
 /// exactly `rank` dims; nothing merges, and `A` is nearest in the source. Rank 3: `[B, A, R]`
 /// to `[A, B, R]` with `B` of 37 walked a row at a time (no divisor fits a tile). Ranks 4-6:
 /// `A` split in two tiles, `B` whole (4) or split too (5), then one outer dim (6). Higher:
 /// `[O1..Ok, B, A, R]` to `[Ok..O2, A, O1, B, R]`, all of 2: whole tiles, reordered past
 /// `O1`.
 fn tiled_walk_case(rank: usize, elem: usize) -> (Vec<usize>, Vec<usize>) {
-    let row = 8;
+    let row = (WALK_TILE_MIN_ROW_RUNS * GENERIC_RUN as u64) as usize;
     let rows = WALK_TILE_ROW_BYTES as usize / (row * elem);
     let across = GENERIC_WORKGROUP as usize * GENERIC_RUN as usize / (rows * row);
     let (b, a, k) = match rank {
@@ -505,7 +505,7 @@ fn tiled_walks_are_chosen_and_match_the_reference() {
     let shapes: [(&[usize], &[usize], usize, _); 10] = [
         (&[24, 20, 512], &[1, 0, 2], 4, None),
         (&[2, 512, 16, 64], &[0, 2, 1, 3], 4, None),
-        (&[2, 512, 16, 64], &[0, 2, 1, 3], 2, None),
+        (&[2, 512, 16, 128], &[0, 2, 1, 3], 2, None),
         (&[96, 80, 64], &[1, 0, 2], 4, None),
         (&[37, 16, 64], &[1, 0, 2], 8, None),
         (&[40, 48, 16], &[1, 0, 2], 16, None),

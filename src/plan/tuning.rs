@@ -37,6 +37,13 @@ pub const PAGE_BYTES: u64 = 4096;
 /// 11.8 with 4 KiB (18.3 untiled).
 pub const WALK_TILE_ROW_BYTES: u64 = 1024;
 
+/// Runs ([`GENERIC_RUN`] units) an output row must hold for the generic kernel's runs to
+/// gather in tiles where the innermost dim stays: with rows of one run, a SIMD group's runs
+/// gather 8 rows, and the head split `[8,512,16,64] (0,2,1,3)` of 2-byte elements (128-byte
+/// rows) took 1.24-1.39 ms so on lavapipe (AMD EPYC), 1.03-1.20 scattered; of 4-byte
+/// elements (two runs a row) 2.5 tiled, 3.7-4.8 scattered.
+pub const WALK_TILE_MIN_ROW_RUNS: u64 = 2;
+
 /// Side of the micro kernel's narrow blocks, in elements (see [`Block`](super::Block)): 8-bit rows of
 /// such a block are one 32-bit word.
 pub const MICRO_SIDE: u32 = 4;

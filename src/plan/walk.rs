@@ -2,7 +2,10 @@
 //! tiles of them ([`Plan::walk_tiles`]), or over the source's, scattering
 //! ([`Plan::scatter`]), and the choice between them.
 
-use super::tuning::{GENERIC_RUN, GENERIC_WORKGROUP, LANE_GROUP, PAGE_BYTES, WALK_TILE_ROW_BYTES};
+use super::tuning::{
+    GENERIC_RUN, GENERIC_WORKGROUP, LANE_GROUP, PAGE_BYTES, WALK_TILE_MIN_ROW_RUNS,
+    WALK_TILE_ROW_BYTES,
+};
 use super::{IndexMath, Kernel, MAX_RANK, Options, Plan};
 use crate::PermuteError;
 
@@ -163,7 +166,8 @@ pub(super) fn choose_walk_tiles(
     }
 }
 
-/// The tiles of a gather's walk where they change its order: the source-adjacent output dim
+/// The tiles of a gather's walk where they change its order and its rows hold at least
+/// [`WALK_TILE_MIN_ROW_RUNS`] runs: the source-adjacent output dim
 /// `across` positions at a time, the output's rows (the dim outside the innermost) as many
 /// at a time as fill [`WALK_TILE_ROW_BYTES`], and a tile as many runs as a workgroup moves
 /// (each extent the largest divisor of the dim's that fits). Walking the output's rows in
@@ -183,7 +187,8 @@ fn tiles_of(plan: &Plan) -> Option<WalkTiles> {
     }
     let (out, src) = tiled_out(plan, row_runs);
     let last = out.len() - 1;
-    if last < 2 {
+    let short = !row_runs && out[last] < WALK_TILE_MIN_ROW_RUNS * plan.run_units();
+    if last < 2 || short {
         return None;
     }
     let b = last - 1;

@@ -36,8 +36,11 @@ fn runs_gather_in_tiles_where_output_rows_come_from_far_apart() {
     let v = square.variant().unwrap();
     assert!(v.boxed() && v.runs() && !v.scatter(), "{v}");
     assert_eq!(v.rank(), 5);
-    for elem in [2, 4] {
-        // Output [8, 16, 512, u]: 16 heads whole, 4 rows of 1 KiB (f32) or 8 of 512 B.
+    // Rows of one run (2-byte elements: 128 bytes) scatter instead.
+    let short = tiled(&[8, 512, 16, 64], &[0, 2, 1, 3], 2, Options::default());
+    assert!(short.walk_tiles.is_none() && short.scatter, "{short}");
+    for elem in [4, 8] {
+        // Output [8, 16, 512, u]: 16 heads whole, 4 rows of 256 B (f32) or 2 of 512 B.
         let head = tiled(&[8, 512, 16, 64], &[0, 2, 1, 3], elem, Options::default());
         let rows = 4 * 4 / elem as u64;
         assert_eq!(
