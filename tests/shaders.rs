@@ -38,6 +38,11 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
         // Wide stores: every runs variant of 4 and 8-byte units (plain, specialised,
         // reversed), with and without 64-bit accesses.
         let wide = 2 * (2 + smaller) * (unit == 4 || unit == 8) as usize;
+        // Lane-major runs: every gathered runs variant (plain, specialised, reversed, tiled
+        // walks from rank 3), with and without 64-bit accesses for 8/16-byte units.
+        let lane_major = (2 + smaller + 2 * (rank >= 3) as usize)
+            * (unit >= 4) as usize
+            * (1 + (unit >= 8) as usize);
         // Strips: each short extent that the wide side does not divide, either side whole,
         // one or each of MICRO_RUNS per invocation, columns whole also in lane-major runs
         // (plain and specialised) up to rank 4, with and without 64-bit accesses.
@@ -55,6 +60,7 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
             + access64
             + reversed
             + wide
+            + lane_major
             + (rank >= 2) as usize * (1 + micro + strips + flat)
     };
     let expected: usize = ELEM_SIZES

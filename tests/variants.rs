@@ -239,13 +239,25 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
             specialized: variant.specialized(),
         });
     }
+    // Lane-major runs' rows hold whole SIMD groups' runs: up to rank 6 (tiled walks, whose
+    // cases grow faster, at rank 3 only: tiled_walks_are_chosen_and_match_the_reference
+    // runs more), as shapes past that outgrow the sweep.
+    let group = (LANE_GROUP * GENERIC_RUN) as usize;
+    let lane_major_max = if variant.boxed() { 3 } else { 6 };
+    if variant.lane_major() && variant.rank() > lane_major_max {
+        return None;
+    }
     if variant.boxed() && variant.runs() {
         // Tiled walks: runs are a CPU-device layout; offsets of one element keep the units
         // the elements, without wide stores.
         if !p.caps().cpu {
             return None;
         }
-        let (shape, perm) = tiled_walk_case(variant.rank(), elem);
+        let row = match variant.lane_major() {
+            true => group,
+            false => (WALK_TILE_MIN_ROW_RUNS * GENERIC_RUN as u64) as usize,
+        };
+        let (shape, perm) = tiled_walk_case(variant.rank(), elem, row);
         let options = Options {
             kernel: Some(Kernel::Generic),
             specialize: Some(variant.specialized()),
@@ -289,7 +301,7 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
         if !p.caps().cpu || variant.rank() == 1 {
             return None;
         }
-        shape[0] = 8;
+        shape[0] = if variant.lane_major() { group } else { 8 };
     }
     let last = shape.len() - 1;
     let small = variant.rank() <= 6;
@@ -358,14 +370,13 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
     })
 }
 
-/// A permute of `elem`-byte units (rows of two runs) whose tiled walk (`Plan::tiled_walk`) has
+/// A permute of `elem`-byte units (rows of `row`, at least two runs) whose tiled walk (`Plan::tiled_walk`) has
 /// exactly `rank` dims; nothing merges, and `A` is nearest in the source. Rank 3: `[B, A, R]`
 /// to `[A, B, R]` with `B` of 37 walked a row at a time (no divisor fits a tile). Ranks 4-6:
 /// `A` split in two tiles, `B` whole (4) or split too (5), then one outer dim (6). Higher:
 /// `[O1..Ok, B, A, R]` to `[Ok..O2, A, O1, B, R]`, all of 2: whole tiles, reordered past
 /// `O1`.
-fn tiled_walk_case(rank: usize, elem: usize) -> (Vec<usize>, Vec<usize>) {
-    let row = (WALK_TILE_MIN_ROW_RUNS * GENERIC_RUN as u64) as usize;
+fn tiled_walk_case(rank: usize, elem: usize, row: usize) -> (Vec<usize>, Vec<usize>) {
     let rows = WALK_TILE_ROW_BYTES as usize / (row * elem);
     let across = GENERIC_WORKGROUP as usize * GENERIC_RUN as usize / (rows * row);
     let (b, a, k) = match rank {

@@ -13,7 +13,7 @@ fn move_items(wg: u32, lid: u32) {
     let at = box_offsets(first);
     let s = iadd(ip(SRC_OFF), at.s);
     let d = iadd(ip(DST_OFF), at.d);
-    let unit_step = ip(UNIT_STEP);
+    let unit_step = ix(UNIT_STEP);
     let step = imul(unit_step, {{STEP}});
     let dst_step = imul(unit_step, {{DST_STEP}});
     for (var k = 0u; k < RUN; k++) {

@@ -237,6 +237,7 @@ impl Plan {
                     layout,
                     specialized: self.specialized,
                     runs: self.runs,
+                    lane_major: self.lane_major_runs(),
                     access64: self.access64,
                     reverse: match &self.view {
                         Some(v) if v.reversed => self.elem_size as u32,

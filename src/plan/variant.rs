@@ -33,6 +33,8 @@ pub struct GenericVariant {
     pub specialized: bool,
     /// Each invocation moves a run of consecutive output units (see [`Plan::runs`]).
     pub runs: bool,
+    /// The runs are lane-major (see [`Plan::lane_major_runs`]).
+    pub lane_major: bool,
     /// Storage is accessed as 64-bit components (see [`Plan::access64`]).
     pub access64: bool,
     /// Bytes of the elements each source unit holds in reverse order, 0 for none (see
@@ -208,6 +210,11 @@ impl Variant {
     /// A generic variant's reversed elements' bytes (0: none).
     pub fn reverse(&self) -> u32 {
         self.generic().map_or(0, |g| g.reverse)
+    }
+
+    /// A generic variant's lane-major runs.
+    pub fn lane_major(&self) -> bool {
+        self.generic().is_some_and(|g| g.lane_major)
     }
 
     /// A generic variant's runs that scatter.

@@ -91,6 +91,7 @@ pub fn convert_variants() -> Vec<Variant> {
                     {
                         all.push(Variant::Generic(GenericVariant {
                             rank,
+                            lane_major: false,
                             unit: from.size() as u32,
                             index,
                             layout: GenericLayout::Plain,
@@ -117,6 +118,7 @@ pub fn convert_variants() -> Vec<Variant> {
                     for (rank, affine) in [(2, false), (2, true), (3, false), (3, true)] {
                         all.push(Variant::Generic(GenericVariant {
                             rank,
+                            lane_major: false,
                             unit: from.size() as u32,
                             index,
                             layout,

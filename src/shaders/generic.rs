@@ -442,12 +442,19 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
         let mut runs = fill(name, template, &values)?;
         // Gathered runs and tiled walks may be lane-major (`Plan::lane_major_runs`).
         if !v.wide_stores && v.convert.is_none() && !v.scatter {
-            let lanes = format!("{LANE_GROUP}u");
+            let (lane_step, unit_step) = match v.lane_major {
+                true => (1, LANE_GROUP),
+                false => (GENERIC_RUN, 1),
+            };
             runs += "\n";
             runs += &fill(
                 "fragments/generic_run_start.wgsl",
                 GENERIC_RUN_START_WGSL,
-                &[("LANES", &lanes)],
+                &[
+                    ("LANES", &format!("{LANE_GROUP}u")),
+                    ("LANE_STEP", &format!("{lane_step}u")),
+                    ("UNIT_STEP", &format!("{unit_step}u")),
+                ],
             )?;
         }
         runs

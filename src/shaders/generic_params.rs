@@ -56,13 +56,6 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
         ),
     };
     head[GenericValue::NItems as usize] = n_items;
-    (
-        head[GenericValue::LaneStep as usize],
-        head[GenericValue::UnitStep as usize],
-    ) = match plan.lane_major_runs() {
-        true => (1, LANE_GROUP as u64),
-        false => (GENERIC_RUN as u64, 1),
-    };
     head[GenericValue::SrcOff as usize] = src_off;
     head[GenericValue::DstOff as usize] = dst_off;
     let mut values = head.to_vec();

@@ -78,6 +78,7 @@ pub fn all_variants() -> Vec<Variant> {
                     layout,
                     specialized: false,
                     runs: false,
+                    lane_major: false,
                     access64: false,
                     reverse: 0,
                     wide_stores: false,
@@ -168,6 +169,20 @@ pub fn all_variants() -> Vec<Variant> {
         })
         .collect();
     all.extend(wide);
+    // Lane-major runs (CPU devices): gathered runs, reversed or tiled too, not wide stores.
+    let lane_major: Vec<Variant> = all
+        .iter()
+        .filter_map(|v| match v {
+            Variant::Generic(g) if g.runs && !g.scatter && !g.wide_stores => {
+                Some(Variant::Generic(GenericVariant {
+                    lane_major: true,
+                    ..*g
+                }))
+            }
+            _ => None,
+        })
+        .collect();
+    all.extend(lane_major);
     // 64-bit accesses (CPU devices, 32-bit index math): 8/16-byte units of the generic
     // kernel and its wide stores, wide micro blocks.
     let access64: Vec<Variant> = all

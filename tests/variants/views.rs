@@ -2,6 +2,7 @@
 //! innermost units, each planned as a view and materialised against the reference.
 
 use wgpu_permute::plan::Variant;
+use wgpu_permute::plan::tuning::{GENERIC_RUN, LANE_GROUP};
 use wgpu_permute::{Bound, Kernel, Options, Permuter, Relayout, View, reference};
 
 use super::common::test_bytes;
@@ -112,7 +113,13 @@ fn check_filled(
 /// narrower than 16 bytes, so that no wider unit fits.
 pub fn check_reversed(p: &Permuter, unit_elem: usize, variant: Variant) -> Result<(), String> {
     let (unit, elem) = (unit_elem, variant.reverse() as usize);
-    let row = if variant.runs() { 8 } else { 3 } * unit / elem;
+    // Lane-major runs: rows of whole SIMD groups' runs.
+    let units = match (variant.runs(), variant.lane_major()) {
+        (true, true) => (LANE_GROUP * GENERIC_RUN) as usize,
+        (true, false) => 8,
+        (false, _) => 3,
+    };
+    let row = units * unit / elem;
     let rank = variant.rank();
     let mut shape = vec![2; rank];
     shape[rank - 1] = row;
