@@ -19,13 +19,13 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
     // strided packed rank 1, + specialised), and from rank 2 tiled, plus micro with wide
     // blocks for every unit (2x2 for 16 bytes) and narrow ones for units up to 4 (each one or
     // MICRO_RUNS per invocation, plain or padded, each also specialised); runs
-    // (plain and specialised) for unpacked units, and scattered ones and tiled walks from
+    // (plain and specialised) for unpacked units, and scattered ones and walks in tiles from
     // rank 3.
     let per_rank = |unit: usize, rank: usize| {
         let strided = 3 * (rank >= 2 || unit >= 4) as usize;
         let micro = 4 * (1 + MICRO_RUNS.len()) * (1 + (unit <= 4) as usize);
         let runs = 2 * (unit >= 4) as usize;
-        // Scattered runs and tiled walks (each plain and specialised; the innermost dim
+        // Scattered runs and walks in tiles (each plain and specialised; the innermost dim
         // stays, so from rank 3), with and without 64-bit accesses for 8/16-byte units.
         let walks = 2 * 2 * (unit >= 4 && rank >= 3) as usize * (1 + (unit >= 8) as usize);
         // 64-bit accesses: the 7 unpacked 32-bit-index generic variants above, and the

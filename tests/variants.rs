@@ -12,15 +12,17 @@ mod flat;
 mod strips;
 #[path = "variants/views.rs"]
 mod views;
+#[path = "variants/walks.rs"]
+mod walks;
 
 use std::collections::{BTreeSet, HashMap};
 
 use common::{MICRO, case, check_many, gpu};
 use strips::{blocks_for_run, strip_case};
 use views::{check_padded, check_padded_micro, check_reversed};
+use walks::walk_tiles_case;
 use wgpu_permute::plan::tuning::{
-    GENERIC_RUN, GENERIC_WORKGROUP, LANE_GROUP, MAX_SPECIALIZED, MICRO_WORKGROUP,
-    WALK_TILE_MIN_ROW_RUNS, WALK_TILE_ROW_BYTES,
+    GENERIC_RUN, LANE_GROUP, MAX_SPECIALIZED, MICRO_WORKGROUP, WALK_TILE_MIN_ROW_RUNS,
 };
 use wgpu_permute::plan::{ELEM_SIZES, MAX_RANK, Variant};
 use wgpu_permute::{IndexMath, Kernel, Options, Permuter, Relayout, Request, shaders};
@@ -239,16 +241,16 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
             specialized: variant.specialized(),
         });
     }
-    // Lane-major runs' rows hold whole SIMD groups' runs: up to rank 6 (tiled walks, whose
+    // Lane-major runs' rows hold whole SIMD groups' runs: up to rank 6 (walks in tiles, whose
     // cases grow faster, at rank 3 only: tiled_walks_are_chosen_and_match_the_reference
     // runs more), as shapes past that outgrow the sweep.
     let group = (LANE_GROUP * GENERIC_RUN) as usize;
-    let lane_major_max = if variant.boxed() { 3 } else { 6 };
+    let lane_major_max = if variant.walks() { 3 } else { 6 };
     if variant.lane_major() && variant.rank() > lane_major_max {
         return None;
     }
-    if variant.boxed() && variant.runs() {
-        // Tiled walks: runs are a CPU-device layout; offsets of one element keep the units
+    if variant.walks() {
+        // Walks in tiles: runs are a CPU-device layout; offsets of one element keep the units
         // the elements, without wide stores.
         if !p.caps().cpu {
             return None;
@@ -257,7 +259,7 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
             true => group,
             false => (WALK_TILE_MIN_ROW_RUNS * GENERIC_RUN as u64) as usize,
         };
-        let (shape, perm) = tiled_walk_case(variant.rank(), elem, row);
+        let (shape, perm) = walk_tiles_case(variant.rank(), elem, row);
         let options = Options {
             kernel: Some(Kernel::Generic),
             specialize: Some(variant.specialized()),
@@ -370,35 +372,6 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
     })
 }
 
-/// A permute of `elem`-byte units (rows of `row`, at least two runs) whose tiled walk (`Plan::tiled_walk`) has
-/// exactly `rank` dims; nothing merges, and `A` is nearest in the source. Rank 3: `[B, A, R]`
-/// to `[A, B, R]` with `B` of 37 walked a row at a time (no divisor fits a tile). Ranks 4-6:
-/// `A` split in two tiles, `B` whole (4) or split too (5), then one outer dim (6). Higher:
-/// `[O1..Ok, B, A, R]` to `[Ok..O2, A, O1, B, R]`, all of 2: whole tiles, reordered past
-/// `O1`.
-fn tiled_walk_case(rank: usize, elem: usize, row: usize) -> (Vec<usize>, Vec<usize>) {
-    let rows = WALK_TILE_ROW_BYTES as usize / (row * elem);
-    let across = GENERIC_WORKGROUP as usize * GENERIC_RUN as usize / (rows * row);
-    let (b, a, k) = match rank {
-        3 => (37, 2, 0),
-        4 => (rows, 2 * across, 0),
-        5 | 6 => (2 * rows, 2 * across, rank - 5),
-        _ => {
-            let k = rank - 3;
-            let mut shape = vec![2; k + 2];
-            shape.push(row);
-            let mut perm: Vec<usize> = (1..k).rev().collect();
-            perm.extend([k + 1, 0, k, k + 2]);
-            return (shape, perm);
-        }
-    };
-    let mut shape = vec![2; k];
-    shape.extend([b, a, row]);
-    let mut perm: Vec<usize> = (0..k).rev().collect();
-    perm.extend([k + 1, k, k + 2]);
-    (shape, perm)
-}
-
 /// A shape whose simplified form has exactly `rank` dims: reversing dims of extent 2 or 3
 /// leaves nothing to merge, and an odd innermost extent keeps the movement size at one element.
 fn unmergeable(rank: usize) -> (Vec<usize>, Vec<usize>) {
@@ -468,7 +441,7 @@ fn micro_bands_cover_every_block() {
     }
 }
 
-/// Without tiled walks, runs scatter on their own where gathering would read a new page per
+/// Without walks in tiles, runs scatter on their own where gathering would read a new page per
 /// output row (`[64,16,64] (1,0,2)` f32: a workgroup's runs gather 128 source rows 4 KiB
 /// apart, and scattered write 16 pages), and match the reference with guard bytes, with
 /// offsets that differ on each side; specialised too (CPU adapters: GPUs have no runs).
@@ -495,58 +468,6 @@ fn scatter_is_chosen_where_gathering_reads_a_page_per_row() {
         let plan = result.unwrap();
         assert!(plan.runs && plan.scatter, "{plan}");
         assert_eq!(plan.specialized, specialized, "{plan}");
-    }
-}
-
-/// Runs gather in tiled walks on their own where the output's neighbouring rows come from
-/// far apart in the source (the bench's head split and `(1,0,2)`, smaller; a prime number
-/// of rows, walked one at a time; rows of whole SIMD groups' runs, lane-major; 2, 4, 8 and
-/// 16-byte elements), and transposes of 16-byte units (and, forced on the generic kernel,
-/// of 4 and 8-byte ones), and match the reference with guard bytes, offsets that differ on
-/// each side, specialised and not; the last workgroup ends part way (CPU adapters: GPUs
-/// have no runs).
-#[test]
-fn tiled_walks_are_chosen_and_match_the_reference() {
-    let Some(p) = gpu() else { return };
-    if !p.caps().cpu {
-        eprintln!("not a CPU adapter: runs are a CPU-device layout; not run");
-        return;
-    }
-    let generic = Some(Kernel::Generic);
-    let shapes: [(&[usize], &[usize], usize, _); 10] = [
-        (&[24, 20, 512], &[1, 0, 2], 4, None),
-        (&[2, 512, 16, 64], &[0, 2, 1, 3], 4, None),
-        (&[2, 512, 16, 128], &[0, 2, 1, 3], 2, None),
-        (&[96, 80, 64], &[1, 0, 2], 4, None),
-        (&[37, 16, 64], &[1, 0, 2], 8, None),
-        (&[40, 48, 16], &[1, 0, 2], 16, None),
-        (&[64, 40], &[1, 0], 16, None),
-        (&[3, 40, 300], &[0, 2, 1], 16, None),
-        (&[16, 6, 10, 9], &[3, 2, 1, 0], 4, generic),
-        (&[24, 5, 11], &[2, 0, 1], 8, generic),
-    ];
-    let mut cases = Vec::new();
-    for (shape, perm, elem, kernel) in shapes {
-        for specialize in [false, true] {
-            // Forced 4-byte units would take wide stores (runs without a tiled walk).
-            let options = Options {
-                kernel,
-                specialize: Some(specialize),
-                wide_stores: kernel.map(|_| false),
-                ..Options::default()
-            };
-            cases.push(case(shape, perm, elem, options, (16, 80)));
-        }
-    }
-    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
-    for result in check_many(&fresh, &cases) {
-        let plan = result.unwrap_or_else(|e| panic!("{e}"));
-        assert!(plan.walk_tiles.is_some() && plan.runs, "{plan}");
-        assert_eq!(
-            plan.lane_major_runs(),
-            plan.shape == [24, 20, 512],
-            "{plan}"
-        );
     }
 }
 

@@ -1,4 +1,4 @@
-// Where an invocation's run starts (the generic kernel's runs and tiled walks, CPU
+// Where an invocation's run starts (the generic kernel's runs and walks in tiles, CPU
 // adapters): a SIMD group of LANES invocations moves LANES * RUN neighbouring units, its
 // lanes' first units LANE_STEP apart and each run's units UNIT_STEP apart: RUN and 1, or,
 // lane-major (Plan::lane_major_runs), 1 and LANES.

@@ -45,8 +45,8 @@ impl KernelReason {
             KernelReason::CpuMicro => {
                 "the innermost dim moves, and on a CPU device register micro-tiles fit".into()
             }
-            KernelReason::CpuTiledWalk => {
-                "the innermost dim moves, and on a CPU device 16-byte units move in runs of a tiled walk: each invocation a run down its output row, a SIMD group's lanes across neighbouring units of each source row it reads (micro blocks of 16-byte units are 2x2)".into()
+            KernelReason::CpuWalkTiles => {
+                "the innermost dim moves, and on a CPU device 16-byte units move in runs of a walk in tiles: each invocation a run down its output row, a SIMD group's lanes across neighbouring units of each source row it reads (micro blocks of 16-byte units are 2x2)".into()
             }
             KernelReason::CpuNoMicro(m) => format!(
                 "the innermost dim moves, but on a CPU device tiling through workgroup memory does not pay and micro-tiles do not fit: {}",
@@ -317,11 +317,11 @@ impl Plan {
             }
             match self.walk_tiles {
                 Some(t) if t.row_runs => why.push(format!(
-                    "runs gather in tiles: {} neighbouring positions of output dim {} (the nearest in the source), one run of each output row, so that each step of a SIMD group reads neighbouring units of one source row (unless forced)",
+                    "runs walk in tiles: {} neighbouring positions of output dim {} (the nearest in the source), one run of each output row, so that each step of a SIMD group reads neighbouring units of one source row (unless forced)",
                     t.across, t.dim
                 )),
                 Some(t) => why.push(format!(
-                    "runs gather in tiles of {}x{} (positions of output dim {}, the nearest in the source, by output rows) rather than in output order, where neighbouring rows would come from far apart in the source, a new page each: a workgroup reads a few long stretches of the source and writes a few of the output (unless forced)",
+                    "runs walk in tiles of {}x{} (positions of output dim {}, the nearest in the source, by output rows) rather than in output order, where neighbouring rows would come from far apart in the source, a new page each: a workgroup reads a few long stretches of the source and writes a few of the output (unless forced)",
                     t.across, t.rows, t.dim
                 )),
                 None => {}
@@ -416,7 +416,7 @@ impl fmt::Display for Plan {
             write!(f, " (scatter)")?;
         }
         if let Some(t) = self.walk_tiles {
-            write!(f, " (tiled walk {}x{})", t.across, t.rows)?;
+            write!(f, " (walk tiles {}x{})", t.across, t.rows)?;
         }
         if self.quads {
             write!(f, " (quads)")?;

@@ -198,10 +198,11 @@ pub struct Options {
     /// permute (not a view) whose innermost dim stays innermost, without wide stores (a
     /// forced scatter turns their default off), or a conversion's runs of quads.
     pub scatter: Option<bool>,
-    /// Force the generic kernel's runs to gather in tiles (on or off) instead of the
+    /// Force the generic kernel's runs to walk in tiles (on or off) instead of the
     /// planner's choice (see [`Plan::walk_tiles`]); on needs runs of a plain permute in one
-    /// binding whose innermost dim stays innermost, without wide stores or a scatter, and
-    /// whose output dim nearest in the source is not the one outside the innermost.
+    /// binding, without wide stores or a scatter, whose output dim nearest in the source is
+    /// not the one outside the innermost (a transpose's: in whole runs, a SIMD group's
+    /// lanes across). Off, transposes of 16-byte units take micro blocks again.
     pub walk_tiles: Option<bool>,
 }
 
@@ -375,7 +376,7 @@ fn binding_limit(caps: &DeviceCaps, opts: &Options) -> u64 {
 
 /// What every plan of a shader kernel does once the kernel is chosen, permutes and views
 /// alike: the chunks (one, or boxes over binding windows), runs, shape specialisation,
-/// wide stores, scatter and 64-bit accesses.
+/// wide stores, the walk (in tiles, or a scatter) and 64-bit accesses.
 fn finish(
     mut plan: Plan,
     caps: &DeviceCaps,

@@ -75,12 +75,14 @@ pub struct Plan {
     /// a new page per row, which a CPU's prefetchers do not follow, while the scatter's
     /// writes stay in few sequential streams.
     pub scatter: bool,
-    /// The generic kernel's runs gather in tiles of two output dims rather than in output
+    /// The generic kernel's runs walk in tiles of two output dims rather than in output
     /// order (a CPU device's choice, `walk::choose_walk_tiles`): the output's rows a few at
     /// a time, across the output dim whose neighbours are nearest in the source, so that a
     /// workgroup reads a few long stretches of the source and writes a few of the output
-    /// (`[512,512,64] (1,0,2)` f32 on lavapipe: 18.3 -> 10.6 ms, the shader copy of its
-    /// bytes 9.6). The walk decodes both offsets ([`Plan::tiled_walk`]).
+    /// (`[512,512,64] (1,0,2)` f32 on lavapipe: 18.8 -> 11.8 ms, the shader copy of its
+    /// bytes 9.6). A transpose's runs are its rows, and a SIMD group's lanes lie across
+    /// the source's rows ([`WalkTiles::row_runs`]). The walk decodes both offsets over its
+    /// own dims ([`Plan::walk_tile_dims`]).
     pub walk_tiles: Option<WalkTiles>,
     /// A conversion whose innermost dim stays moves 4 consecutive elements per item of the
     /// generic kernel: one source access, 4 conversions, one destination access (see
@@ -215,8 +217,8 @@ impl Plan {
     /// The shader this plan runs, if any.
     pub fn variant(&self) -> Option<Variant> {
         let (rank, unit) = (self.dims.len(), self.unit);
-        // A tiled walk decodes over its own dims.
-        let walk_rank = self.tiled_walk().map_or(rank, |w| w.len());
+        // A walk in tiles decodes over its own dims.
+        let walk_rank = self.walk_tile_dims().map_or(rank, |w| w.len());
         let bounded = self.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
         match self.kernel {
             Kernel::Generic => {
@@ -225,9 +227,8 @@ impl Plan {
                 let layout = match (self.generic_padded(), strided || self.boxed()) {
                     (true, true) => GenericLayout::PaddedStrided,
                     (true, false) => GenericLayout::Padded,
-                    (false, _) if strided || self.boxed() || self.walk_tiles.is_some() => {
-                        GenericLayout::Boxed
-                    }
+                    (false, _) if strided || self.boxed() => GenericLayout::Boxed,
+                    (false, _) if self.walk_tiles.is_some() => GenericLayout::Walk,
                     (false, _) => GenericLayout::Plain,
                 };
                 Some(Variant::Generic(GenericVariant {

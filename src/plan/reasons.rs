@@ -238,9 +238,9 @@ pub enum KernelReason {
     Modelled,
     /// A CPU device, and register micro-tiles fit.
     CpuMicro,
-    /// A CPU device, and 16-byte units: the generic kernel's runs in a tiled walk
-    /// (`walk::tiled_transpose`).
-    CpuTiledWalk,
+    /// A CPU device, and 16-byte units: the generic kernel's runs in a walk in tiles
+    /// (`walk::transpose_walks_tiles`).
+    CpuWalkTiles,
     /// A CPU device where tiling does not pay, and micro-tiles do not fit for this reason.
     CpuNoMicro(Misfit),
     /// A GPU, and the tiled kernel fits with both sides at least [`MIN_TILED_EXTENT`].

@@ -30,7 +30,7 @@ pub const GENERIC_RUN: u32 = 8;
 /// [`Plan::scatter`](super::Plan::scatter)).
 pub const PAGE_BYTES: u64 = 4096;
 
-/// Bytes of output row each source-adjacent step of the generic kernel's tiled walk
+/// Bytes of output row each source-adjacent step of the generic kernel's walk in tiles
 /// writes (CPU devices, see [`Plan::walk_tiles`](super::Plan::walk_tiles)): a tile holds
 /// as many output rows as fill it. On lavapipe, `[512,512,64] (1,0,2)` f32 (256-byte rows)
 /// took 13.6-13.9 ms with 512-byte runs, 10.6-10.9 with 1 KiB, 10.6-11.0 with 2 KiB and

@@ -70,6 +70,9 @@ pub enum GenericLayout {
     /// Boxes of the tensor over binding windows, or unpacked units through a view's
     /// destination strides.
     Boxed,
+    /// A walk in tiles (CPU devices' runs, see [`Plan::walk_tiles`]): one box over the
+    /// walk's own dims, decoding both offsets.
+    Walk,
     /// A view's mode: positions outside its bounds read a fill value.
     Padded,
     /// [`GenericLayout::Padded`], written through the view's destination strides (packed
@@ -187,6 +190,12 @@ impl Variant {
         self.generic().is_some_and(|g| g.layout.boxed())
     }
 
+    /// A generic variant's runs in a walk of tiles ([`Plan::walk_tiles`]).
+    pub fn walks(&self) -> bool {
+        self.generic()
+            .is_some_and(|g| g.layout == GenericLayout::Walk)
+    }
+
     /// A generic variant's padded output through destination strides.
     pub fn strided(&self) -> bool {
         self.generic().is_some_and(|g| g.layout.strided())
@@ -285,10 +294,12 @@ impl std::fmt::Display for Variant {
             Variant::Generic(g) => {
                 let flags = [
                     (g.layout.boxed(), " boxed"),
+                    (g.layout == GenericLayout::Walk, " walk tiles"),
                     (g.layout.padded(), " padded"),
                     (g.layout.strided(), " strided"),
                     (g.specialized, " specialized"),
                     (g.runs, " runs"),
+                    (g.lane_major, " lane-major"),
                     (g.scatter, " scatter"),
                     (g.access64, " access64"),
                 ];

@@ -33,10 +33,10 @@ pub struct WalkTiles {
 impl Plan {
     /// What the generic kernel's items walk: the dims they enumerate (outermost first) and
     /// each dim's stride on the side they decode. A gather walks the output's dims with
-    /// their source strides, or their tiles ([`Plan::tiled_walk`]); a scatter
+    /// their source strides, or their tiles ([`Plan::walk_tile_dims`]); a scatter
     /// ([`Plan::scatter`]) the source's dims with their output strides.
     pub fn walk(&self) -> (Vec<u64>, Vec<u64>) {
-        match self.tiled_walk() {
+        match self.walk_tile_dims() {
             Some(walk) => (
                 walk.iter().map(|d| d[0]).collect(),
                 walk.iter().map(|d| d[1]).collect(),
@@ -45,15 +45,16 @@ impl Plan {
         }
     }
 
-    /// The dims of a tiled walk ([`Plan::walk_tiles`]), outermost first, each as its
+    /// The dims of a walk in tiles ([`Plan::walk_tiles`]), outermost first, each as its
     /// extent, source stride and output stride (in units): the output's dims outside the
-    /// innermost, with the two tiled ones counting tiles, then the positions within a tile
-    /// (the source-adjacent dim's, then the rows'), then the innermost dim. Dims of one
-    /// position are left out.
-    pub fn tiled_walk(&self) -> Option<Vec<[u64; 3]>> {
+    /// innermost (a transpose's innermost split into runs first: the runs' count is then
+    /// the rows' dim), with the two tiled ones counting tiles, then the positions within a
+    /// tile (the source-adjacent dim's, then the rows'), then the innermost dim (or run).
+    /// Dims of one position are left out.
+    pub fn walk_tile_dims(&self) -> Option<Vec<[u64; 3]>> {
         let tiles = self.walk_tiles?;
-        let (out, src) = tiled_out(self, tiles.row_runs);
-        Some(tiled_dims(&out, &src, tiles))
+        let (out, src) = tile_out_dims(self, tiles.row_runs);
+        Some(tile_dims(&out, &src, tiles))
     }
 
     /// Whether the generic kernel's runs are lane-major: each SIMD group of [`LANE_GROUP`]
@@ -89,9 +90,9 @@ impl Plan {
     }
 }
 
-/// The output's dims and their source strides as a tiled walk splits them: the innermost
+/// The output's dims and their source strides as a walk in tiles splits them: the innermost
 /// in runs (`[extent / run, run]`) where `row_runs`.
-fn tiled_out(plan: &Plan, row_runs: bool) -> (Vec<u64>, Vec<u64>) {
+fn tile_out_dims(plan: &Plan, row_runs: bool) -> (Vec<u64>, Vec<u64>) {
     let (mut out, mut src) = plan.walk_of(false);
     if row_runs {
         let run = plan.run_units();
@@ -102,8 +103,8 @@ fn tiled_out(plan: &Plan, row_runs: bool) -> (Vec<u64>, Vec<u64>) {
     (out, src)
 }
 
-/// [`Plan::tiled_walk`] of the output dims `out` with their source strides `src`.
-fn tiled_dims(out: &[u64], src: &[u64], t: WalkTiles) -> Vec<[u64; 3]> {
+/// [`Plan::walk_tile_dims`] of the output dims `out` with their source strides `src`.
+fn tile_dims(out: &[u64], src: &[u64], t: WalkTiles) -> Vec<[u64; 3]> {
     let last = out.len() - 1;
     let mut dst = vec![1u64; out.len()];
     for k in (0..last).rev() {
@@ -125,11 +126,11 @@ fn tiled_dims(out: &[u64], src: &[u64], t: WalkTiles) -> Vec<[u64; 3]> {
 }
 
 /// Whether a CPU device moves this transpose of 16-byte units on the generic kernel's
-/// tiled walk rather than micro blocks (whose 2x2 blocks of 16-byte units read 4 rows a
+/// walk in tiles rather than micro blocks (whose 2x2 blocks of 16-byte units read 4 rows a
 /// block and write 2): a plain permute in one binding whose innermost dim moves, in whole
 /// runs, with a SIMD group's lanes across the dim nearest in the source. On lavapipe (AMD
 /// EPYC) `[2048,2048] (1,0)` took 15.7-20.9 ms on micro blocks, 10.9-11.8 so.
-pub(super) fn tiled_transpose(plan: &Plan, opts: &Options, limit: u64) -> bool {
+pub(super) fn transpose_walks_tiles(plan: &Plan, opts: &Options, limit: u64) -> bool {
     plan.unit == 16
         && plan.view.is_none()
         && plan.conversion.is_none()
@@ -138,7 +139,7 @@ pub(super) fn tiled_transpose(plan: &Plan, opts: &Options, limit: u64) -> bool {
         && opts.scatter != Some(true)
         && plan.src_extent() <= limit
         && plan.dst_extent() <= limit
-        && tiles_of(plan).is_some_and(|t| t.row_runs && t.across >= LANE_GROUP as u64)
+        && tiles_of(plan).is_some_and(|t| t.row_runs)
 }
 
 /// Whether the generic kernel's runs gather in tiles ([`Plan::walk_tiles`]): runs (CPU
@@ -158,7 +159,7 @@ pub(super) fn choose_walk_tiles(
     let tiles = tiles_of(plan).filter(|_| applies);
     match (opts.walk_tiles, tiles) {
         (Some(true), None) => Err(PermuteError::ForcedChoice {
-            what: "a tiled walk",
+            what: "a walk in tiles",
             why: "it walks the generic kernel's runs (CPU devices) of a plain permute (not a view) in one binding, without wide stores or a scatter, whose output dim nearest in the source is not the one outside the innermost (a transpose's in whole runs)",
         }),
         (Some(false), _) => Ok(None),
@@ -176,16 +177,16 @@ pub(super) fn choose_walk_tiles(
 /// `rows` stretches of `across` source rows each and writes `across` stretches of output.
 ///
 /// Where the innermost dim moves (a transpose), its runs are the rows, one per tile: a
-/// workgroup's lanes take neighbouring positions of the dim nearest in the source, each a
-/// run down its output row, so that each step of a SIMD group reads neighbouring units of
-/// one source row.
+/// workgroup's lanes take neighbouring positions of the dim nearest in the source (at
+/// least a SIMD group's, [`LANE_GROUP`]), each a run down its output row, so that each step
+/// of a SIMD group reads neighbouring units of one source row.
 fn tiles_of(plan: &Plan) -> Option<WalkTiles> {
     let last = plan.dims.len().checked_sub(1)?;
     let row_runs = plan.dims_perm[last] != last;
     if row_runs && !plan.out_dims()[last].is_multiple_of(plan.run_units()) {
         return None;
     }
-    let (out, src) = tiled_out(plan, row_runs);
+    let (out, src) = tile_out_dims(plan, row_runs);
     let last = out.len() - 1;
     let short = !row_runs && out[last] < WALK_TILE_MIN_ROW_RUNS * plan.run_units();
     if last < 2 || short {
@@ -200,8 +201,13 @@ fn tiles_of(plan: &Plan) -> Option<WalkTiles> {
     };
     let tile_units = GENERIC_WORKGROUP as u64 * plan.run_units();
     let across = divisor_at_most(out[a], (tile_units / (rows * out[last])).max(1));
-    // Whole dims next to each other walk as the output does.
+    // Whole dims next to each other walk as the output does. A transpose's lanes take
+    // whole SIMD groups across, or its runs stay in output order (erring towards the order
+    // measured: fewer neighbours read a source row's line in parts, unmeasured).
     let same = a + 1 == b && across == out[a] && rows == out[b];
+    if row_runs && across < LANE_GROUP as u64 {
+        return None;
+    }
     let tiles = WalkTiles {
         dim: a,
         across,
@@ -209,7 +215,7 @@ fn tiles_of(plan: &Plan) -> Option<WalkTiles> {
         row_runs,
     };
     // The walk has up to two dims more than the output: within the kernels' rank.
-    let fits = tiled_dims(&out, &src, tiles).len() <= MAX_RANK;
+    let fits = tile_dims(&out, &src, tiles).len() <= MAX_RANK;
     (a != b && across > 1 && !same && fits).then_some(tiles)
 }
 

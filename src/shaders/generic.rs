@@ -20,8 +20,8 @@ pub(super) const GENERIC_PACKED_WGSL: &str =
 
 pub(super) const GENERIC_BOX_WGSL: &str = include_str!("../../shaders/fragments/generic_box.wgsl");
 
-pub(super) const GENERIC_BOX_RUNS_WGSL: &str =
-    include_str!("../../shaders/fragments/generic_box_runs.wgsl");
+pub(super) const GENERIC_WALK_RUNS_WGSL: &str =
+    include_str!("../../shaders/fragments/generic_walk_runs.wgsl");
 
 pub(super) const GENERIC_RUN_START_WGSL: &str =
     include_str!("../../shaders/fragments/generic_run_start.wgsl");
@@ -154,7 +154,11 @@ pub(super) enum Mode {
 }
 
 pub(super) fn mode(v: &GenericVariant) -> Mode {
-    match (v.layout.padded(), v.layout.boxed(), pack_of(v.unit)) {
+    match (
+        v.layout.padded(),
+        v.layout.boxed() || v.layout == GenericLayout::Walk,
+        pack_of(v.unit),
+    ) {
         (true, _, _) => Mode::Padded,
         (false, false, _) => Mode::Whole,
         // A conversion's boxes are words of the destination window, whatever the packing.
@@ -405,9 +409,9 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
         if !v.quads {
             values.push(("STEP", step));
         }
-        // A tiled walk's runs (a box's) step through the output too.
-        let boxed_runs = mode == Mode::Box && v.convert.is_none() && !v.wide_stores;
-        if boxed_runs {
+        // A walk in tiles steps through the output too (its runs are a box's).
+        let walk_runs = v.layout == GenericLayout::Walk;
+        if walk_runs {
             values.push(("DST_STEP", format!("ip(DST_STRIDES + {last}u)")));
         }
         if v.wide_stores {
@@ -433,14 +437,14 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
                 GENERIC_CONVERT_RUNS_WGSL,
             ),
             (false, false) if v.scatter => ("fragments/generic_scatter.wgsl", GENERIC_SCATTER_WGSL),
-            (false, false) if boxed_runs => {
-                ("fragments/generic_box_runs.wgsl", GENERIC_BOX_RUNS_WGSL)
+            (false, false) if walk_runs => {
+                ("fragments/generic_walk_runs.wgsl", GENERIC_WALK_RUNS_WGSL)
             }
             (false, false) => ("fragments/generic_runs.wgsl", GENERIC_RUNS_WGSL),
         };
         let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let mut runs = fill(name, template, &values)?;
-        // Gathered runs and tiled walks may be lane-major (`Plan::lane_major_runs`).
+        // Gathered runs and walks in tiles may be lane-major (`Plan::lane_major_runs`).
         if !v.wide_stores && v.convert.is_none() && !v.scatter {
             let (lane_step, unit_step) = match v.lane_major {
                 true => (1, LANE_GROUP),

@@ -13,8 +13,8 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
     let in_strides = plan.in_strides();
     let out_strides = plan.out_strides_by_input_dim();
     let (walk_dims, walk_strides) = plan.walk();
-    // A tiled walk's dims, and both sides' strides (one box: the whole tensor).
-    let tiled = plan.tiled_walk().unwrap_or_default();
+    // A walk in tiles: its dims, and both sides' strides (one box: the whole tensor).
+    let tiled = plan.walk_tile_dims().unwrap_or_default();
     let tiled_column = |i: usize| -> Vec<u64> { tiled.iter().map(|d| d[i]).collect() };
     let in_out_order =
         |per_dim: &[u64]| -> Vec<u64> { plan.dims_perm.iter().map(|&d| per_dim[d]).collect() };
@@ -56,6 +56,12 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
         ),
     };
     head[GenericValue::NItems as usize] = n_items;
+    // Runs are whole in the items, lane-major groups of runs too (`Plan::lane_major_runs`).
+    debug_assert!(
+        !v.runs || n_items.is_multiple_of(plan.run_units()),
+        "{plan}"
+    );
+    debug_assert!(!v.lane_major || n_items.is_multiple_of(64), "{plan}");
     head[GenericValue::SrcOff as usize] = src_off;
     head[GenericValue::DstOff as usize] = dst_off;
     let mut values = head.to_vec();

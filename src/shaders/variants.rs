@@ -128,7 +128,7 @@ pub fn all_variants() -> Vec<Variant> {
                                 specialized,
                                 ..plain
                             }));
-                            // Scattered runs, and tiled walks (runs through a box): the
+                            // Scattered runs, and walks in tiles (runs through a box): the
                             // innermost dim stays, so from rank 3.
                             if rank >= 3 {
                                 all.push(Variant::Generic(GenericVariant {
@@ -140,7 +140,7 @@ pub fn all_variants() -> Vec<Variant> {
                                 all.push(Variant::Generic(GenericVariant {
                                     runs: true,
                                     specialized,
-                                    layout: GenericLayout::Boxed,
+                                    layout: GenericLayout::Walk,
                                     ..plain
                                 }));
                             }

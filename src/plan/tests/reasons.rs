@@ -85,7 +85,7 @@ fn every_kernel_reason_is_recorded_and_explained() {
             Request::new(&[64, 64], &[1, 0], 16),
             cpu(),
             Kernel::Generic,
-            KernelReason::CpuTiledWalk,
+            KernelReason::CpuWalkTiles,
         ),
         (
             Request::new(&[64, 512, 512], &[0, 2, 1], 4),

@@ -232,7 +232,7 @@ proptest::proptest! {
     }
 }
 
-/// Without tiled walks (which these plans take: `super::walk`), the generic kernel's runs
+/// Without walks in tiles (which these plans take: `super::walk`), the generic kernel's runs
 /// scatter on CPU devices where gathering them would read a new page per output row
 /// (`[8,512,16,64] (0,2,1,3)`: source rows 4 KiB apart), not where both sides' rows are as
 /// far apart (`[512,512,64] (1,0,2)`), nor on GPUs; forcing it where runs cannot scatter is
@@ -358,7 +358,7 @@ fn micro_bands_follow_the_row_pitch() {
         band(&[4096, 4000], &[1, 0], 4, &cpu),
         Some(MICRO_BAND_BLOCKS_SPREAD as u64)
     );
-    // (16-byte units on micro blocks where forced: a tiled walk is the planner's choice.)
+    // (16-byte units on micro blocks where forced: a walk in tiles is the planner's choice.)
     let micro = Options {
         kernel: Some(Kernel::Micro),
         ..Options::default()

@@ -1,4 +1,4 @@
-//! The generic kernel's tiled walks: where they are chosen, their dims, and that they move
+//! The generic kernel's walks in tiles: where they are chosen, their dims, and that they move
 //! every output unit once, from where the permute says.
 
 use super::*;
@@ -10,7 +10,7 @@ fn tiled(shape: &[usize], perm: &[usize], elem: usize, options: Options) -> crat
 
 /// Runs gather in tiles on CPU devices where the output's neighbouring rows come from far
 /// apart in the source (the bench's `[512,512,64] (1,0,2)` and head split), never on GPUs
-/// nor where they would not change the order, and the tiled walk's dims are the output's,
+/// nor where they would not change the order, and the walk's dims are the output's,
 /// split and reordered (a workgroup's 2048 units: 1 KiB of output row per tile row).
 #[test]
 fn runs_gather_in_tiles_where_output_rows_come_from_far_apart() {
@@ -31,10 +31,10 @@ fn runs_gather_in_tiles_where_output_rows_come_from_far_apart() {
         [4, 8192, 16],
         [16, 1, 1],
     ];
-    assert_eq!(square.tiled_walk(), Some(walk), "{square}");
+    assert_eq!(square.walk_tile_dims(), Some(walk), "{square}");
     assert_eq!(square.walk().0, vec![16, 128, 32, 4, 16]);
     let v = square.variant().unwrap();
-    assert!(v.boxed() && v.runs() && !v.scatter(), "{v}");
+    assert!(v.walks() && v.runs() && !v.scatter(), "{v}");
     assert_eq!(v.rank(), 5);
     // Rows of one run (2-byte elements: 128 bytes) scatter instead.
     let short = tiled(&[8, 512, 16, 64], &[0, 2, 1, 3], 2, Options::default());
@@ -81,14 +81,14 @@ fn runs_gather_in_tiles_where_output_rows_come_from_far_apart() {
     assert!(wide.wide_stores && wide.walk_tiles.is_none(), "{wide}");
 }
 
-/// Transposes of 16-byte units take the generic kernel's tiled walk on CPU devices (runs
+/// Transposes of 16-byte units take the generic kernel's walk in tiles on CPU devices (runs
 /// down the output's rows, lanes across the dim nearest in the source), not micro blocks;
 /// 8-byte units, GPUs, a forced walk in output order and a view keep their kernels.
 #[test]
 fn transposes_of_16_byte_units_walk_in_tiles() {
     let square = tiled(&[2048, 2048], &[1, 0], 16, Options::default());
     assert_eq!(square.kernel, Kernel::Generic, "{square}");
-    assert_eq!(square.reasons.kernel, KernelReason::CpuTiledWalk);
+    assert_eq!(square.reasons.kernel, KernelReason::CpuWalkTiles);
     let tiles = WalkTiles {
         dim: 0,
         across: 256,
@@ -104,7 +104,7 @@ fn transposes_of_16_byte_units_walk_in_tiles() {
         [256, 1, 2048],
         [8, 2048, 1],
     ];
-    assert_eq!(square.tiled_walk(), Some(walk), "{square}");
+    assert_eq!(square.walk_tile_dims(), Some(walk), "{square}");
     assert!(square.runs && !square.lane_major_runs(), "{square}");
     let batch = tiled(&[3, 40, 64], &[0, 2, 1], 16, Options::default());
     assert_eq!(
@@ -131,7 +131,7 @@ fn transposes_of_16_byte_units_walk_in_tiles() {
     );
 }
 
-/// Forced on, a tiled walk is refused where it cannot run (a transpose, a forced scatter,
+/// Forced on, a walk in tiles is refused where it cannot run (a transpose on micro blocks, a forced scatter,
 /// a GPU); forced off, the runs walk as before (the scatter's choice).
 #[test]
 fn forced_tiled_walks() {
@@ -146,7 +146,7 @@ fn forced_tiled_walks() {
             matches!(
                 result,
                 Err(PermuteError::ForcedChoice {
-                    what: "a tiled walk",
+                    what: "a walk in tiles",
                     ..
                 })
             ),
@@ -168,10 +168,46 @@ fn forced_tiled_walks() {
     assert!(head.walk_tiles.is_none() && head.scatter, "{head}");
 }
 
+/// Checks a walk in tiles against the permute: enumerated in order, as the kernel's runs
+/// take it, it moves every output unit exactly once (its output strides), from the source
+/// unit the plain walk puts there (its source strides), within the kernels' rank.
+fn check_walk(plan: &crate::Plan) -> Result<(), proptest::test_runner::TestCaseError> {
+    let walk = plan.walk_tile_dims().unwrap();
+    let (out, src) = plan.walk_of(false);
+    let n: u64 = out.iter().product();
+    proptest::prop_assert_eq!(walk.iter().map(|d| d[0]).product::<u64>(), n);
+    proptest::prop_assert!(walk.len() <= MAX_RANK && walk.len() >= 3, "{}", plan);
+    let source = |mut o: u64| {
+        let mut s = 0;
+        for (d, st) in out.iter().zip(&src).rev() {
+            s += o % d * st;
+            o /= d;
+        }
+        s
+    };
+    let mut seen = vec![false; n as usize];
+    let mut at = vec![0u64; walk.len()];
+    for _ in 0..n {
+        let d: u64 = at.iter().zip(&walk).map(|(i, w)| i * w[2]).sum();
+        let s: u64 = at.iter().zip(&walk).map(|(i, w)| i * w[1]).sum();
+        proptest::prop_assert!(!seen[d as usize], "{} written twice: {}", d, plan);
+        seen[d as usize] = true;
+        proptest::prop_assert_eq!(s, source(d), "{}", plan);
+        // Odometer, innermost fastest.
+        for j in (0..at.len()).rev() {
+            at[j] += 1;
+            if at[j] < walk[j][0] {
+                break;
+            }
+            at[j] = 0;
+        }
+    }
+    Ok(())
+}
+
 proptest::proptest! {
-    /// A tiled walk, enumerated in order, moves every output unit exactly once, from the
-    /// source unit the permute puts there: its dims' output strides address each output
-    /// position once and its source strides agree with the plain walk's.
+    /// A walk in tiles of a permute whose innermost dim stays moves each unit once, from
+    /// its source ([`check_walk`]).
     #[test]
     fn a_tiled_walk_moves_each_unit_once_from_its_source(
         outer in proptest::collection::vec(2usize..=5, 0..=2),
@@ -194,101 +230,48 @@ proptest::proptest! {
             ..Options::default()
         });
         (req.src_offset, req.dst_offset) = (elem as u64, 3 * elem as u64);
-        let Ok(p) = plan::plan(&req, &cpu()) else {
-            // Only where tiles would not change the order, or runs do not apply.
-            let untiled = plan::plan(&req.with_options(Options::default()), &cpu()).unwrap();
-            proptest::prop_assert!(untiled.walk_tiles.is_none(), "{untiled}");
-            return Ok(());
-        };
-        let walk = p.tiled_walk().unwrap();
-        let (out, src) = p.walk_of(false);
-        let n: u64 = out.iter().product();
-        proptest::prop_assert_eq!(walk.iter().map(|d| d[0]).product::<u64>(), n);
-        // The plain walk's source offset of each output position.
-        let source = |mut o: u64| {
-            let mut s = 0;
-            for (d, st) in out.iter().zip(&src).rev() {
-                s += o % d * st;
-                o /= d;
-            }
-            s
-        };
-        let mut seen = vec![false; n as usize];
-        let mut at = vec![0u64; walk.len()];
-        for _ in 0..n {
-            let d: u64 = at.iter().zip(&walk).map(|(i, w)| i * w[2]).sum();
-            let s: u64 = at.iter().zip(&walk).map(|(i, w)| i * w[1]).sum();
-            proptest::prop_assert!(!seen[d as usize], "{} written twice: {}", d, p);
-            seen[d as usize] = true;
-            proptest::prop_assert_eq!(s, source(d), "{}", p);
-            // Odometer, innermost fastest.
-            for j in (0..at.len()).rev() {
-                at[j] += 1;
-                if at[j] < walk[j][0] {
-                    break;
-                }
-                at[j] = 0;
+        match plan::plan(&req, &cpu()) {
+            Ok(p) => check_walk(&p)?,
+            // Only where tiles would not change the order, or rows are one run.
+            Err(_) => {
+                let untiled = plan::plan(&req.with_options(Options::default()), &cpu()).unwrap();
+                proptest::prop_assert!(untiled.walk_tiles.is_none(), "{untiled}");
             }
         }
-        proptest::prop_assert!(p.variant().unwrap().rank() <= MAX_RANK);
     }
 
-    /// Likewise a transpose's tiled walk (the generic kernel forced, its innermost dim in
-    /// runs), of any permutation whose innermost dim moves.
+    /// Likewise a transpose's walk in tiles (the generic kernel forced, its innermost dim in
+    /// runs), of rotations and reversals whose innermost dim moves; the source's innermost
+    /// (the dim the lanes go across) holds a SIMD group or more, the output rows two runs or
+    /// more (one run a row walks in output order).
     #[test]
     fn a_transposed_tiled_walk_moves_each_unit_once_from_its_source(
         shape in proptest::collection::vec(2usize..=7, 2..=4),
-        runs in 1usize..=4,
-        perm in proptest::sample::select(vec![0usize, 1, 2, 3, 4, 5]),
+        across in 8usize..=24,
+        runs in 2usize..=4,
+        perm in 0usize..6,
         elem in proptest::sample::select(vec![4usize, 8, 16]),
     ) {
         let rank = shape.len();
-        // The perm-th rotation or reversal of the dims, innermost moving.
         let mut p: Vec<usize> = (0..rank).collect();
         match perm % 2 {
             0 => p.reverse(),
             _ => p.rotate_left(1 + perm / 2 % (rank - 1)),
         }
         let mut shape = shape;
+        shape[rank - 1] = across;
         shape[p[rank - 1]] = 8 * runs;
-        let mut req = Request::new(&shape, &p, elem).with_options(Options {
+        let forced = Options {
             kernel: Some(Kernel::Generic),
             walk_tiles: Some(true),
             ..Options::default()
-        });
+        };
+        let mut req = Request::new(&shape, &p, elem).with_options(forced);
         (req.src_offset, req.dst_offset) = (elem as u64, 3 * elem as u64);
-        let Ok(plan) = plan::plan(&req, &cpu()) else {
-            // Only where the simplified innermost dim stays, or tiles would not reorder.
-            let untiled = plan::plan(&req.with_options(Options { kernel: Some(Kernel::Generic), ..Options::default() }), &cpu()).unwrap();
-            proptest::prop_assert!(untiled.walk_tiles.is_none(), "{untiled}");
-            return Ok(());
-        };
-        let walk = plan.tiled_walk().unwrap();
-        let (out, src) = plan.walk_of(false);
-        let n: u64 = out.iter().product();
-        let source = |mut o: u64| {
-            let mut s = 0;
-            for (d, st) in out.iter().zip(&src).rev() {
-                s += o % d * st;
-                o /= d;
-            }
-            s
-        };
-        let mut seen = vec![false; n as usize];
-        let mut at = vec![0u64; walk.len()];
-        for _ in 0..n {
-            let d: u64 = at.iter().zip(&walk).map(|(i, w)| i * w[2]).sum();
-            let s: u64 = at.iter().zip(&walk).map(|(i, w)| i * w[1]).sum();
-            proptest::prop_assert!(!seen[d as usize], "{} written twice: {}", d, plan);
-            seen[d as usize] = true;
-            proptest::prop_assert_eq!(s, source(d), "{}", plan);
-            for j in (0..at.len()).rev() {
-                at[j] += 1;
-                if at[j] < walk[j][0] {
-                    break;
-                }
-                at[j] = 0;
-            }
-        }
+        let plan = plan::plan(&req, &cpu());
+        proptest::prop_assert!(plan.is_ok(), "{:?}", plan);
+        let plan = plan.unwrap();
+        proptest::prop_assert!(plan.walk_tiles.is_some_and(|t| t.row_runs), "{}", plan);
+        check_walk(&plan)?;
     }
 }

@@ -1,0 +1,96 @@
+//! Walks in tiles (the generic kernel's runs on CPU devices, `Plan::walk_tiles`): the
+//! variant sweep's shapes of each walk rank, and the walks the planner chooses.
+
+use wgpu_permute::plan::tuning::{GENERIC_RUN, GENERIC_WORKGROUP, WALK_TILE_ROW_BYTES};
+use wgpu_permute::{Kernel, Options, Permuter};
+
+use super::common::{case, check_many, gpu};
+
+/// A permute of `elem`-byte units (rows of `row`, at least two runs) whose walk in tiles (`Plan::walk_tile_dims`) has
+/// exactly `rank` dims; nothing merges, and `A` is nearest in the source. Rank 3: `[B, A, R]`
+/// to `[A, B, R]` with `B` of 37 walked a row at a time (no divisor fits a tile). Ranks 4-6:
+/// `A` split in two tiles, `B` whole (4) or split too (5), then one outer dim (6). Higher:
+/// `[O1..Ok, B, A, R]` to `[Ok..O2, A, O1, B, R]`, all of 2: whole tiles, reordered past
+/// `O1`.
+pub fn walk_tiles_case(rank: usize, elem: usize, row: usize) -> (Vec<usize>, Vec<usize>) {
+    let rows = WALK_TILE_ROW_BYTES as usize / (row * elem);
+    let across = GENERIC_WORKGROUP as usize * GENERIC_RUN as usize / (rows * row);
+    let (b, a, k) = match rank {
+        3 => (37, 2, 0),
+        4 => (rows, 2 * across, 0),
+        5 | 6 => (2 * rows, 2 * across, rank - 5),
+        _ => {
+            let k = rank - 3;
+            let mut shape = vec![2; k + 2];
+            shape.push(row);
+            let mut perm: Vec<usize> = (1..k).rev().collect();
+            perm.extend([k + 1, 0, k, k + 2]);
+            return (shape, perm);
+        }
+    };
+    let mut shape = vec![2; k];
+    shape.extend([b, a, row]);
+    let mut perm: Vec<usize> = (0..k).rev().collect();
+    perm.extend([k + 1, k, k + 2]);
+    (shape, perm)
+}
+
+/// Runs walk in tiles on their own where the output's neighbouring rows come from far apart
+/// in the source (the bench's head split and `(1,0,2)`, smaller; a prime number of rows,
+/// walked one at a time; rows of whole SIMD groups' runs, lane-major, of 4, 8 and 16-byte
+/// units; 2, 4, 8 and 16-byte elements), and transposes of 16-byte units (and, forced on the
+/// generic kernel, of 4 and 8-byte ones), and match the reference with guard bytes, offsets
+/// that differ on each side, specialised and not; the last workgroup ends part way (CPU
+/// adapters: GPUs have no runs).
+#[test]
+fn walks_in_tiles_are_chosen_and_match_the_reference() {
+    let Some(p) = gpu() else { return };
+    if !p.caps().cpu {
+        eprintln!("not a CPU adapter: runs are a CPU-device layout; not run");
+        return;
+    }
+    let generic = Some(Kernel::Generic);
+    // Shape, permutation, element size, forced kernel, offsets, lane-major.
+    type Case<'a> = (
+        &'a [usize],
+        &'a [usize],
+        usize,
+        Option<Kernel>,
+        (u64, u64),
+        bool,
+    );
+    let shapes: [Case; 12] = [
+        (&[24, 20, 512], &[1, 0, 2], 4, None, (16, 80), true),
+        (&[24, 20, 512], &[1, 0, 2], 4, None, (4, 12), true),
+        (&[24, 20, 256], &[1, 0, 2], 8, None, (8, 24), true),
+        (&[2, 512, 16, 64], &[0, 2, 1, 3], 4, None, (16, 80), false),
+        (&[2, 512, 16, 128], &[0, 2, 1, 3], 2, None, (16, 80), false),
+        (&[96, 80, 64], &[1, 0, 2], 4, None, (16, 80), false),
+        (&[37, 16, 64], &[1, 0, 2], 8, None, (16, 80), false),
+        (&[40, 48, 16], &[1, 0, 2], 16, None, (16, 80), false),
+        (&[64, 40], &[1, 0], 16, None, (16, 80), false),
+        (&[3, 40, 300], &[0, 2, 1], 16, None, (16, 80), false),
+        (&[16, 8, 10, 9], &[3, 2, 1, 0], 4, generic, (16, 80), false),
+        (&[24, 5, 11], &[2, 0, 1], 8, generic, (16, 80), false),
+    ];
+    let mut cases = Vec::new();
+    for (shape, perm, elem, kernel, offsets, _) in shapes {
+        for specialize in [false, true] {
+            // Forced 4-byte units would take wide stores (runs without a walk in tiles).
+            let options = Options {
+                kernel,
+                specialize: Some(specialize),
+                wide_stores: kernel.map(|_| false),
+                ..Options::default()
+            };
+            cases.push(case(shape, perm, elem, options, offsets));
+        }
+    }
+    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
+    let lane_major = shapes.iter().flat_map(|s| [s.5, s.5]);
+    for (result, lane_major) in check_many(&fresh, &cases).into_iter().zip(lane_major) {
+        let plan = result.unwrap_or_else(|e| panic!("{e}"));
+        assert!(plan.walk_tiles.is_some() && plan.runs, "{plan}");
+        assert_eq!(plan.lane_major_runs(), lane_major, "{plan}");
+    }
+}
