@@ -36,6 +36,7 @@ struct Input {
     access64: u8,
     wide_stores: u8,
     scatter: u8,
+    walk_tiles: u8,
 }
 
 fuzz_target!(|input: Input| {
@@ -72,6 +73,7 @@ fuzz_target!(|input: Input| {
         access64: [None, Some(false), Some(true)][input.access64 as usize % 3],
         wide_stores: [None, Some(false), Some(true)][input.wide_stores as usize % 3],
         scatter: [None, Some(false), Some(true)][input.scatter as usize % 3],
+        walk_tiles: [None, Some(false), Some(true)][input.walk_tiles as usize % 3],
     };
     let req = Request::new(&shape, &perm, input.elem_size as usize)
         .with_offsets(input.src_offset, input.dst_offset)
