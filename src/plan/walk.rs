@@ -126,10 +126,11 @@ fn tile_dims(out: &[u64], src: &[u64], t: WalkTiles) -> Vec<[u64; 3]> {
 }
 
 /// Whether a CPU device moves this transpose of 16-byte units on the generic kernel's
-/// walk in tiles rather than micro blocks (whose 2x2 blocks of 16-byte units read 4 rows a
-/// block and write 2): a plain permute in one binding whose innermost dim moves, in whole
-/// runs, with a SIMD group's lanes across the dim nearest in the source. On lavapipe (AMD
-/// EPYC) `[2048,2048] (1,0)` took 15.7-20.9 ms on micro blocks, 10.9-11.8 so.
+/// walk in tiles rather than micro blocks (2x2 blocks of 16-byte units: a SIMD group's
+/// lanes each read 32 bytes of 2 rows, 16 rows a group): a plain permute in one binding
+/// whose innermost dim moves, in whole runs, with a SIMD group's lanes across the dim
+/// nearest in the source. On lavapipe (AMD EPYC, three alternating suite runs)
+/// `[2048,2048] (1,0)` took 21.2 ms on micro blocks, 11.6 so.
 pub(super) fn transpose_walks_tiles(plan: &Plan, opts: &Options, limit: u64) -> bool {
     plan.unit == 16
         && plan.view.is_none()
