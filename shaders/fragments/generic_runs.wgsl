@@ -21,4 +21,3 @@ fn move_items(wg: u32, lid: u32) {
         store_dst(iu32(iadd(d, imul(ix(k), unit_step))), load_src(iu32(iadd(s, imul(ix(k), step)))));
     }
 }
-

@@ -32,16 +32,18 @@ pub const PAGE_BYTES: u64 = 4096;
 
 /// Bytes of output row each source-adjacent step of the generic kernel's walk in tiles
 /// writes (CPU devices, see [`Plan::walk_tiles`](super::Plan::walk_tiles)): a tile holds
-/// as many output rows as fill it. On lavapipe, `[512,512,64] (1,0,2)` f32 (256-byte rows)
-/// took 13.6-13.9 ms with 512-byte runs, 10.6-10.9 with 1 KiB, 10.6-11.0 with 2 KiB and
-/// 11.8 with 4 KiB (18.3 untiled).
+/// as many output rows as fill it. On lavapipe (AMD EPYC; the shader copy of the same bytes
+/// about 9.7 ms, 13-14 GB/s), `[512,512,64] (1,0,2)` f32 (256-byte rows) took 13.6-13.9 ms
+/// with 512-byte runs, 10.6-10.9 with 1 KiB, 10.6-11.0 with 2 KiB and 11.8 with 4 KiB (18.3
+/// untiled).
 pub const WALK_TILE_ROW_BYTES: u64 = 1024;
 
 /// Runs ([`GENERIC_RUN`] units) an output row must hold for the generic kernel's runs to
 /// gather in tiles where the innermost dim stays: with rows of one run, a SIMD group's runs
 /// gather 8 rows, and the head split `[8,512,16,64] (0,2,1,3)` of 2-byte elements (128-byte
-/// rows) took 1.24-1.39 ms so on lavapipe (AMD EPYC), 1.03-1.20 scattered; of 4-byte
-/// elements (two runs a row) 2.5 tiled, 3.7-4.8 scattered.
+/// rows) took 1.24-1.39 ms so on lavapipe (AMD EPYC; the shader copy of its bytes about
+/// 0.8 ms), 1.03-1.20 scattered; of 4-byte elements (two runs a row; copy about 2.5 ms)
+/// 2.5 tiled, 3.7-4.8 scattered.
 pub const WALK_TILE_MIN_ROW_RUNS: u64 = 2;
 
 /// Side of the micro kernel's narrow blocks, in elements (see [`Block`](super::Block)): 8-bit rows of

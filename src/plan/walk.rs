@@ -62,9 +62,10 @@ impl Plan {
     /// [`LANE_GROUP`] neighbours at each step, rather than each invocation its own
     /// [`GENERIC_RUN`] (whose lanes' accesses are then a run apart: 8 lines per access of
     /// 16-byte units). Gathered runs, tiled or not, of unconverted units without wide
-    /// stores, where the walk's innermost dim holds whole groups' runs. On lavapipe (AMD
-    /// EPYC) the `[8192,4096]` slice `::2` took 16.5-16.8 ms in runs of its own per
-    /// invocation and 12.2-13.0 lane-major, the flip of dim 0 16.7-16.8 and 12.8.
+    /// stores, where the walk's innermost dim (the output's, unless a transpose walks in
+    /// runs) holds whole groups' runs. On lavapipe (AMD EPYC; the shader copy of the same
+    /// bytes about 9.7 ms) the `[8192,4096]` slice `::2` took 16.5-16.8 ms in runs of its own
+    /// per invocation and 12.2-13.0 lane-major, the flip of dim 0 16.7-16.8 and 12.8.
     pub fn lane_major_runs(&self) -> bool {
         let whole_groups = (LANE_GROUP * GENERIC_RUN) as u64;
         self.runs
@@ -72,9 +73,9 @@ impl Plan {
             && !self.scatter
             && !self.wide_stores
             && self.conversion.is_none()
+            && !self.walk_tiles.is_some_and(|t| t.row_runs)
             && self
-                .walk()
-                .0
+                .out_dims()
                 .last()
                 .is_some_and(|d| d.is_multiple_of(whole_groups))
     }
@@ -129,8 +130,9 @@ fn tile_dims(out: &[u64], src: &[u64], t: WalkTiles) -> Vec<[u64; 3]> {
 /// walk in tiles rather than micro blocks (2x2 blocks of 16-byte units: a SIMD group's
 /// lanes each read 32 bytes of 2 rows, 16 rows a group): a plain permute in one binding
 /// whose innermost dim moves, in whole runs, with a SIMD group's lanes across the dim
-/// nearest in the source. On lavapipe (AMD EPYC, three alternating suite runs)
-/// `[2048,2048] (1,0)` took 21.2 ms on micro blocks, 11.6 so.
+/// nearest in the source. On lavapipe (AMD EPYC, three alternating suite runs; the shader
+/// copy of the same bytes about 10 ms) `[2048,2048] (1,0)` took 21.2 ms on micro blocks,
+/// 11.6 so.
 pub(super) fn transpose_walks_tiles(plan: &Plan, opts: &Options, limit: u64) -> bool {
     plan.unit == 16
         && plan.view.is_none()
