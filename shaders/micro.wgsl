@@ -49,6 +49,12 @@ const RUN: u32 = {{RUN}}; // blocks per invocation
 // move on through LANES * RUN neighbouring blocks, so that a core streams few pages at once.
 const LANE_MAJOR: bool = {{LANE_MAJOR}};
 const LANES: u32 = {{LANES}};
+// Whether an invocation's RUN blocks are neighbours along the columns (the input's rows)
+// and neighbouring invocations take neighbouring row blocks (plan::Block::column_runs):
+// each invocation reads whole lines of its input rows and a SIMD group writes one stretch
+// of each output row it covers, so that no line is read twice where the input's rows are
+// too far apart for a band's to stay cached.
+const COLUMN_RUNS: bool = {{COLUMN_RUNS}};
 
 // Word `i` of the shape's (never an offset or a conversion table's): the parameter block's,
 // or in a pipeline compiled for a recurring shape a pipeline constant (`Plan::specialized`),
@@ -80,10 +86,13 @@ fn micro(
     // their writes are contiguous. The row blocks go in bands of BAND (the last one
     // shorter): a workgroup covers a band's rows of several column blocks, so it reads few
     // rows (pages) at a time where the rows are far apart.
-    var br0 = g % shape(TILES_R);
-    let rest = g / shape(TILES_R);
-    var bc0 = rest % shape(TILES_C);
-    var b = rest / shape(TILES_C);
+    // Column runs count invocations (`g` counts blocks), their runs the column blocks.
+    let k = select(g, g / RUN, COLUMN_RUNS);
+    let across = select(shape(TILES_C), shape(TILES_C) / RUN, COLUMN_RUNS);
+    var br0 = k % shape(TILES_R);
+    let rest = k / shape(TILES_R);
+    var bc0 = rest % across * select(1u, RUN, COLUMN_RUNS);
+    var b = rest / across;
     // Several bands: a pipeline constant, so that one band is the plain order above alone,
     // with fewer divisions (which a CPU pays lane by lane).
     if BANDED {

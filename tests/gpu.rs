@@ -221,6 +221,7 @@ fn forced_64_bit_index_math_on_common_permutes() {
                     wide_stores: None,
                     scatter: None,
                     walk_tiles: None,
+                    column_runs: None,
                 };
                 total += 1;
                 if let Err(m) = check(p, shape, perm, elem, options, (4, 12)) {

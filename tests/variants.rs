@@ -18,7 +18,7 @@ mod walks;
 use std::collections::{BTreeSet, HashMap};
 
 use common::{MICRO, case, check_many, gpu};
-use strips::{blocks_for_run, strip_case};
+use strips::{blocks_for_run, column_blocks_for_run, strip_case};
 use views::{check_padded, check_padded_micro, check_reversed};
 use walks::walk_tiles_case;
 use wgpu_permute::plan::tuning::{
@@ -308,6 +308,18 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
     let last = shape.len() - 1;
     let small = variant.rank() <= 6;
     match variant.block() {
+        // Column runs: columns of two or more whole runs of blocks (the planner's run for
+        // them), an odd count of row blocks (the invocations along them wrap to the next
+        // run of column blocks); offsets as below.
+        Some(b) if b.column_runs => {
+            let side = b.side as usize;
+            shape[0] = if small { 3 * side } else { side };
+            shape[last] = side * column_blocks_for_run(b.run);
+            offsets = match b.access_bytes {
+                16 => (16, 32),
+                _ => (4, 4),
+            };
+        }
         // Wide blocks: sides of whole blocks, offsets of whole 16 bytes.
         // (Rows, here shape[0], of whole runs of blocks for runs.)
         Some(b) if b.access_bytes == 16 => {
@@ -365,6 +377,7 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
         wide_stores: Some(variant.wide_stores()),
         scatter: Some(variant.scatter()),
         walk_tiles: Some(false),
+        column_runs: Some(variant.block().is_some_and(|b| b.column_runs)),
     };
     Some(Job::Permute {
         case: case(&shape, &perm, elem, options, offsets),

@@ -37,6 +37,7 @@ struct Input {
     wide_stores: u8,
     scatter: u8,
     walk_tiles: u8,
+    column_runs: u8,
 }
 
 fuzz_target!(|input: Input| {
@@ -74,6 +75,7 @@ fuzz_target!(|input: Input| {
         wide_stores: [None, Some(false), Some(true)][input.wide_stores as usize % 3],
         scatter: [None, Some(false), Some(true)][input.scatter as usize % 3],
         walk_tiles: [None, Some(false), Some(true)][input.walk_tiles as usize % 3],
+        column_runs: [None, Some(false), Some(true)][input.column_runs as usize % 3],
     };
     let req = Request::new(&shape, &perm, input.elem_size as usize)
         .with_offsets(input.src_offset, input.dst_offset)

@@ -251,8 +251,11 @@ impl Plan {
                             }
                         };
                         let run = block.run;
-                        let along = match block.strip {
-                            Some(Strip::Rows(_)) => "columns",
+                        let along = match (block.strip, block.column_runs) {
+                            (Some(Strip::Rows(_)), _) => "columns",
+                            (_, true) => {
+                                "columns (the input's rows: whole lines each; neighbouring invocations take neighbouring row blocks, as the rows a band of the other order reads again are too far apart to stay cached)"
+                            }
                             _ => "output's rows",
                         };
                         let apart = match block.lane_major {
@@ -403,7 +406,11 @@ impl fmt::Display for Plan {
                 b.rows(),
                 b.cols(),
                 b.run,
-                if b.lane_major { ", lane-major" } else { "" }
+                match (b.lane_major, b.column_runs) {
+                    (true, _) => ", lane-major",
+                    (_, true) => ", along the columns",
+                    _ => "",
+                }
             )?;
         }
         if self.access64 {

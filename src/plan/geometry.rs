@@ -93,6 +93,12 @@ pub struct Block {
     /// on each side, and its steps move on through neighbouring blocks (aligned strips on
     /// CPU devices; `select::micro_block`).
     pub lane_major: bool,
+    /// The run's blocks are neighbours along the columns (the input's rows), and
+    /// neighbouring invocations take neighbouring row blocks: each invocation reads whole
+    /// lines of its input rows and a SIMD group writes one stretch of each of its output
+    /// rows, so nothing is read twice where a band's rows are too far apart to stay cached
+    /// (square blocks on CPU devices; `select::choose_column_runs`).
+    pub column_runs: bool,
 }
 
 /// A wide block whose one side is a whole dim of `n` elements (`2..=`[`STRIP_MAX`], not a
@@ -131,6 +137,7 @@ impl Block {
             strip: None,
             flat: false,
             lane_major: false,
+            column_runs: false,
         })
     }
 
@@ -159,6 +166,7 @@ impl Block {
             strip: None,
             flat: false,
             lane_major: false,
+            column_runs: false,
         })
     }
 
@@ -217,6 +225,15 @@ impl Block {
     /// The same block, `run` of them per invocation.
     pub fn with_run(self, run: u32) -> Block {
         Block { run, ..self }
+    }
+
+    /// The same block, `run` of them per invocation along its columns.
+    pub fn column_runs(self, run: u32) -> Block {
+        Block {
+            run,
+            column_runs: true,
+            ..self
+        }
     }
 
     /// The same block, `run` of them per invocation, lane-major.

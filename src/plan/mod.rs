@@ -204,6 +204,11 @@ pub struct Options {
     /// not the one outside the innermost (a transpose's: in whole runs, a SIMD group's
     /// lanes across). Off, transposes of 16-byte units take micro blocks again.
     pub walk_tiles: Option<bool>,
+    /// Force the micro kernel's runs along the column blocks (on or off) instead of the
+    /// planner's choice (see [`Plan::column_runs`]); on needs runs (CPU devices) of square
+    /// blocks of a permute or view without bounds or a conversion, in one binding, whose
+    /// column blocks some run divides.
+    pub column_runs: Option<bool>,
 }
 
 /// A permute request: contiguous row-major tensors, output dim `i` is input dim `perm[i]`.
@@ -327,6 +332,7 @@ pub fn plan_with(
         wide_stores: false,
         scatter: false,
         walk_tiles: None,
+        column_runs: false,
         view: None,
         reasons: Reasons::empty(),
     };
@@ -437,6 +443,7 @@ fn finish(
     plan.wide_stores = select::choose_wide_stores(&plan, opts)?;
     plan.walk_tiles = walk::choose_walk_tiles(&plan, opts)?;
     plan.scatter = plan.walk_tiles.is_none() && walk::choose_scatter(&plan, opts)?;
+    plan.column_runs = select::choose_column_runs(&plan, opts)?;
     plan.access64 = select::choose_access64(&plan, caps, opts)?;
     Ok(plan)
 }

@@ -84,6 +84,11 @@ pub struct Plan {
     /// the source's rows ([`WalkTiles::row_runs`]). The walk decodes both offsets over its
     /// own dims ([`Plan::walk_tile_dims`]).
     pub walk_tiles: Option<WalkTiles>,
+    /// The micro kernel's runs go along the column blocks (the input's rows), neighbouring
+    /// invocations along the row blocks, where the rows a band of the usual order reads
+    /// are too far apart to stay cached (a CPU device's choice, `select::choose_column_runs`;
+    /// see [`Block::column_runs`](super::Block::column_runs)).
+    pub column_runs: bool,
     /// A conversion whose innermost dim stays moves 4 consecutive elements per item of the
     /// generic kernel: one source access, 4 conversions, one destination access (see
     /// `select::choose_quads`).
@@ -340,6 +345,7 @@ impl Plan {
             wide_stores: false,
             scatter: false,
             walk_tiles: None,
+            column_runs: false,
             // The micro kernel's shape constants are for its CPU-device runs.
             specialized: self.specialized && self.kernel != Kernel::Micro,
             ..self.clone()
@@ -420,21 +426,21 @@ impl Plan {
     /// [`MICRO_BAND_BLOCKS`] row blocks where the input's rows alias in L1 sets,
     /// [`MICRO_BAND_BLOCKS_SPREAD`] where they spread ([`MICRO_BAND_BLOCKS_16B`] of
     /// 16-byte units), or more where the rows are close: enough for [`MICRO_BAND_SPAN`]
-    /// bytes of them. `None` for other plans.
+    /// bytes of them; at most [`MICRO_BAND_MAX_SPAN`] bytes of rows, but never fewer than
+    /// [`MICRO_COLUMN_RUN_MIN_BAND`] blocks. `None` for other plans and orders (strips
+    /// running over images, lane-major and column runs).
     pub fn micro_band(&self) -> Option<u64> {
         let block = self.variant()?.block()?;
-        if block.flat || block.lane_major {
+        if block.flat || block.lane_major || block.column_runs {
             // Its blocks run over the images in order, with no rows far apart (a strip's
             // rows are one span).
             return None;
         }
         let rows = block.rows() as u64;
+        let pitch = self.row_pitch();
         let blocks = if self.access64 {
             MICRO_BAND_ROWS as u64 / rows
         } else {
-            let pitch = self.row_dim().map_or(1, |a| {
-                (self.in_strides()[a] as i64).unsigned_abs() * self.unit as u64
-            });
             let blocks = match self.unit {
                 16 => MICRO_BAND_BLOCKS_16B,
                 _ if pitch.is_multiple_of(MICRO_ALIASING_PITCH) => MICRO_BAND_BLOCKS,
@@ -442,7 +448,24 @@ impl Plan {
             };
             (blocks as u64).max(MICRO_BAND_SPAN / pitch.max(1) / rows)
         };
+        // Never shorter than a SIMD group's rows per column block (column runs take those
+        // that would need shorter ones, where they can).
+        let fit = self.micro_band_fit(block.rows());
+        let blocks = blocks.min(fit.max(MICRO_COLUMN_RUN_MIN_BAND));
         Some(blocks.next_multiple_of(block.run as u64))
+    }
+
+    /// Row blocks of `rows` input rows each whose rows span at most
+    /// [`MICRO_BAND_MAX_SPAN`] bytes: as many as a micro band keeps cached.
+    pub fn micro_band_fit(&self, rows: u32) -> u64 {
+        MICRO_BAND_MAX_SPAN / (self.row_pitch() * rows as u64).max(1)
+    }
+
+    /// Bytes between neighbouring input rows of a micro block (the row dim's stride).
+    fn row_pitch(&self) -> u64 {
+        self.row_dim().map_or(1, |a| {
+            (self.in_strides()[a] as i64).unsigned_abs() * self.unit as u64
+        })
     }
 
     /// Batch dims of a tiled plan: all but the row and column dims, in input order.

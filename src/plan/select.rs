@@ -519,6 +519,12 @@ pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
     if plan.runs && lane_major(plan, &block, b.saturating_mul(along)) {
         return Ok(block.lane_major(MICRO_LANE_MAJOR_RUN));
     }
+    // Runs along the columns (`choose_column_runs` checked that one divides them).
+    if plan.column_runs
+        && let Some(run) = column_run(&block, c)
+    {
+        return Ok(block.column_runs(run));
+    }
     // A flat strip's blocks are whole runs of their own where they can be.
     let first = block.flat.then_some(MICRO_FLAT_RUN);
     let run = first
@@ -527,6 +533,55 @@ pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
         .find(|&run| plan.runs && along.is_multiple_of(run as u64))
         .unwrap_or(1);
     Ok(block.with_run(run))
+}
+
+/// The run of a square block's column runs: the first of [`MICRO_RUNS`] that divides its
+/// column blocks (`c` columns), if any.
+fn column_run(block: &Block, c: u64) -> Option<u32> {
+    let blocks = c / block.cols() as u64;
+    (block.strip.is_none() && !block.flat)
+        .then(|| {
+            MICRO_RUNS
+                .into_iter()
+                .find(|&run| blocks.is_multiple_of(run as u64))
+        })
+        .flatten()
+}
+
+/// Whether the micro kernel's runs go along the column blocks ([`Block::column_runs`]):
+/// where a band of the usual order would have to be shorter than
+/// [`MICRO_COLUMN_RUN_MIN_BAND`] row blocks to keep its rows within
+/// [`MICRO_BAND_MAX_SPAN`] (input rows 256 KiB or more apart, for 4-byte units), and the
+/// rows are more than fit. Runs of square blocks (CPU devices) of a permute or view
+/// without bounds or a conversion, in one binding.
+///
+/// On lavapipe (AMD EPYC, 2 cores; one probe run each, ratios to the shader copy of the
+/// same run), neighbours along the output's rows against column runs: `[64,64,64,64]
+/// (3,2,1,0)` f32 0.43 / 0.70, f16 0.33 / 0.48, 8-byte `[32,64,64,64]` 0.91 / 1.08,
+/// `[64,4096,64] (2,1,0)` 0.45 / 0.81, `[256,256,256] (2,1,0)` 0.52 / 0.76, `[256,65536]
+/// (1,0)` 0.50 / 0.60; where bands fit, the usual order won (`[4096,4096] (1,0)` 0.96 /
+/// 0.54, `[64,512,512] (0,2,1)` 1.16 / 0.96).
+pub(super) fn choose_column_runs(plan: &Plan, opts: &Options) -> Result<bool, PermuteError> {
+    let padded = plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
+    let applies = plan.kernel == Kernel::Micro
+        && plan.runs
+        && plan.chunks.len() == 1
+        && plan.conversion.is_none()
+        && !padded;
+    let fits = match (applies, micro_block(plan), plan.batch_rows_cols()) {
+        (true, Ok(block), Some((_, r, c))) => column_run(&block, c)
+            .map(|_| (plan.micro_band_fit(block.rows()), r / block.rows() as u64)),
+        _ => None,
+    };
+    match (opts.column_runs, fits) {
+        (Some(true), None) => Err(PermuteError::ForcedChoice {
+            what: "column runs",
+            why: "they run the micro kernel's square blocks (CPU devices) of a permute or view without bounds or a conversion, in one binding, whose column blocks a run divides",
+        }),
+        (Some(on), _) => Ok(on),
+        (None, None) => Ok(false),
+        (None, Some((fit, row_blocks))) => Ok(fit < MICRO_COLUMN_RUN_MIN_BAND && row_blocks > fit),
+    }
 }
 
 /// Whether a block's runs are lane-major ([`MICRO_LANE_MAJOR_RUN`], `blocks` in all): a

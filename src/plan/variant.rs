@@ -361,6 +361,9 @@ impl std::fmt::Display for Variant {
                 if b.lane_major {
                     write!(f, " lane-major")?;
                 }
+                if b.column_runs {
+                    write!(f, " column runs")?;
+                }
                 if m.specialized {
                     write!(f, " specialized")?;
                 }

@@ -191,6 +191,7 @@ pub fn plan_view(
         wide_stores: false,
         scatter: false,
         walk_tiles: None,
+        column_runs: false,
         view: Some(ViewLayout {
             src_strides: low.src_strides,
             dst_strides: low.dst_strides,

@@ -80,6 +80,7 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
             ("SIDE", &format!("{}u", block.side)),
             ("RUN", &format!("{}u", block.run)),
             ("LANE_MAJOR", &block.lane_major.to_string()),
+            ("COLUMN_RUNS", &block.column_runs.to_string()),
             ("LANES", &format!("{LANE_GROUP}u")),
             ("SHAPE_FN", &shape_fn(v)),
             ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2), "shape")),
@@ -198,18 +199,21 @@ pub(super) fn block_move(
     // Where the `j`th block starts (its index along the run, then its first input and
     // output access), and its loads: the name and the address of each access.
     let ((index, first_in, first_out), loads): (_, Vec<(String, String)>) = match block.strip {
+        None if block.column_runs => (
+            (
+                "br = br0;\n        let bc = bc0 + j".to_string(),
+                format!("{accesses}u * bc + SIDE * br * in_row"),
+                format!("{accesses_d}u * br + SIDE * bc * out_row"),
+            ),
+            square_loads(side, accesses),
+        ),
         None => (
             (
                 "br = br0 + j".to_string(),
                 format!("{accesses}u * bc0 + SIDE * br * in_row"),
                 format!("{accesses_d}u * br + SIDE * bc0 * out_row"),
             ),
-            (0..side)
-                .flat_map(|r| {
-                    (0..accesses)
-                        .map(move |a| (format!("x{r}_{a}"), format!("{r}u * in_row + {a}u")))
-                })
-                .collect(),
+            square_loads(side, accesses),
         ),
         // `side` input rows back to back: one span of `side * n / per` accesses.
         // A lane-major run moves `br0` on itself (`next_block`).
@@ -312,6 +316,7 @@ pub(super) fn block_move(
     let channel = sides.convert.and_then(|c| c.channel);
     // Where the block's rows and columns start, and whether that changes along the run.
     let ((first_row, rows_move), (first_col, cols_move)) = match block.strip {
+        None if block.column_runs => (("SIDE * br", false), ("SIDE * bc", true)),
         None => (("SIDE * br", true), ("SIDE * bc0", false)),
         Some(Strip::Cols(_)) => (("SIDE * br", true), ("0u", false)),
         Some(Strip::Rows(_)) => (("0u", false), ("SIDE * bc", true)),
@@ -491,6 +496,15 @@ fn next_step() -> String {
 /// one more; the kernel stops at the end).
 fn next_block() -> String {
     "        br0 += step_along;\n        let past = br0 >= shape(TILES_R);\n        br0 = select(br0, br0 - shape(TILES_R), past);\n        b += step_batch + select(0u, 1u, past);\n        bases = batch_bases(b);\n".into()
+}
+
+/// A square block's loads: each input row's accesses, named `x{row}_{access}`.
+fn square_loads(side: u32, accesses: u32) -> Vec<(String, String)> {
+    (0..side)
+        .flat_map(|r| {
+            (0..accesses).map(move |a| (format!("x{r}_{a}"), format!("{r}u * in_row + {a}u")))
+        })
+        .collect()
 }
 
 /// A flat strip's block, pixel by pixel: `e{i}`, where pixel `i` of the block is on its

@@ -37,6 +37,12 @@ pub fn all_variants() -> Vec<Variant> {
                             }
                         }
                     }
+                    // Column runs: square blocks of permutes and views without bounds.
+                    for run in MICRO_RUNS {
+                        for specialized in [false, true] {
+                            all.push(micro(block.column_runs(run), false, specialized));
+                        }
+                    }
                 }
                 // Strips: each short extent the square blocks cannot take, either side
                 // whole; never padded.

@@ -16,6 +16,7 @@ pub const GENERIC: Options = Options {
     wide_stores: None,
     scatter: None,
     walk_tiles: None,
+    column_runs: None,
 };
 pub const TILED: Options = Options {
     kernel: Some(wgpu_permute::Kernel::Tiled),

@@ -61,3 +61,17 @@ pub fn blocks_for_run(run: u32, padded: bool, small: bool) -> usize {
         .find(|&n| planned(n + extra) == run)
         .expect("some count of blocks plans each run")
 }
+
+/// The fewest column blocks, two runs or more, whose column runs are `run` blocks long
+/// (the first of `MICRO_RUNS` that divides them).
+pub fn column_blocks_for_run(run: u32) -> usize {
+    let planned = |n: usize| {
+        MICRO_RUNS
+            .into_iter()
+            .find(|&r| n.is_multiple_of(r as usize))
+    };
+    (2..)
+        .map(|k| k * run as usize)
+        .find(|&n| planned(n) == Some(run))
+        .expect("some count of blocks plans each run")
+}

@@ -203,6 +203,10 @@ pub struct Force {
     /// nearest in the source (true) or in output order (false).
     #[arg(long)]
     walk_tiles: Option<bool>,
+    /// Force the micro kernel's runs of square blocks along the columns, neighbouring
+    /// invocations along the rows (true), or along the output's rows (false).
+    #[arg(long)]
+    column_runs: Option<bool>,
 }
 
 #[derive(Clone, Copy, ValueEnum, Debug)]
@@ -246,6 +250,7 @@ impl Force {
             wide_stores: self.wide_stores,
             scatter: self.scatter,
             walk_tiles: self.walk_tiles,
+            column_runs: self.column_runs,
         }
     }
 }

@@ -381,6 +381,84 @@ fn micro_bands_follow_the_row_pitch() {
     );
 }
 
+/// Bands keep their input rows within `MICRO_BAND_MAX_SPAN` bytes; where that would take
+/// fewer than `MICRO_COLUMN_RUN_MIN_BAND` row blocks, square blocks run along the columns
+/// instead (CPU devices, one binding, no bounds or conversion; forcible either way).
+#[test]
+fn far_apart_rows_shorten_bands_or_run_along_the_columns() {
+    use crate::plan::tuning::{MICRO_BAND_MAX_SPAN, MICRO_COLUMN_RUN_MIN_BAND};
+    let cpu64 = DeviceCaps {
+        int64: true,
+        access64_faster: true,
+        ..cpu()
+    };
+    let planned =
+        |shape: &[usize], perm: &[usize], elem: usize, options: Options, caps: &DeviceCaps| {
+            plan::plan(&Request::new(shape, perm, elem).with_options(options), caps)
+        };
+    let block = |p: &plan::Plan| p.variant().and_then(|v| v.block()).unwrap();
+    for caps in [&cpu(), &cpu64] {
+        // Rows 64 KiB apart: bands of at most 16 MiB of rows, still the usual order.
+        let p = planned(&[1024, 16384], &[1, 0], 4, Options::default(), caps).unwrap();
+        let fit = MICRO_BAND_MAX_SPAN / (64 << 10) / 4;
+        assert!(!p.column_runs && p.micro_band().unwrap() <= fit, "{p}");
+        // Rows 1 MiB and 256 KiB apart: column runs, no bands.
+        for (shape, perm) in [
+            (&[64usize, 64, 64, 64][..], &[3usize, 2, 1, 0][..]),
+            (&[256, 65536], &[1, 0]),
+        ] {
+            let p = planned(shape, perm, 4, Options::default(), caps).unwrap();
+            let b = block(&p);
+            assert!(p.column_runs && b.column_runs && b.run == 4, "{p}");
+            assert_eq!(p.micro_band(), None, "{p}");
+            // Forced off: the usual order, in bands no shorter than a SIMD group's.
+            let off = Options {
+                column_runs: Some(false),
+                ..Options::default()
+            };
+            let p = planned(shape, perm, 4, off, caps).unwrap();
+            assert!(!block(&p).column_runs, "{p}");
+            assert!(
+                p.micro_band().unwrap() >= MICRO_COLUMN_RUN_MIN_BAND.min(16),
+                "{p}"
+            );
+        }
+        // Rows close enough: the usual order.
+        let p = planned(&[4096, 4096], &[1, 0], 4, Options::default(), caps).unwrap();
+        assert!(!p.column_runs, "{p}");
+    }
+    // GPUs have no runs, so no column runs; nor does the traced form of a CPU plan.
+    let gpu = planned(
+        &[64, 64, 64, 64],
+        &[3, 2, 1, 0],
+        4,
+        Options::default(),
+        &DeviceCaps::default(),
+    );
+    assert!(!gpu.unwrap().column_runs);
+    let on_cpu = planned(
+        &[64, 64, 64, 64],
+        &[3, 2, 1, 0],
+        4,
+        Options::default(),
+        &cpu(),
+    )
+    .unwrap();
+    assert!(!on_cpu.on_gpu().unwrap().column_runs);
+    // Forced on: a small square transpose takes them; a strip (RGB pixels) is refused.
+    let on = Options {
+        column_runs: Some(true),
+        ..Options::default()
+    };
+    let p = planned(&[64, 64], &[1, 0], 4, on, &cpu()).unwrap();
+    assert!(block(&p).column_runs, "{p}");
+    let strip = planned(&[32, 224, 224, 3], &[0, 3, 1, 2], 1, on, &cpu());
+    assert!(
+        matches!(strip, Err(PermuteError::ForcedChoice { .. })),
+        "{strip:?}"
+    );
+}
+
 /// Runs of micro blocks are a CPU device's choice: a GPU's micro plan moves one block per
 /// invocation (runs spread neighbouring lanes' accesses), and a CPU plan's GPU form, what
 /// the memory model traces, is the GPU's plan, in one binding and over windows alike.
