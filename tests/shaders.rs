@@ -18,19 +18,22 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
     // Per unit and rank: generic (3 index widths x whole/boxed/padded/padded strided, but no
     // strided packed rank 1, + specialised), and from rank 2 tiled, plus micro with wide
     // blocks for every unit (2x2 for 16 bytes) and narrow ones for units up to 4 (each one or
-    // MICRO_RUNS per invocation, plain or padded, each also specialised); runs
+    // MICRO_RUNS per invocation, plain or padded, each also specialised; column runs); runs
     // (plain and specialised) for unpacked units, and scattered ones and walks in tiles from
     // rank 3.
     let per_rank = |unit: usize, rank: usize| {
         let strided = 3 * (rank >= 2 || unit >= 4) as usize;
-        let micro = 4 * (1 + MICRO_RUNS.len()) * (1 + (unit <= 4) as usize);
+        // Column runs: each of MICRO_RUNS, plain and specialised, never padded.
+        let column_runs = 2 * MICRO_RUNS.len();
+        let micro = (4 * (1 + MICRO_RUNS.len()) + column_runs) * (1 + (unit <= 4) as usize);
         let runs = 2 * (unit >= 4) as usize;
         // Scattered runs and walks in tiles (each plain and specialised; the innermost dim
         // stays, so from rank 3), with and without 64-bit accesses for 8/16-byte units.
         let walks = 2 * 2 * (unit >= 4 && rank >= 3) as usize * (1 + (unit >= 8) as usize);
         // 64-bit accesses: the 7 unpacked 32-bit-index generic variants above, and the
         // wide micro blocks (each run, plain or padded, each also specialised).
-        let access64 = 7 * (unit >= 8) as usize + 4 * (1 + MICRO_RUNS.len()) * (rank >= 2) as usize;
+        let access64 = 7 * (unit >= 8) as usize
+            + (4 * (1 + MICRO_RUNS.len()) + column_runs) * (rank >= 2) as usize;
         // Reversed innermost dims: each smaller element size in units of whole words, on
         // the 3 index widths plus runs, and 64-bit accesses of both 32-bit-index ones.
         let smaller = ELEM_SIZES.iter().filter(|&&e| e < unit).count() * (unit >= 4) as usize;
