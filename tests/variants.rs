@@ -25,7 +25,9 @@ use wgpu_permute::plan::tuning::{
     GENERIC_RUN, LANE_GROUP, MAX_SPECIALIZED, MICRO_WORKGROUP, WALK_TILE_MIN_ROW_RUNS,
 };
 use wgpu_permute::plan::{ELEM_SIZES, MAX_RANK, Variant};
-use wgpu_permute::{IndexMath, Kernel, Options, Permuter, Relayout, Request, shaders};
+use wgpu_permute::{
+    IndexMath, Kernel, Options, PermuteError, Permuter, Relayout, Request, shaders,
+};
 
 /// The families, one test each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -415,11 +417,12 @@ fn unmergeable_helper_really_keeps_the_rank() {
 /// 32-bit ones `MICRO_BAND_BLOCKS` where the row pitch aliases in L1 sets, as `[1024, 512]`'s
 /// does, `MICRO_BAND_BLOCKS_SPREAD` or `MICRO_BAND_SPAN` where it spreads; the last band
 /// shorter): several bands of several column blocks in several batches, every element
-/// size, in one binding and across windows, each output element once and in its place.
+/// size, in one binding and across windows, each output element once and in its place;
+/// column runs (CPU adapters' runs) likewise.
 #[test]
 fn micro_bands_cover_every_block() {
     let Some(p) = gpu() else { return };
-    let mut cases = Vec::new();
+    let (mut cases, mut windowed_column_runs) = (Vec::new(), 0);
     // The bands differ with the access width (see `MICRO_BAND_ROWS`): both where the device
     // has 64-bit integers.
     let widths: &[bool] = match p.caps().int64 {
@@ -433,9 +436,17 @@ fn micro_bands_cover_every_block() {
             (&[2, 4000, 48], &[0, 2, 1]), // a shorter last band
             (&[1024, 512], &[1, 0]),      // rows 512 elements apart
         ] {
-            for &access64 in widths {
+            let column_runs: &[bool] = match p.caps().cpu {
+                true => &[false, true],
+                false => &[false],
+            };
+            for (&access64, &column_runs) in widths
+                .iter()
+                .flat_map(|a| column_runs.iter().map(move |c| (a, c)))
+            {
                 let micro = Options {
                     access64: Some(access64),
+                    column_runs: Some(column_runs),
                     ..MICRO
                 };
                 cases.push(case(shape, perm, elem, micro, (0, 0)));
@@ -444,13 +455,29 @@ fn micro_bands_cover_every_block() {
                     binding_limit: Some(bytes / 2 + 64),
                     ..micro
                 };
-                cases.push(case(shape, perm, elem, windowed, (16, 32)));
+                let windowed = case(shape, perm, elem, windowed, (16, 32));
+                // Column runs' boxes hold whole runs of columns: where those do not fit
+                // (`[4096,32]` of u8, all 32 columns one run), they are refused.
+                if column_runs {
+                    match p.prepare(&windowed) {
+                        Ok(_) => windowed_column_runs += 1,
+                        Err(PermuteError::ForcedChoice { .. }) => continue,
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+                cases.push(windowed);
             }
         }
     }
-    for result in check_many(p, &cases) {
+    // Most shapes fit windows of whole column runs.
+    assert!(
+        !p.caps().cpu || windowed_column_runs >= 30,
+        "{windowed_column_runs}"
+    );
+    for (result, case) in check_many(p, &cases).into_iter().zip(&cases) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(plan.kernel, Kernel::Micro, "{plan}");
+        assert_eq!(Some(plan.column_runs), case.options().column_runs, "{plan}");
     }
 }
 

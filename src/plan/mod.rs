@@ -206,8 +206,8 @@ pub struct Options {
     pub walk_tiles: Option<bool>,
     /// Force the micro kernel's runs along the column blocks (on or off) instead of the
     /// planner's choice (see [`Plan::column_runs`]); on needs runs (CPU devices) of square
-    /// blocks of a permute or view without bounds or a conversion, in one binding, whose
-    /// column blocks some run divides.
+    /// blocks of a permute or view without bounds or a conversion, whose column blocks some
+    /// run divides, in binding windows (if any) that fit whole runs.
     pub column_runs: Option<bool>,
 }
 
@@ -413,6 +413,8 @@ fn finish(
     }
     plan.quads = select::choose_quads(&plan, one_binding);
     plan.runs = select::choose_runs(&plan, caps, one_binding);
+    // Before the windows: a box's grain follows the direction of the runs.
+    plan.column_runs = select::choose_column_runs(&plan, caps, opts, limit)?;
     if one_binding {
         let total = plan.workgroups();
         plan.chunks = vec![Chunk {
@@ -443,7 +445,6 @@ fn finish(
     plan.wide_stores = select::choose_wide_stores(&plan, opts)?;
     plan.walk_tiles = walk::choose_walk_tiles(&plan, opts)?;
     plan.scatter = plan.walk_tiles.is_none() && walk::choose_scatter(&plan, opts)?;
-    plan.column_runs = select::choose_column_runs(&plan, opts)?;
     plan.access64 = select::choose_access64(&plan, caps, opts)?;
     Ok(plan)
 }

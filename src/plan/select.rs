@@ -553,7 +553,8 @@ fn column_run(block: &Block, c: u64) -> Option<u32> {
 /// [`MICRO_COLUMN_RUN_MIN_BAND`] row blocks to keep its rows within
 /// [`MICRO_BAND_MAX_SPAN`] (input rows 256 KiB or more apart, for 4-byte units), and the
 /// rows are more than fit. Runs of square blocks (CPU devices) of a permute or view
-/// without bounds or a conversion, in one binding.
+/// without bounds or a conversion (chosen before the plan splits into binding windows,
+/// whose boxes then hold whole runs: `windows::Cut`).
 ///
 /// On lavapipe (AMD EPYC, 2 cores; one probe run each, ratios to the shader copy of the
 /// same run), neighbours along the output's rows against column runs: `[64,64,64,64]
@@ -561,13 +562,26 @@ fn column_run(block: &Block, c: u64) -> Option<u32> {
 /// `[64,4096,64] (2,1,0)` 0.45 / 0.81, `[256,256,256] (2,1,0)` 0.52 / 0.76, `[256,65536]
 /// (1,0)` 0.50 / 0.60; where bands fit, the usual order won (`[4096,4096] (1,0)` 0.96 /
 /// 0.54, `[64,512,512] (0,2,1)` 1.16 / 0.96).
-pub(super) fn choose_column_runs(plan: &Plan, opts: &Options) -> Result<bool, PermuteError> {
+pub(super) fn choose_column_runs(
+    plan: &Plan,
+    caps: &DeviceCaps,
+    opts: &Options,
+    limit: u64,
+) -> Result<bool, PermuteError> {
     let padded = plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
+    // Their boxes hold whole runs of columns: windows that fit the rows' runs may not.
+    let windows = |plan: &Plan| {
+        let along = Plan {
+            column_runs: true,
+            ..plan.clone()
+        };
+        windows_fit(&along, Kernel::Micro, caps, limit).is_ok()
+    };
     let applies = plan.kernel == Kernel::Micro
         && plan.runs
-        && plan.chunks.len() == 1
         && plan.conversion.is_none()
-        && !padded;
+        && !padded
+        && windows(plan);
     let fits = match (applies, micro_block(plan), plan.batch_rows_cols()) {
         (true, Ok(block), Some((_, r, c))) => column_run(&block, c)
             .map(|_| (plan.micro_band_fit(block.rows()), r / block.rows() as u64)),
@@ -576,7 +590,7 @@ pub(super) fn choose_column_runs(plan: &Plan, opts: &Options) -> Result<bool, Pe
     match (opts.column_runs, fits) {
         (Some(true), None) => Err(PermuteError::ForcedChoice {
             what: "column runs",
-            why: "they run the micro kernel's square blocks (CPU devices) of a permute or view without bounds or a conversion, in one binding, whose column blocks a run divides",
+            why: "they run the micro kernel's square blocks (CPU devices) of a permute or view without bounds or a conversion, whose column blocks a run divides, in binding windows of whole runs",
         }),
         (Some(on), _) => Ok(on),
         (None, None) => Ok(false),

@@ -52,6 +52,7 @@ impl Cut {
                 let run = block.run as u64;
                 match block.strip {
                     Some(Strip::Rows(_)) => (block.rows() as u64, block.cols() as u64 * run),
+                    _ if block.column_runs => (block.rows() as u64, block.cols() as u64 * run),
                     _ => (block.rows() as u64 * run, block.cols() as u64),
                 }
             }
