@@ -461,6 +461,15 @@ impl Plan {
         MICRO_BAND_MAX_SPAN / (self.row_pitch() * rows as u64).max(1)
     }
 
+    /// [`Plan::micro_band_fit`] of the output's side: column blocks of `cols` output rows
+    /// each whose rows span at most [`MICRO_BAND_MAX_SPAN`] bytes.
+    pub fn micro_out_fit(&self, cols: u32) -> u64 {
+        let last = self.dims.len() - 1;
+        let pitch =
+            (self.out_strides_by_input_dim()[last] as i64).unsigned_abs() * self.dst_unit() as u64;
+        MICRO_BAND_MAX_SPAN / (pitch * cols as u64).max(1)
+    }
+
     /// Bytes between neighbouring input rows of a micro block (the row dim's stride).
     fn row_pitch(&self) -> u64 {
         self.row_dim().map_or(1, |a| {

@@ -549,19 +549,21 @@ fn column_run(block: &Block, c: u64) -> Option<u32> {
 }
 
 /// Whether the micro kernel's runs go along the column blocks ([`Block::column_runs`]):
-/// where a band of the usual order would have to be shorter than
-/// [`MICRO_COLUMN_RUN_MIN_BAND`] row blocks to keep its rows within
-/// [`MICRO_BAND_MAX_SPAN`] (input rows 256 KiB or more apart, for 4-byte units), and the
-/// rows are more than fit. Runs of square blocks (CPU devices) of a permute or view
-/// without bounds or a conversion (chosen before the plan splits into binding windows,
-/// whose boxes then hold whole runs: `windows::Cut`).
+/// where the rows are far apart on both sides, so that a band of the usual order would
+/// have to be shorter than [`MICRO_COLUMN_RUN_MIN_BAND`] row blocks to keep its input rows
+/// within [`MICRO_BAND_MAX_SPAN`] (rows 256 KiB or more apart, for 4-byte units), and as
+/// many column blocks of output rows would not fit either, and the input's rows are more
+/// than fit. Runs of square blocks (CPU devices) of a permute or view without bounds or a
+/// conversion (chosen before the plan splits into binding windows, whose boxes then hold
+/// whole runs: `windows::Cut`).
 ///
-/// On lavapipe (AMD EPYC, 2 cores; one probe run each, ratios to the shader copy of the
-/// same run), neighbours along the output's rows against column runs: `[64,64,64,64]
-/// (3,2,1,0)` f32 0.43 / 0.70, f16 0.33 / 0.48, 8-byte `[32,64,64,64]` 0.91 / 1.08,
-/// `[64,4096,64] (2,1,0)` 0.45 / 0.81, `[256,256,256] (2,1,0)` 0.52 / 0.76, `[256,65536]
-/// (1,0)` 0.50 / 0.60; where bands fit, the usual order won (`[4096,4096] (1,0)` 0.96 /
-/// 0.54, `[64,512,512] (0,2,1)` 1.16 / 0.96).
+/// On lavapipe (AMD EPYC, 2 cores; one probe run each, or the median of three, ratios to
+/// the shader copy of the same run), the usual order against column runs, rows far apart
+/// on both sides: `[64,64,64,64] (3,2,1,0)` f32 0.43 / 0.70, f16 0.33 / 0.48, 8-byte
+/// `[32,64,64,64]` 0.91 / 1.08, `[64,4096,64] (2,1,0)` 0.45 / 0.81, `[256,256,256]
+/// (2,1,0)` 0.52 / 0.76; input rows far apart only, the usual order in short bands won or
+/// tied (`[64,262144] (1,0)` 1.11 / 0.81, `[256,65536]` 0.64 / 0.62, medians of three), as
+/// it did where bands fit (`[4096,4096]` 0.97 / 0.48, `[64,512,512] (0,2,1)` 1.16 / 0.96).
 pub(super) fn choose_column_runs(
     plan: &Plan,
     caps: &DeviceCaps,
@@ -583,8 +585,12 @@ pub(super) fn choose_column_runs(
         && !padded
         && windows(plan);
     let fits = match (applies, micro_block(plan), plan.batch_rows_cols()) {
-        (true, Ok(block), Some((_, r, c))) => column_run(&block, c)
-            .map(|_| (plan.micro_band_fit(block.rows()), r / block.rows() as u64)),
+        (true, Ok(block), Some((_, r, c))) => column_run(&block, c).map(|_| {
+            let fits = plan
+                .micro_band_fit(block.rows())
+                .max(plan.micro_out_fit(block.cols()));
+            (fits, r / block.rows() as u64)
+        }),
         _ => None,
     };
     match (opts.column_runs, fits) {

@@ -382,8 +382,9 @@ fn micro_bands_follow_the_row_pitch() {
 }
 
 /// Bands keep their input rows within `MICRO_BAND_MAX_SPAN` bytes; where that would take
-/// fewer than `MICRO_COLUMN_RUN_MIN_BAND` row blocks, square blocks run along the columns
-/// instead (CPU devices, one binding, no bounds or conversion; forcible either way).
+/// fewer than `MICRO_COLUMN_RUN_MIN_BAND` row blocks, and the output's rows lie as far
+/// apart, square blocks run along the columns instead (CPU devices, no bounds or
+/// conversion; forcible either way).
 #[test]
 fn far_apart_rows_shorten_bands_or_run_along_the_columns() {
     use crate::plan::tuning::{MICRO_BAND_MAX_SPAN, MICRO_COLUMN_RUN_MIN_BAND};
@@ -402,10 +403,16 @@ fn far_apart_rows_shorten_bands_or_run_along_the_columns() {
         let p = planned(&[1024, 16384], &[1, 0], 4, Options::default(), caps).unwrap();
         let fit = MICRO_BAND_MAX_SPAN / (64 << 10) / 4;
         assert!(!p.column_runs && p.micro_band().unwrap() <= fit, "{p}");
-        // Rows 1 MiB and 256 KiB apart: column runs, no bands.
+        // Input rows 1 MiB apart, output rows 256 bytes: the usual order in short bands.
+        let p = planned(&[64, 262144], &[1, 0], 4, Options::default(), caps).unwrap();
+        assert!(
+            !p.column_runs && p.micro_band() == Some(MICRO_COLUMN_RUN_MIN_BAND),
+            "{p}"
+        );
+        // Rows 1 MiB and 256 KiB apart on both sides: column runs, no bands.
         for (shape, perm) in [
             (&[64usize, 64, 64, 64][..], &[3usize, 2, 1, 0][..]),
-            (&[256, 65536], &[1, 0]),
+            (&[256, 256, 256], &[2, 1, 0]),
         ] {
             let p = planned(shape, perm, 4, Options::default(), caps).unwrap();
             let b = block(&p);
