@@ -31,7 +31,7 @@
 // A padded view (bounds over the batch and row dims, never the columns) fills whole block
 // rows: a row outside a bound is not read, its accesses take the fill value.
 //
-// Filled in by src/shaders/micro.rs: SIDE, RUN, LANE_MAJOR, LANES, SHAPE_FN, BATCH_FN (the
+// Filled in by src/shaders/micro.rs: SIDE, RUN, LANE_MAJOR, LANES, COLUMN_RUNS, SHAPE_FN, BATCH_FN (the
 // unrolled batch decode), BOUNDS_FN (for padded views: the batch's part of each bound's
 // combined index, and the row check; else nothing), BATCH_BOUNDS (padded: `bv`, the
 // batch's part; lane_major: the run's step) and BLOCK_MOVE (where the `j`th block starts,
@@ -51,9 +51,9 @@ const LANE_MAJOR: bool = {{LANE_MAJOR}};
 const LANES: u32 = {{LANES}};
 // Whether an invocation's RUN blocks are neighbours along the columns (the input's rows)
 // and neighbouring invocations take neighbouring row blocks (plan::Block::column_runs):
-// each invocation reads whole lines of its input rows and a SIMD group writes one stretch
-// of each output row it covers, so that no line is read twice where the input's rows are
-// too far apart for a band's to stay cached.
+// each invocation reads a stretch of each of its input rows (a 64-byte line in runs of 4)
+// and a SIMD group writes one stretch of each output row it covers, where the rows lie too
+// far apart on both sides for a band's to stay cached until it comes back to them.
 const COLUMN_RUNS: bool = {{COLUMN_RUNS}};
 
 // Word `i` of the shape's (never an offset or a conversion table's): the parameter block's,

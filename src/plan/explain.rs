@@ -254,7 +254,7 @@ impl Plan {
                         let along = match (block.strip, block.column_runs) {
                             (Some(Strip::Rows(_)), _) => "columns",
                             (_, true) => {
-                                "columns (the input's rows: whole lines each; neighbouring invocations take neighbouring row blocks, as the rows a band of the other order reads again are too far apart to stay cached)"
+                                "columns (the input's rows; neighbouring invocations take neighbouring row blocks: column runs, for rows too far apart on both sides for a band to stay cached)"
                             }
                             _ => "output's rows",
                         };

@@ -94,10 +94,11 @@ pub struct Block {
     /// CPU devices; `select::micro_block`).
     pub lane_major: bool,
     /// The run's blocks are neighbours along the columns (the input's rows), and
-    /// neighbouring invocations take neighbouring row blocks: each invocation reads whole
-    /// lines of its input rows and a SIMD group writes one stretch of each of its output
-    /// rows, so nothing is read twice where a band's rows are too far apart to stay cached
-    /// (square blocks on CPU devices; `select::choose_column_runs`).
+    /// neighbouring invocations take neighbouring row blocks: each invocation reads a
+    /// stretch of each of its input rows (a whole 64-byte line in runs of 4 where the rows
+    /// start on lines) and a SIMD group writes one stretch of each of its output rows,
+    /// where a band's rows would be too far apart to stay cached until it comes back to
+    /// them (square blocks on CPU devices; `column_runs::choose`).
     pub column_runs: bool,
 }
 
@@ -225,6 +226,20 @@ impl Block {
     /// The same block, `run` of them per invocation.
     pub fn with_run(self, run: u32) -> Block {
         Block { run, ..self }
+    }
+
+    /// The run of this square block's column runs over `c` columns: the first of
+    /// [`MICRO_RUNS`](super::tuning::MICRO_RUNS) that divides its column blocks, if any
+    /// (none for strips).
+    pub fn column_run(&self, c: u64) -> Option<u32> {
+        let blocks = c / self.cols() as u64;
+        (self.strip.is_none() && !self.flat)
+            .then(|| {
+                super::tuning::MICRO_RUNS
+                    .into_iter()
+                    .find(|&run| blocks.is_multiple_of(run as u64))
+            })
+            .flatten()
     }
 
     /// The same block, `run` of them per invocation along its columns.

@@ -8,6 +8,7 @@
 //! windows and grid folding), `explain` (prints what was recorded).
 
 mod channels;
+mod column_runs;
 mod edges;
 mod explain;
 mod geometry;
@@ -414,7 +415,7 @@ fn finish(
     plan.quads = select::choose_quads(&plan, one_binding);
     plan.runs = select::choose_runs(&plan, caps, one_binding);
     // Before the windows: a box's grain follows the direction of the runs.
-    plan.column_runs = select::choose_column_runs(&plan, caps, opts, limit)?;
+    plan.column_runs = column_runs::choose(&plan, caps, opts, limit)?;
     if one_binding {
         let total = plan.workgroups();
         plan.chunks = vec![Chunk {

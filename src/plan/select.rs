@@ -420,7 +420,12 @@ fn micro_fits(plan: &Plan, caps: &DeviceCaps, limit: u64) -> Result<(), Misfit> 
 /// view's bounds nor the affine's channels over the batch would count from the whole
 /// tensor's corner (the kernels' bounds and batch index are relative to their dispatch's
 /// box; channels of rows or columns rotate their tables per box).
-fn windows_fit(plan: &Plan, kernel: Kernel, caps: &DeviceCaps, limit: u64) -> Result<(), Misfit> {
+pub(super) fn windows_fit(
+    plan: &Plan,
+    kernel: Kernel,
+    caps: &DeviceCaps,
+    limit: u64,
+) -> Result<(), Misfit> {
     if plan.src_extent() <= limit && plan.dst_extent() <= limit {
         return Ok(());
     }
@@ -519,9 +524,9 @@ pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
     if plan.runs && lane_major(plan, &block, b.saturating_mul(along)) {
         return Ok(block.lane_major(MICRO_LANE_MAJOR_RUN));
     }
-    // Runs along the columns (`choose_column_runs` checked that one divides them).
+    // Runs along the columns (`column_runs::choose` checked that one divides them).
     if plan.column_runs
-        && let Some(run) = column_run(&block, c)
+        && let Some(run) = block.column_run(c)
     {
         return Ok(block.column_runs(run));
     }
@@ -533,75 +538,6 @@ pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
         .find(|&run| plan.runs && along.is_multiple_of(run as u64))
         .unwrap_or(1);
     Ok(block.with_run(run))
-}
-
-/// The run of a square block's column runs: the first of [`MICRO_RUNS`] that divides its
-/// column blocks (`c` columns), if any.
-fn column_run(block: &Block, c: u64) -> Option<u32> {
-    let blocks = c / block.cols() as u64;
-    (block.strip.is_none() && !block.flat)
-        .then(|| {
-            MICRO_RUNS
-                .into_iter()
-                .find(|&run| blocks.is_multiple_of(run as u64))
-        })
-        .flatten()
-}
-
-/// Whether the micro kernel's runs go along the column blocks ([`Block::column_runs`]):
-/// where the rows are far apart on both sides, so that a band of the usual order would
-/// have to be shorter than [`MICRO_COLUMN_RUN_MIN_BAND`] row blocks to keep its input rows
-/// within [`MICRO_BAND_MAX_SPAN`] (rows 256 KiB or more apart, for 4-byte units), and as
-/// many column blocks of output rows would not fit either, and the input's rows are more
-/// than fit. Runs of square blocks (CPU devices) of a permute or view without bounds or a
-/// conversion (chosen before the plan splits into binding windows, whose boxes then hold
-/// whole runs: `windows::Cut`).
-///
-/// On lavapipe (AMD EPYC, 2 cores; one probe run each, or the median of three, ratios to
-/// the shader copy of the same run), the usual order against column runs, rows far apart
-/// on both sides: `[64,64,64,64] (3,2,1,0)` f32 0.43 / 0.70, f16 0.33 / 0.48, 8-byte
-/// `[32,64,64,64]` 0.91 / 1.08, `[64,4096,64] (2,1,0)` 0.45 / 0.81, `[256,256,256]
-/// (2,1,0)` 0.52 / 0.76; input rows far apart only, the usual order in short bands won or
-/// tied (`[64,262144] (1,0)` 1.11 / 0.81, `[256,65536]` 0.64 / 0.62, medians of three), as
-/// it did where bands fit (`[4096,4096]` 0.97 / 0.48, `[64,512,512] (0,2,1)` 1.16 / 0.96).
-pub(super) fn choose_column_runs(
-    plan: &Plan,
-    caps: &DeviceCaps,
-    opts: &Options,
-    limit: u64,
-) -> Result<bool, PermuteError> {
-    let padded = plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
-    // Their boxes hold whole runs of columns: windows that fit the rows' runs may not.
-    let windows = |plan: &Plan| {
-        let along = Plan {
-            column_runs: true,
-            ..plan.clone()
-        };
-        windows_fit(&along, Kernel::Micro, caps, limit).is_ok()
-    };
-    let applies = plan.kernel == Kernel::Micro
-        && plan.runs
-        && plan.conversion.is_none()
-        && !padded
-        && windows(plan);
-    let fits = match (applies, micro_block(plan), plan.batch_rows_cols()) {
-        (true, Ok(block), Some((_, r, c))) => column_run(&block, c).map(|_| {
-            let fits = plan
-                .micro_band_fit(block.rows())
-                .max(plan.micro_out_fit(block.cols()));
-            (fits, r / block.rows() as u64)
-        }),
-        _ => None,
-    };
-    match (opts.column_runs, fits) {
-        (Some(true), None) => Err(PermuteError::ForcedChoice {
-            what: "column runs",
-            why: "they run the micro kernel's square blocks (CPU devices) of a permute or view without bounds or a conversion, whose column blocks a run divides, in binding windows of whole runs",
-        }),
-        (Some(on), _) => Ok(on),
-        (None, None) => Ok(false),
-        (None, Some((fit, row_blocks))) => Ok(fit < MICRO_COLUMN_RUN_MIN_BAND && row_blocks > fit),
-    }
 }
 
 /// Whether a block's runs are lane-major ([`MICRO_LANE_MAJOR_RUN`], `blocks` in all): a

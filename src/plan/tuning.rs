@@ -186,13 +186,14 @@ pub const MICRO_BAND_SPAN: u64 = 128 << 10;
 /// (`[1024,16384] (1,0)` f32, rows 64 KiB apart) bands of 512 rows (32 MiB) ran at 0.45 of
 /// the shader copy, of 256 rows (16 MiB) at 0.93; `[4096,4096]` (16 KiB) 0.95 in bands of
 /// 512 rows (8 MiB), 0.42 in one band of all 4096 (64 MiB). Where fewer than
-/// [`MICRO_COLUMN_RUN_MIN_BAND`] row blocks fit, the blocks run along the columns instead
-/// (see [`Block::column_runs`](super::Block::column_runs)).
+/// [`MICRO_COLUMN_RUN_MIN_BAND`] row blocks fit and the output's rows lie as far apart,
+/// the blocks run along the columns instead (see
+/// [`Block::column_runs`](super::Block::column_runs)).
 pub const MICRO_BAND_MAX_SPAN: u64 = 16 << 20;
 
 /// Row blocks a micro band needs at least to keep its order: one SIMD group's invocations
-/// ([`LANE_GROUP`]), [`MICRO_RUN`] blocks each, per column block. Shorter bands (rows a
-/// pitch of 256 KiB or more apart) make each SIMD group write as many output rows as it
+/// ([`LANE_GROUP`]), [`MICRO_RUN`] blocks each, per column block. Shorter bands (rows more
+/// than 128 KiB apart, for 4-byte units) make each SIMD group write as many output rows as it
 /// moves column blocks (the 4-D reversal in bands of 4 blocks: 0.29 of the shader copy,
 /// against 0.43 in one band of 16 and 0.70 in column runs).
 pub const MICRO_COLUMN_RUN_MIN_BAND: u64 = (LANE_GROUP * MICRO_RUN) as u64;

@@ -2,6 +2,7 @@
 //! constants and internals, which are not API.
 
 mod basics;
+mod column_runs;
 mod edges;
 mod reasons;
 mod strips;

@@ -132,6 +132,7 @@ proptest::proptest! {
         access64 in 0usize..3,
         wide_stores in 0usize..3,
         scatter in 0usize..3,
+        column_runs in 0usize..3,
     ) {
         let all = validated();
         let perm = perm_from_seed(shape.len(), seed);
@@ -144,6 +145,7 @@ proptest::proptest! {
             access64: tri[access64],
             wide_stores: tri[wide_stores],
             scatter: tri[scatter],
+            column_runs: tri[column_runs],
             ..Options::default()
         };
         let mut req = Request::new(&shape, &perm, elem).with_options(options);
@@ -177,10 +179,12 @@ proptest::proptest! {
         index in 0usize..12,
         access64 in 0usize..8,
         wide_stores in 0usize..8,
+        column_runs in 0usize..8,
     ) {
         let pick = |i: usize, n: usize| if i < n { i } else { 0 };
         let (kernel, index) = (pick(kernel, 4), pick(index, 4));
         let (access64, wide_stores) = (pick(access64, 3), pick(wide_stores, 3));
+        let column_runs = pick(column_runs, 3);
         let all = validated();
         let perm = perm_from_seed(shape.len(), seed);
         let mut v = View::permuted(&shape, &perm).unwrap();
@@ -220,6 +224,7 @@ proptest::proptest! {
                 index: [None, Some(IndexMath::U32), Some(IndexMath::U64), Some(IndexMath::U32Pair)][index],
                 access64: tri[access64],
                 wide_stores: tri[wide_stores],
+                column_runs: tri[column_runs],
                 ..Options::default()
             },
             conversion: None,
@@ -378,91 +383,6 @@ fn micro_bands_follow_the_row_pitch() {
     assert_eq!(
         band(&[4096, 4096], &[1, 0], 4, &DeviceCaps::default()),
         None
-    );
-}
-
-/// Bands keep their input rows within `MICRO_BAND_MAX_SPAN` bytes; where that would take
-/// fewer than `MICRO_COLUMN_RUN_MIN_BAND` row blocks, and the output's rows lie as far
-/// apart, square blocks run along the columns instead (CPU devices, no bounds or
-/// conversion; forcible either way).
-#[test]
-fn far_apart_rows_shorten_bands_or_run_along_the_columns() {
-    use crate::plan::tuning::{MICRO_BAND_MAX_SPAN, MICRO_COLUMN_RUN_MIN_BAND};
-    let cpu64 = DeviceCaps {
-        int64: true,
-        access64_faster: true,
-        ..cpu()
-    };
-    let planned =
-        |shape: &[usize], perm: &[usize], elem: usize, options: Options, caps: &DeviceCaps| {
-            plan::plan(&Request::new(shape, perm, elem).with_options(options), caps)
-        };
-    let block = |p: &plan::Plan| p.variant().and_then(|v| v.block()).unwrap();
-    for caps in [&cpu(), &cpu64] {
-        // Rows 64 KiB apart: bands of at most 16 MiB of rows, still the usual order.
-        let p = planned(&[1024, 16384], &[1, 0], 4, Options::default(), caps).unwrap();
-        let fit = MICRO_BAND_MAX_SPAN / (64 << 10) / 4;
-        assert!(!p.column_runs && p.micro_band().unwrap() <= fit, "{p}");
-        // Input rows 1 MiB apart, output rows 256 bytes: the usual order in short bands.
-        let p = planned(&[64, 262144], &[1, 0], 4, Options::default(), caps).unwrap();
-        assert!(
-            !p.column_runs && p.micro_band() == Some(MICRO_COLUMN_RUN_MIN_BAND),
-            "{p}"
-        );
-        // Rows 1 MiB and 256 KiB apart on both sides: column runs, no bands.
-        for (shape, perm) in [
-            (&[64usize, 64, 64, 64][..], &[3usize, 2, 1, 0][..]),
-            (&[256, 256, 256], &[2, 1, 0]),
-        ] {
-            let p = planned(shape, perm, 4, Options::default(), caps).unwrap();
-            let b = block(&p);
-            assert!(p.column_runs && b.column_runs && b.run == 4, "{p}");
-            assert_eq!(p.micro_band(), None, "{p}");
-            // Forced off: the usual order, in bands no shorter than a SIMD group's.
-            let off = Options {
-                column_runs: Some(false),
-                ..Options::default()
-            };
-            let p = planned(shape, perm, 4, off, caps).unwrap();
-            assert!(!block(&p).column_runs, "{p}");
-            assert!(
-                p.micro_band().unwrap() >= MICRO_COLUMN_RUN_MIN_BAND.min(16),
-                "{p}"
-            );
-        }
-        // Rows close enough: the usual order.
-        let p = planned(&[4096, 4096], &[1, 0], 4, Options::default(), caps).unwrap();
-        assert!(!p.column_runs, "{p}");
-    }
-    // GPUs have no runs, so no column runs; nor does the traced form of a CPU plan.
-    let gpu = planned(
-        &[64, 64, 64, 64],
-        &[3, 2, 1, 0],
-        4,
-        Options::default(),
-        &DeviceCaps::default(),
-    );
-    assert!(!gpu.unwrap().column_runs);
-    let on_cpu = planned(
-        &[64, 64, 64, 64],
-        &[3, 2, 1, 0],
-        4,
-        Options::default(),
-        &cpu(),
-    )
-    .unwrap();
-    assert!(!on_cpu.on_gpu().unwrap().column_runs);
-    // Forced on: a small square transpose takes them; a strip (RGB pixels) is refused.
-    let on = Options {
-        column_runs: Some(true),
-        ..Options::default()
-    };
-    let p = planned(&[64, 64], &[1, 0], 4, on, &cpu()).unwrap();
-    assert!(block(&p).column_runs, "{p}");
-    let strip = planned(&[32, 224, 224, 3], &[0, 3, 1, 2], 1, on, &cpu());
-    assert!(
-        matches!(strip, Err(PermuteError::ForcedChoice { .. })),
-        "{strip:?}"
     );
 }
 

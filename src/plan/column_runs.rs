@@ -1,0 +1,67 @@
+//! The micro kernel's column runs ([`Block::column_runs`](super::Block::column_runs)):
+//! where they apply, and where they pay.
+
+use super::select::{micro_block, windows_fit};
+use super::tuning::MICRO_COLUMN_RUN_MIN_BAND;
+use super::{DeviceCaps, Kernel, Options, Plan};
+use crate::PermuteError;
+
+/// Whether the micro kernel's runs go along the column blocks: where the rows are far
+/// apart on both sides, so that a band of the usual order would have to be shorter than
+/// [`MICRO_COLUMN_RUN_MIN_BAND`] row blocks to keep its input rows within
+/// [`MICRO_BAND_MAX_SPAN`](super::tuning::MICRO_BAND_MAX_SPAN) (rows more than 128 KiB
+/// apart, for 4-byte units) and as many column blocks of output rows would not fit either,
+/// and the input's rows are more than fit. Runs of square blocks (CPU devices) of a
+/// permute or view without bounds or a conversion, chosen before the plan splits into
+/// binding windows, whose boxes then hold whole runs (`windows::Cut`).
+///
+/// On lavapipe (AMD EPYC, 2 cores; one probe run each, or the median of three, ratios to
+/// the shader copy of the same run), the usual order against column runs, rows far apart
+/// on both sides: `[64,64,64,64] (3,2,1,0)` f32 0.43 / 0.70, f16 0.33 / 0.48, 8-byte
+/// `[32,64,64,64]` 0.91 / 1.08, `[64,4096,64] (2,1,0)` 0.45 / 0.81, `[256,256,256]
+/// (2,1,0)` 0.52 / 0.76; input rows far apart only, the usual order in short bands won or
+/// tied (`[64,262144] (1,0)` 1.11 / 0.81, `[256,65536]` 0.64 / 0.62, medians of three), as
+/// it did where bands fit (`[4096,4096]` 0.97 / 0.48, `[64,512,512] (0,2,1)` 1.16 / 0.96).
+pub(super) fn choose(
+    plan: &Plan,
+    caps: &DeviceCaps,
+    opts: &Options,
+    limit: u64,
+) -> Result<bool, PermuteError> {
+    let padded = plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
+    let applies = plan.kernel == Kernel::Micro
+        && plan.runs
+        && plan.conversion.is_none()
+        && !padded
+        && windows_fit(&along_columns(plan), Kernel::Micro, caps, limit).is_ok();
+    // How many row blocks a band may hold (the more of the two sides'), and the rows'.
+    let fits = match (applies, plan.batch_rows_cols()) {
+        (true, Some((_, r, c))) => micro_block(plan)
+            .ok()
+            .filter(|block| block.column_run(c).is_some())
+            .map(|block| {
+                let fit = plan
+                    .micro_band_fit(block.rows())
+                    .max(plan.micro_out_fit(block.cols()));
+                (fit, r / block.rows() as u64)
+            }),
+        _ => None,
+    };
+    match (opts.column_runs, fits) {
+        (Some(true), None) => Err(PermuteError::ForcedChoice {
+            what: "column runs",
+            why: "they run the micro kernel's square blocks (CPU devices) of a permute or view without bounds or a conversion, whose column blocks a run divides, in binding windows of whole runs",
+        }),
+        (Some(on), _) => Ok(on),
+        (None, None) => Ok(false),
+        (None, Some((fit, row_blocks))) => Ok(fit < MICRO_COLUMN_RUN_MIN_BAND && row_blocks > fit),
+    }
+}
+
+/// The plan with column runs: its windows must hold whole runs of columns.
+fn along_columns(plan: &Plan) -> Plan {
+    Plan {
+        column_runs: true,
+        ..plan.clone()
+    }
+}

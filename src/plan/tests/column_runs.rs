@@ -1,0 +1,203 @@
+//! The micro kernel's column runs and its bands' span: where they are chosen, where forcing
+//! them is refused, and their binding windows' boxes.
+
+use super::*;
+use crate::convert::{Conversion, Dtype};
+use crate::plan::tuning::{MICRO_BAND_MAX_SPAN, MICRO_COLUMN_RUN_MIN_BAND};
+
+fn planned(
+    shape: &[usize],
+    perm: &[usize],
+    elem: usize,
+    options: Options,
+    caps: &DeviceCaps,
+) -> Result<crate::Plan, PermuteError> {
+    plan::plan(&Request::new(shape, perm, elem).with_options(options), caps)
+}
+
+fn block(p: &crate::Plan) -> crate::plan::Block {
+    p.variant().and_then(|v| v.block()).unwrap()
+}
+
+const ON: Options = Options {
+    column_runs: Some(true),
+    ..GENERIC_DEFAULTS
+};
+const OFF: Options = Options {
+    column_runs: Some(false),
+    ..GENERIC_DEFAULTS
+};
+const GENERIC_DEFAULTS: Options = Options {
+    kernel: None,
+    index: None,
+    binding_limit: None,
+    specialize: None,
+    access64: None,
+    wide_stores: None,
+    scatter: None,
+    walk_tiles: None,
+    column_runs: None,
+};
+
+fn cpu64() -> DeviceCaps {
+    DeviceCaps {
+        int64: true,
+        access64_faster: true,
+        ..cpu()
+    }
+}
+
+/// Bands keep their input rows within `MICRO_BAND_MAX_SPAN` bytes; where that would take
+/// fewer than `MICRO_COLUMN_RUN_MIN_BAND` row blocks, the output's rows lie as far apart
+/// and there are more row blocks than fit, square blocks run along the columns instead
+/// (CPU devices); forcible either way.
+#[test]
+fn far_apart_rows_shorten_bands_or_run_along_the_columns() {
+    let auto = Options::default();
+    for caps in [&cpu(), &cpu64()] {
+        // Rows 64 KiB apart: bands of at most 16 MiB of rows, still the usual order.
+        let p = planned(&[1024, 16384], &[1, 0], 4, auto, caps).unwrap();
+        let fit = MICRO_BAND_MAX_SPAN / (64 << 10) / 4;
+        assert!(!p.column_runs && p.micro_band().unwrap() <= fit, "{p}");
+        // Input rows 1 MiB apart, output rows 256 bytes: the usual order in short bands.
+        let p = planned(&[64, 262144], &[1, 0], 4, auto, caps).unwrap();
+        let band = Some(MICRO_COLUMN_RUN_MIN_BAND);
+        assert!(!p.column_runs && p.micro_band() == band, "{p}");
+        // Rows far apart on both sides, but two row blocks, which one band holds.
+        let p = planned(&[8, 128, 64, 64], &[3, 2, 1, 0], 4, auto, caps).unwrap();
+        assert!(!p.column_runs, "{p}");
+        // Rows 1 MiB and 256 KiB apart on both sides: column runs, no bands.
+        for (shape, perm) in [
+            (&[64usize, 64, 64, 64][..], &[3usize, 2, 1, 0][..]),
+            (&[256, 256, 256], &[2, 1, 0]),
+        ] {
+            let p = planned(shape, perm, 4, auto, caps).unwrap();
+            let b = block(&p);
+            assert!(p.column_runs && b.column_runs && b.run == 4, "{p}");
+            assert_eq!(p.micro_band(), None, "{p}");
+            // Forced off: the usual order, in bands of a SIMD group's rows per column block.
+            let p = planned(shape, perm, 4, OFF, caps).unwrap();
+            assert!(!block(&p).column_runs, "{p}");
+            assert_eq!(p.micro_band(), band, "{p}");
+        }
+        // Rows close enough: the usual order.
+        let p = planned(&[4096, 4096], &[1, 0], 4, auto, caps).unwrap();
+        assert!(!p.column_runs, "{p}");
+    }
+    // GPUs have no runs, so no column runs; nor does the traced form of a CPU plan.
+    let reversal = |caps: &DeviceCaps| planned(&[64, 64, 64, 64], &[3, 2, 1, 0], 4, auto, caps);
+    assert!(!reversal(&DeviceCaps::default()).unwrap().column_runs);
+    assert!(!reversal(&cpu()).unwrap().on_gpu().unwrap().column_runs);
+    // Forced on: a small square transpose takes them (runs of 3 where 4 does not divide
+    // its column blocks).
+    let p = planned(&[64, 64], &[1, 0], 4, ON, &cpu()).unwrap();
+    assert!(block(&p).column_runs && block(&p).run == 4, "{p}");
+    let p = planned(&[64, 48], &[1, 0], 4, ON, &cpu()).unwrap();
+    assert!(block(&p).column_runs && block(&p).run == 4, "{p}");
+    let p = planned(&[64, 36], &[1, 0], 4, ON, &cpu()).unwrap();
+    assert!(block(&p).column_runs && block(&p).run == 3, "{p}");
+}
+
+/// Forcing column runs where they do not apply is refused: strips, a GPU (no runs), column
+/// blocks no run divides, a conversion, a padded view.
+#[test]
+fn forced_column_runs_are_refused_where_they_do_not_apply() {
+    let refused = |r: Result<crate::Plan, PermuteError>| {
+        assert!(
+            matches!(
+                r,
+                Err(PermuteError::ForcedChoice {
+                    what: "column runs",
+                    ..
+                })
+            ),
+            "{r:?}"
+        )
+    };
+    refused(planned(&[32, 224, 224, 3], &[0, 3, 1, 2], 1, ON, &cpu()));
+    refused(planned(&[64, 64], &[1, 0], 4, ON, &DeviceCaps::default()));
+    // 5 column blocks of 4: no run of 4, 3 or 2 divides them.
+    refused(planned(&[64, 20], &[1, 0], 4, ON, &cpu()));
+    let to_f16 = Conversion::new(Dtype::F32, Dtype::F16).unwrap();
+    let mut req = Request::new(&[64, 64], &[1, 0], 4).with_options(ON);
+    req.conversion = Some(&to_f16);
+    refused(plan::plan(&req, &cpu()));
+    // NCHW -> NCHW4c with 6 channels padded to 8.
+    let (n, ch, y, x) = (2, 6, 8, 8);
+    let view = View {
+        shape: vec![n, 2, y, x, 4],
+        strides: [ch * y * x, 4 * y * x, x, 1, y * x]
+            .map(|s| s as isize)
+            .to_vec(),
+        offset: 0,
+        bounds: vec![Bound {
+            dims: vec![1, 4],
+            valid: 0..ch,
+        }],
+        dst_strides: None,
+    };
+    let fill = [0u8; 4];
+    let req = ViewRequest {
+        view: &view,
+        elem_size: 4,
+        src_offset: 0,
+        dst_offset: 0,
+        src_len: n * ch * y * x,
+        dst_len: view.len(),
+        fill: &fill,
+        options: Options {
+            kernel: Some(Kernel::Micro),
+            ..ON
+        },
+        conversion: None,
+    };
+    refused(plan::plan_view(&req, &cpu(), &Default::default()));
+    // The same view without forcing: micro blocks in the usual order.
+    let req = ViewRequest {
+        options: Options {
+            kernel: Some(Kernel::Micro),
+            ..GENERIC_DEFAULTS
+        },
+        ..req
+    };
+    let p = plan::plan_view(&req, &cpu(), &Default::default()).unwrap();
+    assert!(!p.column_runs && p.kernel == Kernel::Micro, "{p}");
+}
+
+/// Across binding windows, each box of a column-run plan holds whole runs of column blocks
+/// (and whole blocks of rows), and the boxes cover the tensor once within their windows;
+/// where whole runs cannot fit a window, forcing them is refused.
+#[test]
+fn column_runs_split_into_boxes_of_whole_runs() {
+    for caps in [cpu(), cpu64()] {
+        for (shape, perm, limit) in [
+            (&[256usize, 256, 256][..], &[2usize, 1, 0][..], 16u64 << 20),
+            (&[64, 64, 64, 64], &[3, 2, 1, 0], 32 << 20),
+            (&[4096, 48], &[1, 0], 512 << 10),
+        ] {
+            let options = Options {
+                binding_limit: Some(limit),
+                ..ON
+            };
+            let p = planned(shape, perm, 4, options, &caps)
+                .unwrap_or_else(|e| panic!("{shape:?} {perm:?} {limit}: {e}"));
+            let b = block(&p);
+            assert!(b.column_runs && p.chunks.len() > 1, "{p}");
+            let (a, last) = (p.row_dim().unwrap(), p.dims.len() - 1);
+            for c in &p.chunks {
+                let cols = c.hi[last] - c.lo[last];
+                assert_eq!(cols % (b.cols() * b.run) as u64, 0, "{p}: {c:?}");
+                assert_eq!((c.hi[a] - c.lo[a]) % b.rows() as u64, 0, "{p}: {c:?}");
+            }
+            check_chunks(&p, &caps, limit);
+        }
+    }
+    // All 32 columns of u8 are one run of 2 blocks: an output window of 16 rows' 32
+    // columns needs 128 KiB.
+    let options = Options {
+        binding_limit: Some(64 << 10),
+        ..ON
+    };
+    let r = planned(&[4096, 32], &[1, 0], 1, options, &cpu());
+    assert!(matches!(r, Err(PermuteError::ForcedChoice { .. })), "{r:?}");
+}
