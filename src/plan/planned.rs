@@ -437,10 +437,10 @@ impl Plan {
             return None;
         }
         let rows = block.rows() as u64;
-        let pitch = self.row_pitch();
         let blocks = if self.access64 {
             MICRO_BAND_ROWS as u64 / rows
         } else {
+            let pitch = self.row_pitch();
             let blocks = match self.unit {
                 16 => MICRO_BAND_BLOCKS_16B,
                 _ if pitch.is_multiple_of(MICRO_ALIASING_PITCH) => MICRO_BAND_BLOCKS,

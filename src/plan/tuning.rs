@@ -182,8 +182,8 @@ pub const MICRO_BAND_SPAN: u64 = 128 << 10;
 /// Bytes of input rows a micro band may span (rows times pitch): past it the rows a band
 /// reads again for its next column block are no longer cached. A set-associative cache
 /// holds any rows spanning at most half of it (at most half its ways per set, whatever the
-/// pitch); the AMD EPYC these were measured on has a 32 MiB L3. On lavapipe there
-/// (`[1024,16384] (1,0)` f32, rows 64 KiB apart) bands of 512 rows (32 MiB) ran at 0.45 of
+/// pitch); the AMD EPYC these were measured on has a 32 MiB L3. On lavapipe there (the
+/// shader copy of 64 MiB at 12-14 GB/s; `[1024,16384] (1,0)` f32, rows 64 KiB apart) bands of 512 rows (32 MiB) ran at 0.45 of
 /// the shader copy, of 256 rows (16 MiB) at 0.93; `[4096,4096]` (16 KiB) 0.95 in bands of
 /// 512 rows (8 MiB), 0.42 in one band of all 4096 (64 MiB). Where fewer than
 /// [`MICRO_COLUMN_RUN_MIN_BAND`] row blocks fit and the output's rows lie as far apart,

@@ -50,10 +50,10 @@ impl Cut {
             _ => {
                 let block = select::micro_block(plan)?;
                 let run = block.run as u64;
-                match block.strip {
-                    Some(Strip::Rows(_)) => (block.rows() as u64, block.cols() as u64 * run),
-                    _ if block.column_runs => (block.rows() as u64, block.cols() as u64 * run),
-                    _ => (block.rows() as u64 * run, block.cols() as u64),
+                // Runs along the columns: a row strip's, and column runs.
+                match block.column_runs || matches!(block.strip, Some(Strip::Rows(_))) {
+                    true => (block.rows() as u64, block.cols() as u64 * run),
+                    false => (block.rows() as u64 * run, block.cols() as u64),
                 }
             }
         };

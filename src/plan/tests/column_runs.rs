@@ -19,25 +19,13 @@ fn block(p: &crate::Plan) -> crate::plan::Block {
     p.variant().and_then(|v| v.block()).unwrap()
 }
 
-const ON: Options = Options {
-    column_runs: Some(true),
-    ..GENERIC_DEFAULTS
-};
-const OFF: Options = Options {
-    column_runs: Some(false),
-    ..GENERIC_DEFAULTS
-};
-const GENERIC_DEFAULTS: Options = Options {
-    kernel: None,
-    index: None,
-    binding_limit: None,
-    specialize: None,
-    access64: None,
-    wide_stores: None,
-    scatter: None,
-    walk_tiles: None,
-    column_runs: None,
-};
+/// Column runs forced on or off, the rest the planner's.
+fn forced(on: bool) -> Options {
+    Options {
+        column_runs: Some(on),
+        ..Options::default()
+    }
+}
 
 fn cpu64() -> DeviceCaps {
     DeviceCaps {
@@ -76,7 +64,7 @@ fn far_apart_rows_shorten_bands_or_run_along_the_columns() {
             assert!(p.column_runs && b.column_runs && b.run == 4, "{p}");
             assert_eq!(p.micro_band(), None, "{p}");
             // Forced off: the usual order, in bands of a SIMD group's rows per column block.
-            let p = planned(shape, perm, 4, OFF, caps).unwrap();
+            let p = planned(shape, perm, 4, forced(false), caps).unwrap();
             assert!(!block(&p).column_runs, "{p}");
             assert_eq!(p.micro_band(), band, "{p}");
         }
@@ -90,11 +78,11 @@ fn far_apart_rows_shorten_bands_or_run_along_the_columns() {
     assert!(!reversal(&cpu()).unwrap().on_gpu().unwrap().column_runs);
     // Forced on: a small square transpose takes them (runs of 3 where 4 does not divide
     // its column blocks).
-    let p = planned(&[64, 64], &[1, 0], 4, ON, &cpu()).unwrap();
+    let p = planned(&[64, 64], &[1, 0], 4, forced(true), &cpu()).unwrap();
     assert!(block(&p).column_runs && block(&p).run == 4, "{p}");
-    let p = planned(&[64, 48], &[1, 0], 4, ON, &cpu()).unwrap();
+    let p = planned(&[64, 48], &[1, 0], 4, forced(true), &cpu()).unwrap();
     assert!(block(&p).column_runs && block(&p).run == 4, "{p}");
-    let p = planned(&[64, 36], &[1, 0], 4, ON, &cpu()).unwrap();
+    let p = planned(&[64, 36], &[1, 0], 4, forced(true), &cpu()).unwrap();
     assert!(block(&p).column_runs && block(&p).run == 3, "{p}");
 }
 
@@ -114,12 +102,24 @@ fn forced_column_runs_are_refused_where_they_do_not_apply() {
             "{r:?}"
         )
     };
-    refused(planned(&[32, 224, 224, 3], &[0, 3, 1, 2], 1, ON, &cpu()));
-    refused(planned(&[64, 64], &[1, 0], 4, ON, &DeviceCaps::default()));
+    refused(planned(
+        &[32, 224, 224, 3],
+        &[0, 3, 1, 2],
+        1,
+        forced(true),
+        &cpu(),
+    ));
+    refused(planned(
+        &[64, 64],
+        &[1, 0],
+        4,
+        forced(true),
+        &DeviceCaps::default(),
+    ));
     // 5 column blocks of 4: no run of 4, 3 or 2 divides them.
-    refused(planned(&[64, 20], &[1, 0], 4, ON, &cpu()));
+    refused(planned(&[64, 20], &[1, 0], 4, forced(true), &cpu()));
     let to_f16 = Conversion::new(Dtype::F32, Dtype::F16).unwrap();
-    let mut req = Request::new(&[64, 64], &[1, 0], 4).with_options(ON);
+    let mut req = Request::new(&[64, 64], &[1, 0], 4).with_options(forced(true));
     req.conversion = Some(&to_f16);
     refused(plan::plan(&req, &cpu()));
     // NCHW -> NCHW4c with 6 channels padded to 8.
@@ -147,7 +147,7 @@ fn forced_column_runs_are_refused_where_they_do_not_apply() {
         fill: &fill,
         options: Options {
             kernel: Some(Kernel::Micro),
-            ..ON
+            ..forced(true)
         },
         conversion: None,
     };
@@ -156,7 +156,7 @@ fn forced_column_runs_are_refused_where_they_do_not_apply() {
     let req = ViewRequest {
         options: Options {
             kernel: Some(Kernel::Micro),
-            ..GENERIC_DEFAULTS
+            ..Options::default()
         },
         ..req
     };
@@ -177,7 +177,7 @@ fn column_runs_split_into_boxes_of_whole_runs() {
         ] {
             let options = Options {
                 binding_limit: Some(limit),
-                ..ON
+                ..forced(true)
             };
             let p = planned(shape, perm, 4, options, &caps)
                 .unwrap_or_else(|e| panic!("{shape:?} {perm:?} {limit}: {e}"));
@@ -196,7 +196,7 @@ fn column_runs_split_into_boxes_of_whole_runs() {
     // columns needs 128 KiB.
     let options = Options {
         binding_limit: Some(64 << 10),
-        ..ON
+        ..forced(true)
     };
     let r = planned(&[4096, 32], &[1, 0], 1, options, &cpu());
     assert!(matches!(r, Err(PermuteError::ForcedChoice { .. })), "{r:?}");
