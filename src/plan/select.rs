@@ -491,6 +491,9 @@ pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
             && (0..=last).all(|d| d == a || (d == last && span_out) || whole_out(outs[d] as i64))
             && plan.src_start().is_multiple_of(b.access_bytes as u64)
             && plan.dst_offset.is_multiple_of(b.access_bytes as u64)
+            // The source binding holds one access (a padded view that reads nothing binds
+            // one unit).
+            && plan.src_extent() >= b.access_bytes as u64
     };
     // A strip of a whole dim of `n` elements that square blocks cannot take: the columns,
     // else the rows (the extents `shaders::all_variants` has).

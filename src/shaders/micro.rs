@@ -20,27 +20,30 @@ pub(super) fn micro_bound_words(batch: usize) -> (Vec<(&'static str, usize)>, us
 }
 
 /// For a padded view, the micro kernel's `batch_bounds(b)` (each bound's combined index
-/// over the batch dims of batch index `b`) and `row_inside(bv, row)`: whether a source row
-/// of that batch is inside every bound. `MAX_BOUNDS` is 4: one bound per vector lane.
+/// over the batch dims of batch index `b`, less its valid range's start) and
+/// `row_inside(bv, row)`: whether a source row of that batch is inside every bound, one
+/// unsigned compare per bound (`index - start < end - start`). `MAX_BOUNDS` is 4: one
+/// bound per vector lane. The words are read through `shape`: a specialised pipeline folds
+/// the unused bounds' lanes (multipliers 0, all valid) and each used one's multipliers.
 pub(super) fn micro_bounds_fn(batch: usize) -> String {
     const _: () = assert!(MAX_BOUNDS == 4);
     let mut f = String::from(
-        "// Words `i` to `i + 3` (`i` a multiple of 4): one per bound.\nfn param4(i: u32) -> vec4<u32> {\n    return params.v[i / 4u];\n}\n\n",
+        "// Words `i` to `i + 3` of the shape's (`i` a multiple of 4): one per bound.\nfn shape4(i: u32) -> vec4<u32> {\n    return vec4<u32>(shape(i), shape(i + 1u), shape(i + 2u), shape(i + 3u));\n}\n\n",
     );
-    f += "// Each bound's combined index over the batch dims of batch index `b`.\nfn batch_bounds(b: u32) -> vec4<u32> {\n    var rem = b;\n    var v = vec4<u32>(0u);\n";
+    f += "// Each bound's combined index over the batch dims of batch index `b`, less its start.\nfn batch_bounds(b: u32) -> vec4<u32> {\n    var rem = b;\n    var v = vec4<u32>(0u) - shape4(VALID_LO);\n";
     for j in (0..batch).rev() {
         if j > 0 {
             let _ = writeln!(
                 f,
-                "    let c{j} = rem % param(BATCH + {j}u);\n    rem = rem / param(BATCH + {j}u);"
+                "    let c{j} = rem % shape(BATCH + {j}u);\n    rem = rem / shape(BATCH + {j}u);"
             );
         } else {
             f += "    let c0 = rem;\n";
         }
-        let _ = writeln!(f, "    v += c{j} * param4(BATCH_MULTS + {}u);", 4 * j);
+        let _ = writeln!(f, "    v += c{j} * shape4(BATCH_MULTS + {}u);", 4 * j);
     }
     f += "    return v;\n}\n\n";
-    f += "// Whether source row `row` of the batch whose bound indices are `bv` exists.\nfn row_inside(bv: vec4<u32>, row: u32) -> bool {\n    let v = bv + row * param4(ROW_MULTS);\n    return all(v >= param4(VALID_LO)) && all(v < param4(VALID_HI));\n}\n";
+    f += "// Whether source row `row` of the batch whose bound indices are `bv` exists.\nfn row_inside(bv: vec4<u32>, row: u32) -> bool {\n    let v = bv + row * shape4(ROW_MULTS);\n    return all(v < shape4(VALID_HI) - shape4(VALID_LO));\n}\n";
     f
 }
 
@@ -101,12 +104,16 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
 
 /// The words a specialised micro plan compiles into its pipeline as constants `P{i}`
 /// ([`constants`](super::constants)): its shape's, the head but for the offsets, and the
-/// batch dims' extents and strides. Offsets and conversion tables stay uniforms: a shape
-/// that recurs keeps one pipeline wherever its tensors lie.
-pub(super) fn shape_words(batch: usize) -> Vec<usize> {
+/// batch dims' extents and strides; a padded view's bounds too (not its fill). Offsets,
+/// fills and conversion tables stay uniforms: a shape that recurs keeps one pipeline
+/// wherever its tensors lie.
+pub(super) fn shape_words(batch: usize, padded: bool) -> Vec<usize> {
     let offsets = [TileWord::SrcOff as usize, TileWord::DstOff as usize];
+    let (bounds, end) = micro_bound_words(batch);
+    let after_fill = bounds[1].1..end;
     (0..TILE_BATCH + 3 * batch)
         .filter(|i| !offsets.contains(i))
+        .chain(after_fill.filter(|_| padded))
         .collect()
 }
 
@@ -117,7 +124,7 @@ fn shape_fn(v: &MicroVariant) -> String {
     if !v.specialized {
         return "fn shape(i: u32) -> u32 {\n    return param(i);\n}".into();
     }
-    let words = shape_words(v.rank.saturating_sub(2));
+    let words = shape_words(v.rank.saturating_sub(2), v.padded);
     let mut f: String = words
         .iter()
         .map(|i| format!("override P{i}: u32;\n"))
@@ -543,9 +550,10 @@ pub(super) fn micro_bound_params(plan: &Plan, batch: &[usize]) -> Vec<u32> {
             mults[d][g] = radix as u32;
             radix *= plan.dims[d];
         }
-        // Combined indices stay below the unit count, which fits in 32 bits.
+        // Combined indices stay below the unit count, which fits in 32 bits. The kernel
+        // compares `index - lo < hi - lo`: an empty range has `hi == lo`.
         lo[g] = valid.start.min(u32::MAX as u64) as u32;
-        hi[g] = valid.end.min(u32::MAX as u64) as u32;
+        hi[g] = valid.end.clamp(valid.start, u32::MAX as u64) as u32;
     }
     let start = (TILE_BATCH + 3 * batch.len()).next_multiple_of(4);
     let row = mults[plan.row_dim().unwrap_or(0)];

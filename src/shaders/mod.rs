@@ -332,8 +332,9 @@ pub fn constants(plan: &Plan) -> Vec<(String, f64)> {
         if let (true, [chunk]) = (plan.specialized, plan.chunks.as_slice()) {
             let words = params(plan, chunk);
             let batch = plan.dims.len().saturating_sub(2);
+            let padded = plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
             constants.extend(
-                shape_words(batch)
+                shape_words(batch, padded)
                     .into_iter()
                     .map(|i| (format!("P{i}"), words[i] as f64)),
             );
@@ -362,7 +363,7 @@ pub fn constant_names(v: &Variant) -> Vec<String> {
         Variant::Generic(g) if g.specialized => (0..g.rank)
             .flat_map(|d| [format!("D{d}"), format!("S{d}")])
             .collect(),
-        Variant::Micro(m) if m.specialized => shape_words(m.rank.saturating_sub(2))
+        Variant::Micro(m) if m.specialized => shape_words(m.rank.saturating_sub(2), m.padded)
             .into_iter()
             .map(|i| format!("P{i}"))
             .collect(),

@@ -176,6 +176,32 @@ fn padded_blocked_layouts_run_on_micro_blocks() {
         );
         check(&v, elem, src_len, &vec![0xEE; elem]);
     }
+    // A batch bound that starts past 0, and one whose range is empty (start past its end:
+    // all fill): the micro kernel compares each index less the start with the range's
+    // length; a view that reads nothing binds one unit of the source, too little for its
+    // 16-byte accesses: its blocks move 4 bytes at a time.
+    let (hw, c) = (48, 4);
+    for (start, end) in [(1, 2), (2, 1)] {
+        let v = View {
+            shape: vec![3, 2, hw, c],
+            strides: vec![(6 * hw) as isize, (c * hw) as isize, 1, hw as isize],
+            offset: 0,
+            bounds: vec![
+                Bound {
+                    dims: vec![0],
+                    valid: start..end,
+                },
+                Bound {
+                    dims: vec![1, 3],
+                    valid: 0..6,
+                },
+            ],
+            dst_strides: None,
+        };
+        let src_len = 2 * 6 * hw;
+        assert_eq!(on(&v, 4, src_len, &cpu).0, Kernel::Micro, "{start}..{end}");
+        check(&v, 4, src_len, &[0xEE; 4]);
+    }
     // `np.pad(x.T, ((0, 4), (0, 0)))` of an [8, 16] tensor: the bound is on the source's
     // innermost dim, whose block rows the micro kernel reads whole.
     let v = View {
