@@ -2,7 +2,7 @@
 //! where they apply, and where they pay.
 
 use super::select::{micro_block, windows_fit};
-use super::tuning::MICRO_COLUMN_RUN_MIN_BAND;
+use super::tuning::{MICRO_COLUMN_RUN_MIN_BAND, MICRO_RUN, MICRO_RUNS};
 use super::{DeviceCaps, Kernel, Options, Plan};
 use crate::PermuteError;
 
@@ -22,6 +22,9 @@ use crate::PermuteError;
 /// (2,1,0)` 0.52 / 0.76; input rows far apart only, the usual order in short bands won or
 /// tied (`[64,262144] (1,0)` 1.11 / 0.81, `[256,65536]` 0.64 / 0.62, medians of three), as
 /// it did where bands fit (`[4096,4096]` 0.97 / 0.48, `[64,512,512] (0,2,1)` 1.16 / 0.96).
+///
+/// Also where the output's rows are short and apart ([`short_rows_apart`]): there the
+/// usual run is as short as the rows, and a run along the columns is longer.
 pub(super) fn choose(
     plan: &Plan,
     caps: &DeviceCaps,
@@ -43,7 +46,9 @@ pub(super) fn choose(
                 let fit = plan
                     .micro_band_fit(block.rows())
                     .max(plan.micro_out_fit(block.cols()));
-                (fit, r / block.rows() as u64)
+                let row_blocks = r / block.rows() as u64;
+                let short = short_rows_apart(plan, r, row_blocks, block.column_run(c));
+                (fit, row_blocks, short)
             }),
         _ => None,
     };
@@ -54,8 +59,31 @@ pub(super) fn choose(
         }),
         (Some(on), _) => Ok(on),
         (None, None) => Ok(false),
-        (None, Some((fit, row_blocks))) => Ok(fit < MICRO_COLUMN_RUN_MIN_BAND && row_blocks > fit),
+        (None, Some((fit, row_blocks, short))) => {
+            Ok(short || (fit < MICRO_COLUMN_RUN_MIN_BAND && row_blocks > fit))
+        }
     }
+}
+
+/// Whether the output's rows (`r` units, `row_blocks` blocks) are shorter than
+/// [`MICRO_RUN`] blocks and not back to back, and a run along the columns (`column_run`)
+/// is longer than the usual run along them. The usual order then writes a few blocks of
+/// each far-apart output row per invocation and reads a 16-byte piece of each input row;
+/// column runs read a line of each. On lavapipe (AMD EPYC, 2 cores; probe runs of 4 MiB
+/// f32, ratios to the shader copy of the same run), usual order against column runs:
+/// `[8,8,8,8,8,32] (2,5,0,4,1,3)` (output rows of 8 units, 16 KiB apart) 0.36-0.62 /
+/// 0.71-0.77; `[A,8,B,32] (0,3,2,1)` for `B` 16 to 1024 (output rows 512 B to 32 KiB
+/// apart) 0.63-0.83 / 0.78-0.85, `[32,4,256,32]` 0.67 / 0.84, `[10,12,256,32]` 0.54-0.61 /
+/// 0.47-0.82; back to back, a tie (`[32,8,3136] (0,2,1)` 0.84-0.87 / 0.80-0.83).
+fn short_rows_apart(plan: &Plan, r: u64, row_blocks: u64, column_run: Option<u32>) -> bool {
+    let last = plan.dims.len() - 1;
+    let unit = plan.dst_unit() as u64;
+    let pitch = (plan.out_strides_by_input_dim()[last] as i64).unsigned_abs() * unit;
+    let usual = MICRO_RUNS
+        .into_iter()
+        .find(|&run| row_blocks.is_multiple_of(run as u64))
+        .unwrap_or(1);
+    row_blocks < MICRO_RUN as u64 && pitch > r * unit && column_run.is_some_and(|run| run > usual)
 }
 
 /// The plan with column runs: its windows must hold whole runs of columns.

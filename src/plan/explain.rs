@@ -254,7 +254,7 @@ impl Plan {
                         let along = match (block.strip, block.column_runs) {
                             (Some(Strip::Rows(_)), _) => "columns",
                             (_, true) => {
-                                "columns (the input's rows; neighbouring invocations take neighbouring row blocks: column runs, for rows too far apart on both sides for a band to stay cached)"
+                                "columns (the input's rows; neighbouring invocations take neighbouring row blocks: column runs, for rows too far apart on both sides for a band to stay cached, or output rows shorter than a run and apart)"
                             }
                             _ => "output's rows",
                         };

@@ -180,6 +180,39 @@ fn plan_explains_its_choices_without_a_device() {
     }
 }
 
+/// A choice forced for a CPU device's kernels (column runs) plans on a CPU adapter, and is
+/// refused, as one line, for a GPU with the WebGPU limits.
+#[test]
+fn plan_takes_choices_forced_for_the_adapter() {
+    let Some(p) = common::gpu() else { return };
+    let args = [
+        "plan",
+        "--shape",
+        "64,64,64,64",
+        "--perm",
+        "3,2,1,0",
+        "--column-runs",
+        "true",
+    ];
+    let out = Command::new(BIN).args(args).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    if p.caps().cpu {
+        assert!(out.status.success(), "{text}");
+        assert!(text.contains("along the columns"), "{text}");
+    }
+    let gpu: Vec<&str> = args.into_iter().chain(["--no-device"]).collect();
+    let (code, stderr) = run(
+        &gpu.iter().map(std::ffi::OsStr::new).collect::<Vec<_>>(),
+        &[],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("forced column runs cannot be used here"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
 #[test]
 fn bench_runs_a_case_and_writes_json_and_plot() {
     if common::gpu().is_none() {

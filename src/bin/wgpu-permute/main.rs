@@ -250,7 +250,12 @@ fn planned(args: &Planned) -> Result<(Option<Permuter>, Vec<wgpu_permute::Plan>)
     if let Some(c) = conversion {
         op = op.with_conversion(c).map_err(|e| e.to_string())?;
     }
-    op.plan(&DeviceCaps::default()).map_err(|e| e.to_string())?;
+    // The request itself (forced choices aside: many are a CPU device's, refused on
+    // these caps).
+    op.clone()
+        .with_options(Options::default())
+        .plan(&DeviceCaps::default())
+        .map_err(|e| e.to_string())?;
     // The memory model traces on an adapter; without one, --no-device still plans.
     let p = match permuter() {
         Ok(p) if args.no_device => Some(diagnostics::with_caps(p, DeviceCaps::default())),

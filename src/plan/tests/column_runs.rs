@@ -35,6 +35,42 @@ fn cpu64() -> DeviceCaps {
     }
 }
 
+/// Output rows shorter than a run (`MICRO_RUN` blocks) and apart: the usual run would be
+/// as short as they are, so square blocks run along the columns where a longer run divides
+/// them; output rows back to back, or long, keep the usual order.
+#[test]
+fn short_output_rows_apart_run_along_the_columns() {
+    let auto = Options::default();
+    for caps in [&cpu(), &cpu64()] {
+        for (shape, perm) in [
+            // Output rows of 8 units 16 KiB apart (two row blocks).
+            (&[8usize, 8, 8, 8, 8, 32][..], &[2usize, 5, 0, 4, 1, 3][..]),
+            // One row block, output rows 4 KiB apart.
+            (&[32, 4, 256, 32], &[0, 3, 2, 1]),
+            // Three row blocks.
+            (&[10, 12, 256, 32], &[0, 3, 2, 1]),
+            // Rows far apart on both sides, two row blocks (one band would hold them).
+            (&[8, 128, 64, 64], &[3, 2, 1, 0]),
+        ] {
+            let p = planned(shape, perm, 4, auto, caps).unwrap();
+            let b = block(&p);
+            assert!(p.column_runs && b.column_runs && b.run == 4, "{p}");
+        }
+        // Output rows back to back (one span per block), or of four row blocks: the usual.
+        for (shape, perm) in [
+            (&[32usize, 8, 3136][..], &[0usize, 2, 1][..]),
+            (&[64, 4, 3136], &[0, 2, 1]),
+            (&[8, 16, 256, 32], &[0, 3, 2, 1]),
+        ] {
+            let p = planned(shape, perm, 4, auto, caps).unwrap();
+            assert!(!p.column_runs, "{p}");
+        }
+    }
+    // Two row blocks and two column blocks: no run along the columns is longer.
+    let p = planned(&[16, 8, 64, 8], &[0, 3, 2, 1], 4, auto, &cpu()).unwrap();
+    assert!(!p.column_runs, "{p}");
+}
+
 /// Bands keep their input rows within `MICRO_BAND_MAX_SPAN` bytes; where that would take
 /// fewer than `MICRO_COLUMN_RUN_MIN_BAND` row blocks, the output's rows lie as far apart
 /// and there are more row blocks than fit, square blocks run along the columns instead
@@ -51,9 +87,6 @@ fn far_apart_rows_shorten_bands_or_run_along_the_columns() {
         let p = planned(&[64, 262144], &[1, 0], 4, auto, caps).unwrap();
         let band = Some(MICRO_COLUMN_RUN_MIN_BAND);
         assert!(!p.column_runs && p.micro_band() == band, "{p}");
-        // Rows far apart on both sides, but two row blocks, which one band holds.
-        let p = planned(&[8, 128, 64, 64], &[3, 2, 1, 0], 4, auto, caps).unwrap();
-        assert!(!p.column_runs, "{p}");
         // Rows 1 MiB and 256 KiB apart on both sides: column runs, no bands.
         for (shape, perm) in [
             (&[64usize, 64, 64, 64][..], &[3usize, 2, 1, 0][..]),
