@@ -1,6 +1,7 @@
 //! The micro kernel (register blocks moved whole, for CPU adapters): its block moves,
 //! bounds of padded views, and their parameter words.
 
+use super::halves::{Packs, Word};
 use super::*;
 use crate::plan::{BlockConvert, ChannelAt};
 
@@ -472,18 +473,44 @@ pub(super) fn block_move(
                 .join(" | ")
         }
     };
+    // Packed units moved as they are in 16-byte accesses of 64-bit components: each half
+    // of a store built whole where its words gather alike (`halves`), else word by word.
+    let halves = access64 && pack > 1 && sides.convert.is_none() && !swar && vec == 4;
+    let mut packs = Packs::default();
+    let load_name = |l: usize| loads[l].0.clone();
+    let mut moves = String::new();
     for (addr, units) in &stores {
         let words: Vec<String> = (0..vec_out).map(|k| out_word(units, k)).collect();
+        // Word `k`'s units: where each comes from (its load's word, and lane).
+        let sources = |k: usize| -> Vec<(Word, u32)> {
+            units[k * pack as usize..(k + 1) * pack as usize]
+                .iter()
+                .map(|&(r, c)| {
+                    let (l, u) = at(r, c);
+                    ((l, u / pack), u % pack)
+                })
+                .collect()
+        };
+        let half = |h: usize, packs: &mut Packs| {
+            let whole = halves
+                .then(|| packs.half(&sources(2 * h), &sources(2 * h + 1), 32 / pack, &load_name))
+                .flatten();
+            whole.unwrap_or_else(|| {
+                format!("u64({}) | (u64({}) << 32u)", words[2 * h], words[2 * h + 1])
+            })
+        };
         let value = match (vec_out, access64) {
-            (4, true) => format!(
-                "vec2<u64>(u64({}) | (u64({}) << 32u), u64({}) | (u64({}) << 32u))",
-                words[0], words[1], words[2], words[3]
-            ),
+            (4, true) => {
+                let (low, high) = (half(0, &mut packs), half(1, &mut packs));
+                format!("vec2<u64>({low}, {high})")
+            }
             (4, false) => format!("vec4<u32>({})", words.join(", ")),
             _ => words.join(""),
         };
-        let _ = writeln!(f, "        store_dst({addr}, {value});");
+        let _ = writeln!(moves, "        store_dst({addr}, {value});");
     }
+    f += &packs.lets;
+    f += &moves;
     debug_assert!(!block.lane_major || matches!(block.strip, Some(Strip::Cols(_))));
     match block.lane_major {
         true => (next_step() + &hoisted, f + &next_block()),

@@ -28,6 +28,7 @@ use crate::plan::{
 mod convert;
 mod generic;
 mod generic_params;
+mod halves;
 mod micro;
 mod strip;
 mod template;
