@@ -1,7 +1,7 @@
 //! The micro kernel (register blocks moved whole, for CPU adapters): its block moves,
 //! bounds of padded views, and their parameter words.
 
-use super::halves::{Packs, Word};
+use super::packed::{self, Packs, Word};
 use super::*;
 use crate::plan::{BlockConvert, ChannelAt};
 
@@ -418,43 +418,31 @@ pub(super) fn block_move(
             None => bits,
         }
     };
-    // Square blocks of bytes, unconverted: each 4x4 bytes (4 input words, one per row) are
-    // transposed together in two steps of masked shifts (16-bit halves, then bytes), 7
-    // operations per output word instead of 4 shifted, masked and merged bytes.
+    // Square blocks of bytes, unconverted: transposed 4x4 bytes at a time (`packed`), on
+    // 64-bit components two at a time.
     let swar = pack == 4 && sides.convert.is_none() && block.strip.is_none();
-    if swar {
-        for k in 0..side / 4 {
-            for m in 0..side / 4 {
-                let w: Vec<String> = (0..4)
-                    .map(|i| {
-                        let (l, u) = at(4 * k + i, 4 * m);
-                        word(&loads[l].0, u / pack)
-                    })
-                    .collect();
-                let t = format!("t{k}_{m}");
-                let _ = write!(
-                    f,
-                    "        let {t}_0 = ({a} & 0xffffu) | ({c} << 16u);\n        let {t}_1 = ({b} & 0xffffu) | ({d} << 16u);\n        let {t}_2 = ({a} >> 16u) | ({c} & 0xffff0000u);\n        let {t}_3 = ({b} >> 16u) | ({d} & 0xffff0000u);\n",
-                    a = w[0],
-                    b = w[1],
-                    c = w[2],
-                    d = w[3]
-                );
-                for (h, (lo, hi)) in [(0, ("0", "1")), (2, ("2", "3"))] {
-                    let _ = write!(
-                        f,
-                        "        let s{k}_{m}_{h} = ({t}_{lo} & 0x00ff00ffu) | (({t}_{hi} & 0x00ff00ffu) << 8u);\n        let s{k}_{m}_{h1} = (({t}_{lo} >> 8u) & 0x00ff00ffu) | ({t}_{hi} & 0xff00ff00u);\n",
-                        h1 = h + 1
-                    );
-                }
-            }
+    let swar64 = swar && access64 && vec == 4;
+    let component = |name: &str, k: u32| format!("{name}.{}", ["x", "y"][(k / 2) as usize]);
+    match (swar, swar64) {
+        (true, true) => {
+            f += &packed::swar64(side, &|r, j| {
+                let (l, u) = at(r, 8 * j);
+                component(&loads[l].0, u / pack)
+            })
         }
+        (true, false) => {
+            f += &packed::swar(side, &|r, m| {
+                let (l, u) = at(r, 4 * m);
+                word(&loads[l].0, u / pack)
+            })
+        }
+        _ => {}
     }
     // Word `k` of a store holding `units`.
     let out_word = |units: &[(u32, u32)], k: u32| match pack_of(sides.dst_unit) {
         4 if swar => {
             let (r, c) = units[(k * 4) as usize];
-            format!("s{}_{}_{}", r / 4, c / 4, c % 4)
+            packed::swar_word(r, c)
         }
         1 if sides.convert.is_some() => element(units[k as usize]),
         1 => {
@@ -492,6 +480,10 @@ pub(super) fn block_move(
                 .collect()
         };
         let half = |h: usize, packs: &mut Packs| {
+            if swar64 {
+                let (r, c) = units[2 * h * pack as usize];
+                return packed::swar_half(r, c);
+            }
             let whole = halves
                 .then(|| packs.half(&sources(2 * h), &sources(2 * h + 1), 32 / pack, &load_name))
                 .flatten();

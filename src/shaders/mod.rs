@@ -28,8 +28,8 @@ use crate::plan::{
 mod convert;
 mod generic;
 mod generic_params;
-mod halves;
 mod micro;
+mod packed;
 mod strip;
 mod template;
 mod tiled;
