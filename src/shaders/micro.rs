@@ -418,14 +418,18 @@ pub(super) fn block_move(
             None => bits,
         }
     };
-    // Square blocks of bytes, unconverted: transposed 4x4 bytes at a time (`packed`), on
-    // 64-bit components two at a time.
-    let swar = pack == 4 && sides.convert.is_none() && block.strip.is_none();
-    let swar64 = swar && access64 && vec == 4;
+    // Blocks of bytes, unconverted, transposed 4x4 bytes at a time (`packed`): square
+    // blocks; on 64-bit components two 4x4s at once, and strips of whole pairs of 4x4s too
+    // (4 or 8 planes of pixels, say).
+    let (rows, cols) = (block.rows(), block.cols());
+    let pairs = access64 && vec == 4 && rows % 4 == 0 && cols % 8 == 0;
+    let bytes = pack == 4 && sides.convert.is_none() && !block.flat;
+    let swar = bytes && (block.strip.is_none() || pairs);
+    let swar64 = swar && pairs;
     let component = |name: &str, k: u32| format!("{name}.{}", ["x", "y"][(k / 2) as usize]);
     match (swar, swar64) {
         (true, true) => {
-            f += &packed::swar64(side, &|r, j| {
+            f += &packed::swar64(rows, cols, &|r, j| {
                 let (l, u) = at(r, 8 * j);
                 component(&loads[l].0, u / pack)
             })
@@ -481,8 +485,8 @@ pub(super) fn block_move(
         };
         let half = |h: usize, packs: &mut Packs| {
             if swar64 {
-                let (r, c) = units[2 * h * pack as usize];
-                return packed::swar_half(r, c);
+                let (lo, hi) = (units[2 * h * 4], units[(2 * h + 1) * 4]);
+                return packed::swar_half(lo, hi);
             }
             let whole = halves
                 .then(|| packs.half(&sources(2 * h), &sources(2 * h + 1), 32 / pack, &load_name))

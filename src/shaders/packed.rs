@@ -137,14 +137,15 @@ pub(super) fn swar_word(r: u32, c: u32) -> String {
     format!("s{}_{}_{}", r / 4, c / 4, c % 4)
 }
 
-/// [`swar`] on 64-bit components: `component(r, j)` is component `j` of input row `r` (its
-/// words `2j` and `2j + 1`), and each step transposes the two 4x4 bytes it holds at once,
-/// masking before it shifts so that no byte crosses into the other word. Output word `i` of
-/// the 4x4s at `(k, 2j)` and `(k, 2j + 1)` are the halves of `q{k}_{j}_{i}` ([`swar_half`]).
-pub(super) fn swar64(side: u32, component: &dyn Fn(u32, u32) -> String) -> String {
+/// [`swar`] on 64-bit components, for `rows x cols` bytes in whole pairs of 4x4s along
+/// the columns: `component(r, j)` is component `j` of input row `r` (its words `2j` and
+/// `2j + 1`), and each step transposes the two 4x4 bytes it holds at once, masking before
+/// it shifts so that no byte crosses into the other word. Output word `i` of the 4x4s at
+/// `(k, 2j)` and `(k, 2j + 1)` are the halves of `q{k}_{j}_{i}` ([`swar_half`]).
+pub(super) fn swar64(rows: u32, cols: u32, component: &dyn Fn(u32, u32) -> String) -> String {
     let mut f = String::new();
-    for k in 0..side / 4 {
-        for j in 0..side / 8 {
+    for k in 0..rows / 4 {
+        for j in 0..cols / 8 {
             let w: Vec<String> = (0..4).map(|i| component(4 * k + i, j)).collect();
             let _ = write!(
                 f,
@@ -156,19 +157,22 @@ pub(super) fn swar64(side: u32, component: &dyn Fn(u32, u32) -> String) -> Strin
     f
 }
 
-/// The 8-byte half of a store whose low word's first unit is `(r, c)`, from [`swar64`]:
-/// its two words are output word `c % 4` of the 4x4s in rows `r / 4` and the next, both
-/// in the same half of their components.
-pub(super) fn swar_half(r: u32, c: u32) -> String {
-    let (k, m, i) = (r / 4, c / 4, c % 4);
-    let (lo, hi) = (
-        format!("q{k}_{}_{i}", m / 2),
-        format!("q{}_{}_{i}", k + 1, m / 2),
-    );
-    match m % 2 {
-        0 => format!("({lo} & 0xfffffffflu) | ({hi} << 32u)"),
-        _ => format!("({lo} >> 32u) | ({hi} & 0xffffffff00000000lu)"),
-    }
+/// The 8-byte half of a store from [`swar64`]'s words, given the first unit (row, column)
+/// of each of its two words: word `c % 4` of the 4x4 at `(r / 4, c / 4)`, which is one
+/// half of a transposed component (two output rows of a square block; two pixels of a
+/// strip of planes).
+pub(super) fn swar_half(lo: (u32, u32), hi: (u32, u32)) -> String {
+    let at = |(r, c): (u32, u32)| (format!("q{}_{}_{}", r / 4, c / 8, c % 4), (c / 4) % 2);
+    let ((lo, lo_half), (hi, hi_half)) = (at(lo), at(hi));
+    let low = match lo_half {
+        0 => format!("({lo} & 0xfffffffflu)"),
+        _ => format!("({lo} >> 32u)"),
+    };
+    let high = match hi_half {
+        0 => format!("({hi} << 32u)"),
+        _ => format!("({hi} & 0xffffffff00000000lu)"),
+    };
+    format!("{low} | {high}")
 }
 
 /// The masks of [`steps`], for 32-bit words or pairs of them.

@@ -11,13 +11,18 @@ use wgpu_permute::plan::{MAX_RANK, Strip, Variant};
 /// of the run's blocks, or not, as the variant's run asks). `None` where the variant is not
 /// run here, each a compile: every short extent at rank 3 (one batch dim; lane-major runs
 /// and specialised ones, the same code for every extent, extent 3 alone), extent 3 with
-/// 64-bit accesses and at ranks 2 and `MAX_RANK`; tests/shaders.rs validates them all. The
+/// 64-bit accesses of 4 to 16-byte units and at ranks 2 and `MAX_RANK`; tests/shaders.rs
+/// validates them all. The
 /// batch decode is the square blocks', the accesses' types those of any extent.
 pub fn strip_case(variant: Variant) -> Option<(Vec<usize>, Vec<usize>)> {
     let block = variant.block()?;
     let (strip, rank) = (block.strip?, variant.rank());
     let (Strip::Cols(n) | Strip::Rows(n)) = strip;
-    let every = rank == 3 && !variant.access64() && !variant.specialized() && !block.lane_major;
+    // Packed units on 64-bit components build their stores by halves or pairs of 4x4-byte
+    // transposes, which depend on the extent: every extent of those too.
+    let packed = variant.unit() < 4;
+    let every =
+        rank == 3 && (!variant.access64() || packed) && !variant.specialized() && !block.lane_major;
     let sampled = n == 3 && [2, 3, MAX_RANK].contains(&rank) && (rank == 3 || !variant.access64());
     if !every && !sampled {
         return None;
