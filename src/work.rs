@@ -25,7 +25,8 @@ pub enum Shader {
     Kernel {
         /// The variant.
         variant: Variant,
-        /// Pipeline constants (`D{i}`, `S{i}`) of a shape-specialised generic plan.
+        /// Pipeline constants of a shape-specialised plan: the generic kernel's `D{i}`, `S{i}`,
+        /// the micro kernel's `P{i}` and `BANDED` (`shaders::constants`).
         constants: Vec<(String, u64)>,
     },
     /// The shader copy of 16-byte units (`vec4_copy`), with 64-bit components or not.

@@ -214,6 +214,49 @@ fn representative_variants_generate_the_pinned_wgsl() {
     }
 }
 
+/// Packed units on 64-bit components build each half of a store whole, never a byte at a
+/// time: 3-channel pixels to planes from pairs of words (`p0`), squares of bytes and
+/// strips of 4 planes by two 4x4 transposes at once (`q0_0_0`); planes to 3-channel pixels,
+/// whose two words of a half gather differently, word by word.
+#[test]
+fn packed_stores_on_64_bit_components_are_built_in_halves() {
+    let block_move = |name: &str| {
+        let source = shaders::source(&variant(name)).unwrap();
+        let at = source.find("let first_in").unwrap();
+        source[at..].to_string()
+    };
+    for (name, built) in [
+        (
+            "micro rank 3 unit 1 u32 block 16x3 strip by 16 B, 4 per run access64",
+            "let p0 = ",
+        ),
+        (
+            "micro rank 3 unit 2 u32 block 8x8 by 16 B, 4 per run access64",
+            "let p0 = ",
+        ),
+        (
+            "micro rank 3 unit 1 u32 block 16x16 by 16 B, 4 per run access64",
+            "let q0_0_0 = ",
+        ),
+        (
+            "micro rank 3 unit 1 u32 block 4x16 strip by 16 B, 4 per run access64",
+            "let q0_0_0 = ",
+        ),
+    ] {
+        let body = block_move(name);
+        assert!(body.contains(built), "{name}:\n{body}");
+        assert!(
+            !body.contains("lane(") && !body.contains("u64(u32("),
+            "{name}:\n{body}"
+        );
+    }
+    let body = block_move("micro rank 3 unit 1 u32 block 3x16 strip by 16 B, 4 per run access64");
+    assert!(
+        body.contains("lane(") && !body.contains("let p0 = "),
+        "{body}"
+    );
+}
+
 /// The variant of this name (its `Display`).
 fn variant(name: &str) -> wgpu_permute::plan::Variant {
     shaders::all_variants()

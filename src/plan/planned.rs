@@ -527,7 +527,7 @@ impl Plan {
                     src_strides: v.src_strides.clone(),
                     dst_strides: v.dst_strides.clone(),
                     reversed: v.reversed,
-                    padded: !v.bounds.is_empty(),
+                    bounds: v.bounds.clone(),
                 }),
         }
     }

@@ -59,7 +59,7 @@ pub struct ShapeKey {
 }
 
 /// What makes a view's accesses its own beyond its dims (see [`ShapeKey::view`]): not its
-/// offsets, bound ranges or fill, which stay uniforms.
+/// offsets or fill, which stay uniforms.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ViewKey {
     /// Source stride of each dim, in units.
@@ -68,9 +68,9 @@ pub struct ViewKey {
     pub dst_strides: Vec<u64>,
     /// The innermost dim is reversed within units.
     pub reversed: bool,
-    /// The view has bounds (its kernel checks rows against them; which dims and where are
-    /// uniforms).
-    pub padded: bool,
+    /// Its bounds: the dims of each and the combined indices that exist (a specialised
+    /// micro pipeline compiles them in, `shaders::micro::shape_words`).
+    pub bounds: Vec<(Vec<usize>, std::ops::Range<u64>)>,
 }
 
 /// The outcome of timing the candidate kernels of a shape class (and its plan in parts,

@@ -246,9 +246,11 @@ pub(super) fn split_into_chunks(
             Some((low, high)) => {
                 let from = from as i64 as i128;
                 let end = from + (len * unit) as i128;
-                let low_end = high.saturating_sub(4).max(low) as i128;
+                // At least one unit (a binding of `vec2`/`vec4` units holds one whole).
+                let least = unit.max(4);
+                let low_end = high.saturating_sub(least).max(low) as i128;
                 let from = from.clamp(low as i128, low_end) as u64;
-                (from, (end.clamp(0, high as i128) as u64).max(from + 4))
+                (from, (end.clamp(0, high as i128) as u64).max(from + least))
             }
             None => (from, from + len * unit),
         };

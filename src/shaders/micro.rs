@@ -111,7 +111,8 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
 pub(super) fn shape_words(batch: usize, padded: bool) -> Vec<usize> {
     let offsets = [TileWord::SrcOff as usize, TileWord::DstOff as usize];
     let (bounds, end) = micro_bound_words(batch);
-    let after_fill = bounds[1].1..end;
+    let rows = bounds.iter().find(|(name, _)| *name == "ROW_MULTS");
+    let after_fill = rows.map_or(end, |&(_, at)| at)..end;
     (0..TILE_BATCH + 3 * batch)
         .filter(|i| !offsets.contains(i))
         .chain(after_fill.filter(|_| padded))
@@ -576,7 +577,7 @@ pub(super) fn micro_bound_params(plan: &Plan, batch: &[usize]) -> Vec<u32> {
         // Combined indices stay below the unit count, which fits in 32 bits. The kernel
         // compares `index - lo < hi - lo`: an empty range has `hi == lo`.
         lo[g] = valid.start.min(u32::MAX as u64) as u32;
-        hi[g] = valid.end.clamp(valid.start, u32::MAX as u64) as u32;
+        hi[g] = valid.end.max(valid.start).min(u32::MAX as u64) as u32;
     }
     let start = (TILE_BATCH + 3 * batch.len()).next_multiple_of(4);
     let row = mults[plan.row_dim().unwrap_or(0)];

@@ -3,9 +3,10 @@
 //! the shared prelude (`shaders/prelude.wgsl`) followed by its own file. The rank is baked
 //! into the generated code, so index decodes are straight-line code with no loop over dims.
 //!
-//! One module per kernel family owns its generator and its parameter block: `generic`,
-//! `tiled`, `micro`, and `copy` (the benchmark's shader copy); `template` fills templates
-//! strictly. Constants that Rust and WGSL share (workgroup size, items per thread, the
+//! One module per kernel family owns its generator and its parameter block: `generic`
+//! (with `generic_params`), `tiled`, `micro` (with `packed`, its packed units' masked
+//! shifts, and `strip`), `convert` (conversions' functions) and `copy` (the benchmark's
+//! shader copy); `template` fills templates strictly; `variants` lists every variant. Constants that Rust and WGSL share (workgroup size, items per thread, the
 //! micro-tile side, the names and positions of parameter words) are written once, here or in
 //! [`crate::plan::tuning`], and filled into the WGSL.
 

@@ -50,6 +50,8 @@ fn check_chunks(p: &crate::Plan, caps: &DeviceCaps, limit: u64) {
             assert!(window.1 <= limit, "{p}: window {window:?} over {limit}");
             assert_eq!(window.0 % caps.storage_offset_alignment as u64, 0);
             assert_eq!(window.1 % 4, 0);
+            // A binding of `vec2`/`vec4` units holds one whole, even where nothing is read.
+            assert!(window.1 >= (unit as u64).max(4), "{p}: {c:?}");
             // The box's lowest and highest units, from index 0.
             let (mut low, mut high) = (0i128, 0i128);
             for ((&s, &lo), &hi) in strides.iter().zip(&c.lo).zip(&c.hi) {

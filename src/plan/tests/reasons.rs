@@ -571,6 +571,55 @@ fn views_with_other_strides_are_shapes_of_their_own() {
 }
 
 #[test]
+fn padded_views_with_other_bounds_are_shapes_of_their_own() {
+    // `n (cb c) hw -> n cb hw c` with 6 or 5 valid channels: a specialised micro pipeline
+    // compiles the bounds in, so each range is a shape of its own, counted by the budget.
+    use crate::plan::Bound;
+    let on = Options {
+        specialize: Some(true),
+        ..Options::default()
+    };
+    let plan_for = |channels: usize, learned: &Learned| {
+        let view = View {
+            shape: vec![4, 2, 64, 4],
+            strides: vec![6 * 64, 4 * 64, 1, 64],
+            offset: 0,
+            bounds: vec![Bound {
+                dims: vec![1, 3],
+                valid: 0..channels,
+            }],
+            dst_strides: None,
+        };
+        let mut req = ViewRequest::new(&view, 4, 4 * 6 * 64, 4 * 2 * 64 * 4);
+        req.options = on;
+        req.fill = &[0; 4];
+        plan::plan_view(&req, &cpu(), learned).unwrap()
+    };
+    let mut learned = Learned {
+        max_specialized: 1,
+        ..Learned::default()
+    };
+    let six = plan_for(6, &learned);
+    assert_eq!(
+        (six.kernel, six.specialized),
+        (Kernel::Micro, true),
+        "{six}"
+    );
+    learned.specialized.insert(six.shape_key());
+    let five = plan_for(5, &learned);
+    assert_ne!(five.shape_key(), six.shape_key());
+    assert_eq!(
+        (five.specialized, five.reasons.specialize),
+        (false, Some(SpecializeReason::BudgetSpent)),
+        "{five}"
+    );
+    assert_eq!(
+        plan_for(6, &learned).reasons.specialize,
+        Some(SpecializeReason::Compiled)
+    );
+}
+
+#[test]
 fn conversions_are_part_of_the_shape() {
     use crate::convert::{Conversion, Dtype};
     let (to_f32, to_f16) = (

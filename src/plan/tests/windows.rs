@@ -175,3 +175,33 @@ fn splitting_dims_near_the_top_of_u64_does_not_overflow() {
         })
     ));
 }
+
+/// A padded view in windows whose boxes lie wholly in the padding past the source: each
+/// binds a whole unit of the source (16-byte units bind `vec4` arrays) where the offset
+/// alignment is 4 and does not round the window down to one.
+#[test]
+fn windows_wholly_in_the_padding_bind_a_whole_unit() {
+    let caps = DeviceCaps {
+        storage_offset_alignment: 4,
+        cpu: true,
+        ..DeviceCaps::default()
+    };
+    let view = View::contiguous(&[4, 64]).pad(0, 0, 60).unwrap();
+    for elem in [8, 16] {
+        let fill = vec![0xA5; elem];
+        let limit = 1024;
+        let mut req = ViewRequest::new(&view, elem, 4 * 64, view.len());
+        req.fill = &fill;
+        req.options = Options {
+            kernel: Some(Kernel::Generic),
+            binding_limit: Some(limit),
+            ..Options::default()
+        };
+        let p = plan::plan_view(&req, &caps, &Default::default()).unwrap();
+        assert!(p.chunks.len() > 8, "{p}");
+        for c in &p.chunks {
+            assert!(c.src_window.1 >= p.unit as u64, "{p}: {c:?}");
+            assert!(c.src_window.1 <= limit, "{p}: {c:?}");
+        }
+    }
+}
