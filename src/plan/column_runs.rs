@@ -76,7 +76,8 @@ pub(super) fn choose(
 /// apart) 0.63-0.83 / 0.78-0.85, `[32,4,256,32]` 0.67 / 0.84, `[10,12,256,32]` 0.54-0.61 /
 /// 0.47-0.82, rows far apart on both sides in two row blocks `[8,32,64,64] (3,2,1,0)`
 /// 0.60-0.64 / 0.74-0.75 and at 16 MiB `[8,128,64,64]` 0.32-0.36 / 0.37-0.39; back to
-/// back, a tie (`[32,8,3136] (0,2,1)` 0.84-0.87 / 0.80-0.83), so the rule leaves those.
+/// back, a tie or worse (`[32,8,3136] (0,2,1)` 0.84-0.87 / 0.54-0.83), so the rule leaves
+/// those.
 /// It errs towards column runs: no shape measured lost by them.
 fn short_rows_apart(plan: &Plan, r: u64, row_blocks: u64, column_run: Option<u32>) -> bool {
     let last = plan.dims.len() - 1;
