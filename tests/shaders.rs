@@ -216,8 +216,9 @@ fn representative_variants_generate_the_pinned_wgsl() {
 
 /// Packed units on 64-bit components build each half of a store whole, never a byte at a
 /// time: 3-channel pixels to planes from pairs of words (`p0`), squares of bytes and
-/// strips of 4 planes by two 4x4 transposes at once (`q0_0_0`); planes to 3-channel pixels,
-/// whose two words of a half gather differently, word by word.
+/// strips of 4 or 3 planes by two 4x4 transposes at once (`q0_0_0`; 3 planes with a zero
+/// fourth, their pixels then packed 3 bytes apart); 3 planes of u16, whose two words of a
+/// half gather differently, word by word.
 #[test]
 fn packed_stores_on_64_bit_components_are_built_in_halves() {
     let block_move = |name: &str| {
@@ -242,6 +243,10 @@ fn packed_stores_on_64_bit_components_are_built_in_halves() {
             "micro rank 3 unit 1 u32 block 4x16 strip by 16 B, 4 per run access64",
             "let q0_0_0 = ",
         ),
+        (
+            "micro rank 3 unit 1 u32 block 3x16 strip by 16 B, 4 per run access64",
+            "let q0_0_0 = ",
+        ),
     ] {
         let body = block_move(name);
         assert!(body.contains(built), "{name}:\n{body}");
@@ -250,7 +255,7 @@ fn packed_stores_on_64_bit_components_are_built_in_halves() {
             "{name}:\n{body}"
         );
     }
-    let body = block_move("micro rank 3 unit 1 u32 block 3x16 strip by 16 B, 4 per run access64");
+    let body = block_move("micro rank 3 unit 2 u32 block 3x8 strip by 16 B, 4 per run access64");
     assert!(
         body.contains("lane(") && !body.contains("let p0 = "),
         "{body}"

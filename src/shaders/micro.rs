@@ -421,18 +421,26 @@ pub(super) fn block_move(
     };
     // Blocks of bytes, unconverted, transposed 4x4 bytes at a time (`packed`): square
     // blocks; on 64-bit components two 4x4s at once, and strips of whole pairs of 4x4s too
-    // (4 or 8 planes of pixels, say).
+    // (4 or 8 planes of pixels, say), or of 2 or 3 planes with zero planes to make 4, their
+    // pixels' words then packed `n` bytes apart (`packed::pixels_half`).
     let (rows, cols) = (block.rows(), block.cols());
-    let pairs = access64 && vec == 4 && rows % 4 == 0 && cols % 8 == 0;
+    let planes = match block.strip {
+        Some(Strip::Rows(n @ (2 | 3))) => Some(n),
+        _ => None,
+    };
+    let pairs = access64 && vec == 4 && cols % 8 == 0 && (rows % 4 == 0 || planes.is_some());
     let bytes = pack == 4 && sides.convert.is_none() && !block.flat;
     let swar = bytes && (block.strip.is_none() || pairs);
     let swar64 = swar && pairs;
     let component = |name: &str, k: u32| format!("{name}.{}", ["x", "y"][(k / 2) as usize]);
     match (swar, swar64) {
         (true, true) => {
-            f += &packed::swar64(rows, cols, &|r, j| {
-                let (l, u) = at(r, 8 * j);
-                component(&loads[l].0, u / pack)
+            f += &packed::swar64(rows.next_multiple_of(4), cols, &|r, j| match r < rows {
+                true => {
+                    let (l, u) = at(r, 8 * j);
+                    component(&loads[l].0, u / pack)
+                }
+                false => "0lu".into(),
             })
         }
         (true, false) => {
@@ -487,7 +495,11 @@ pub(super) fn block_move(
         let half = |h: usize, packs: &mut Packs| {
             if swar64 {
                 let (lo, hi) = (units[2 * h * 4], units[(2 * h + 1) * 4]);
-                return packed::swar_half(lo, hi);
+                return match planes {
+                    // The half's first byte of the span: column `c`'s row `r`.
+                    Some(n) => packed::pixels_half(n, (lo.1 * n + lo.0) / 8),
+                    None => packed::swar_half(lo, hi),
+                };
             }
             let whole = halves
                 .then(|| packs.half(&sources(2 * h), &sources(2 * h + 1), 32 / pack, &load_name))

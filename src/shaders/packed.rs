@@ -175,6 +175,30 @@ pub(super) fn swar_half(lo: (u32, u32), hi: (u32, u32)) -> String {
     format!("{low} | {high}")
 }
 
+/// Half `q` (bytes `8q` to `8q + 7`) of a strip of `n` (2 or 3) planes of bytes into
+/// pixels of `n` bytes, from [`swar64`] of the planes and `4 - n` zero ones: each pixel a
+/// word whose top bytes are 0 (pixel `p` the word `p % 4` of the 4x4 at `(0, p / 4)`), and
+/// the half the pixels that overlap it, each shifted to its place (past the half's ends,
+/// its bytes shift out).
+pub(super) fn pixels_half(n: u32, q: u32) -> String {
+    let pixel = |p: u32| {
+        let word = format!("q0_{}_{}", p / 8, p % 4);
+        match (p / 4) % 2 {
+            0 => format!("({word} & 0xfffffffflu)"),
+            _ => format!("({word} >> 32u)"),
+        }
+    };
+    let (lo, hi) = (8 * q, 8 * q + 8);
+    (lo / n..hi.div_ceil(n))
+        .map(|p| match (n * p) as i64 - lo as i64 {
+            0 => pixel(p),
+            at if at > 0 => format!("({} << {}u)", pixel(p), 8 * at),
+            at => format!("({} >> {}u)", pixel(p), -8 * at),
+        })
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
 /// The masks of [`steps`], for 32-bit words or pairs of them.
 struct Masks {
     low16: &'static str,
