@@ -5,7 +5,7 @@
 //!
 //! One module per kernel family owns its generator and its parameter block: `generic`
 //! (with `generic_params`), `tiled`, `micro` (with `packed`, its packed units' masked
-//! shifts, and `strip`), `convert` (conversions' functions) and `copy` (the benchmark's
+//! shifts, `bounds`, a padded view's, and `strip`), `convert` (conversions' functions) and `copy` (the benchmark's
 //! shader copy); `template` fills templates strictly; `variants` lists every variant. Constants that Rust and WGSL share (workgroup size, items per thread, the
 //! micro-tile side, the names and positions of parameter words) are written once, here or in
 //! [`crate::plan::tuning`], and filled into the WGSL.
@@ -26,6 +26,7 @@ use crate::plan::{
     micro_block, pack_of,
 };
 
+mod bounds;
 mod convert;
 mod generic;
 mod generic_params;
@@ -36,6 +37,7 @@ mod template;
 mod tiled;
 mod variants;
 
+use bounds::*;
 use convert::channel_next_fn;
 pub use convert::{CONVERT_WGSL, convert_source, convert_variants};
 use generic::*;

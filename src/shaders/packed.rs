@@ -3,7 +3,8 @@
 //! Square blocks of bytes are transposed 4x4 bytes at a time in two steps ([`swar`]).
 //! On a CPU device that moves 64-bit components, whose operations lavapipe pays about as
 //! much for as for 32-bit ones, both work on two words at once: the byte transposes on
-//! the two words of each loaded component ([`swar64`], [`swar_half`]), and other packed
+//! the two words of each loaded component ([`swar64`], [`swar_half`]; 2 or 3 planes into
+//! pixels with zero planes to make 4, then packed [`pixels_half`]), and other packed
 //! stores build each 8-byte half whole where its two words gather their units alike (the
 //! same shifts and masks, from words at the same distance apart: a strip's 3-channel
 //! pixels, four to a word; [`Packs`]). There the two source words of each term are
