@@ -70,7 +70,8 @@ pub(super) fn choose(
 /// is longer than the usual run along them. The usual order then writes a few blocks of
 /// each far-apart output row per invocation and reads a 16-byte piece of each input row;
 /// column runs read a line of each. On lavapipe (AMD EPYC, 2 cores; probe runs of 4 MiB
-/// f32, ratios to the shader copy of the same run), usual order against column runs:
+/// f32, ratios to the shader copy of the same run, about 20 GB/s at that size), usual
+/// order against column runs:
 /// `[8,8,8,8,8,32] (2,5,0,4,1,3)` (output rows of 8 units, 16 KiB apart) 0.36-0.62 /
 /// 0.71-0.77; `[A,8,B,32] (0,3,2,1)` for `B` 16 to 1024 (output rows 512 B to 32 KiB
 /// apart) 0.63-0.83 / 0.78-0.85, `[32,4,256,32]` 0.67 / 0.84, `[10,12,256,32]` 0.54-0.61 /

@@ -98,7 +98,8 @@ pub struct Block {
     /// stretch of each of its input rows (a whole 64-byte line in runs of 4 where the rows
     /// start on lines) and a SIMD group writes one stretch of each of its output rows,
     /// where a band's rows would be too far apart to stay cached until it comes back to
-    /// them (square blocks on CPU devices; `column_runs::choose`).
+    /// them, or the output's rows are shorter than a run and apart (square blocks on CPU
+    /// devices; `column_runs::choose`).
     pub column_runs: bool,
 }
 

@@ -86,8 +86,9 @@ pub struct Plan {
     pub walk_tiles: Option<WalkTiles>,
     /// The micro kernel's runs go along the column blocks (the input's rows), neighbouring
     /// invocations along the row blocks, where the rows a band of the usual order reads
-    /// are too far apart to stay cached (a CPU device's choice, `column_runs::choose`;
-    /// see [`Block::column_runs`](super::Block::column_runs)).
+    /// are too far apart to stay cached, or the output's rows are shorter than a run and
+    /// apart (a CPU device's choice, `column_runs::choose`; see
+    /// [`Block::column_runs`](super::Block::column_runs)).
     pub column_runs: bool,
     /// A conversion whose innermost dim stays moves 4 consecutive elements per item of the
     /// generic kernel: one source access, 4 conversions, one destination access (see

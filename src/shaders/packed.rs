@@ -39,6 +39,23 @@ fn terms(units: &[(Word, u32)], bits: u32) -> Vec<Term> {
     terms
 }
 
+/// Half `half` (0 low, 1 high) of the 64-bit value `x`, as the low half of a value whose
+/// high half is 0.
+fn low(x: &str, half: u32) -> String {
+    match half {
+        0 => format!("({x} & 0xfffffffflu)"),
+        _ => format!("({x} >> 32u)"),
+    }
+}
+
+/// Half `half` of the 64-bit value `x`, as the high half of a value whose low half is 0.
+fn high(x: &str, half: u32) -> String {
+    match half {
+        0 => format!("({x} << 32u)"),
+        _ => format!("({x} & 0xffffffff00000000lu)"),
+    }
+}
+
 /// The packed source words of a block's stores: `let` names for pairs of words, each
 /// made once.
 #[derive(Default)]
@@ -59,14 +76,10 @@ impl Packs {
         if let Some(name) = self.names.get(&(lo, hi)) {
             return name.clone();
         }
-        let low = match lo.1 % 2 {
-            0 => format!("({} & 0xfffffffflu)", component(lo)),
-            _ => format!("({} >> 32u)", component(lo)),
-        };
-        let high = match hi.1 % 2 {
-            0 => format!("({} << 32u)", component(hi)),
-            _ => format!("({} & 0xffffffff00000000lu)", component(hi)),
-        };
+        let (low, high) = (
+            low(&component(lo), lo.1 % 2),
+            high(&component(hi), hi.1 % 2),
+        );
         let name = format!("p{}", self.names.len());
         let _ = writeln!(self.lets, "        let {name} = {low} | {high};");
         self.names.insert((lo, hi), name.clone());
@@ -119,18 +132,25 @@ impl Packs {
 /// of 4 shifted, masked and merged bytes; output word `i` of the 4x4 at `(k, m)` is
 /// `s{k}_{m}_{i}` ([`swar_word`]).
 pub(super) fn swar(side: u32, word: &dyn Fn(u32, u32) -> String) -> String {
-    let mut f = String::new();
-    for k in 0..side / 4 {
-        for m in 0..side / 4 {
-            let w: Vec<String> = (0..4).map(|i| word(4 * k + i, m)).collect();
-            let _ = write!(
-                f,
-                "{}",
-                steps(&format!("{k}_{m}"), &w, ["s", "t"], Masks::WORD)
-            );
-        }
-    }
-    f
+    transposes(side / 4, side / 4, word, ["s", "t"], Masks::WORD)
+}
+
+/// The 4x4 transposes of `rows x across` sources: rows `4k` to `4k + 3` of source `m`
+/// (`source(r, m)`), named by `names` and transposed with `masks` ([`steps`]).
+fn transposes(
+    rows: u32,
+    across: u32,
+    source: &dyn Fn(u32, u32) -> String,
+    names: [&str; 2],
+    masks: Masks,
+) -> String {
+    (0..rows)
+        .flat_map(|k| (0..across).map(move |m| (k, m)))
+        .map(|(k, m)| {
+            let w: Vec<String> = (0..4).map(|i| source(4 * k + i, m)).collect();
+            steps(&format!("{k}_{m}"), &w, names, masks)
+        })
+        .collect()
 }
 
 /// Output word `k` of a store whose first unit is `(r, c)`, transposed by [`swar`].
@@ -144,18 +164,7 @@ pub(super) fn swar_word(r: u32, c: u32) -> String {
 /// it shifts so that no byte crosses into the other word. Output word `i` of the 4x4s at
 /// `(k, 2j)` and `(k, 2j + 1)` are the halves of `q{k}_{j}_{i}` ([`swar_half`]).
 pub(super) fn swar64(rows: u32, cols: u32, component: &dyn Fn(u32, u32) -> String) -> String {
-    let mut f = String::new();
-    for k in 0..rows / 4 {
-        for j in 0..cols / 8 {
-            let w: Vec<String> = (0..4).map(|i| component(4 * k + i, j)).collect();
-            let _ = write!(
-                f,
-                "{}",
-                steps(&format!("{k}_{j}"), &w, ["q", "u"], Masks::PAIR)
-            );
-        }
-    }
-    f
+    transposes(rows / 4, cols / 8, component, ["q", "u"], Masks::PAIR)
 }
 
 /// The 8-byte half of a store from [`swar64`]'s words, given the first unit (row, column)
@@ -165,15 +174,7 @@ pub(super) fn swar64(rows: u32, cols: u32, component: &dyn Fn(u32, u32) -> Strin
 pub(super) fn swar_half(lo: (u32, u32), hi: (u32, u32)) -> String {
     let at = |(r, c): (u32, u32)| (format!("q{}_{}_{}", r / 4, c / 8, c % 4), (c / 4) % 2);
     let ((lo, lo_half), (hi, hi_half)) = (at(lo), at(hi));
-    let low = match lo_half {
-        0 => format!("({lo} & 0xfffffffflu)"),
-        _ => format!("({lo} >> 32u)"),
-    };
-    let high = match hi_half {
-        0 => format!("({hi} << 32u)"),
-        _ => format!("({hi} & 0xffffffff00000000lu)"),
-    };
-    format!("{low} | {high}")
+    format!("{} | {}", low(&lo, lo_half), high(&hi, hi_half))
 }
 
 /// Half `q` (bytes `8q` to `8q + 7`) of a strip of `n` (2 or 3) planes of bytes into
@@ -182,13 +183,7 @@ pub(super) fn swar_half(lo: (u32, u32), hi: (u32, u32)) -> String {
 /// the half the pixels that overlap it, each shifted to its place (past the half's ends,
 /// its bytes shift out).
 pub(super) fn pixels_half(n: u32, q: u32) -> String {
-    let pixel = |p: u32| {
-        let word = format!("q0_{}_{}", p / 8, p % 4);
-        match (p / 4) % 2 {
-            0 => format!("({word} & 0xfffffffflu)"),
-            _ => format!("({word} >> 32u)"),
-        }
-    };
+    let pixel = |p: u32| low(&format!("q0_{}_{}", p / 8, p % 4), (p / 4) % 2);
     let (lo, hi) = (8 * q, 8 * q + 8);
     (lo / n..hi.div_ceil(n))
         .map(|p| match (n * p) as i64 - lo as i64 {
@@ -201,6 +196,7 @@ pub(super) fn pixels_half(n: u32, q: u32) -> String {
 }
 
 /// The masks of [`steps`], for 32-bit words or pairs of them.
+#[derive(Clone, Copy)]
 struct Masks {
     low16: &'static str,
     high16: &'static str,
