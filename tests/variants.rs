@@ -22,7 +22,8 @@ use strips::{blocks_for_run, column_blocks_for_run, strip_case};
 use views::{check_padded, check_padded_micro, check_reversed};
 use walks::walk_tiles_case;
 use wgpu_permute::plan::tuning::{
-    GENERIC_RUN, LANE_GROUP, MAX_SPECIALIZED, MICRO_WORKGROUP, WALK_TILE_MIN_ROW_RUNS,
+    GENERIC_RUN, LANE_GROUP, MAX_SPECIALIZED, MICRO_SHORT_ROW_BYTES, MICRO_WORKGROUP,
+    WALK_TILE_MIN_ROW_RUNS,
 };
 use wgpu_permute::plan::{ELEM_SIZES, MAX_RANK, Variant};
 use wgpu_permute::{
@@ -345,6 +346,20 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
             (shape[0], shape[last]) = if small { (20, 36) } else { (4, 8) };
         }
         None => {}
+    }
+    // Runs of square blocks of 2/4-byte units over input rows longer than
+    // `MICRO_SHORT_ROW_BYTES`, which keep their runs where there are at most two batch dims:
+    // the first count of whole blocks past it (ranks of up to 4: rows, columns and two).
+    if let Some(b) = variant.block()
+        && variant.rank() <= 4
+        && b.run > 1
+        && b.strip.is_none()
+        && !b.column_runs
+        && !variant.padded()
+        && (2..=4).contains(&elem)
+    {
+        let side = b.side as usize;
+        shape[last] = side * (MICRO_SHORT_ROW_BYTES as usize / (side * elem) + 1);
     }
     // Specialised padded blocks at ranks 2 and 3 only: their bounds are the padded
     // variants' (run at every rank), their shape words the specialised ones' (likewise),

@@ -80,6 +80,20 @@ pub const EDGE_SPLIT_SPAN: u64 = 1 << 20;
 /// (runs of 5: the same 39; of 8 for `[4096,4096]`: 31 against 23 in runs of 4).
 pub const MICRO_RUNS: [u32; 3] = [MICRO_RUN, 3, 2];
 
+/// Input row bytes up to which a square micro block's run is at most the row blocks of one
+/// column of blocks over a SIMD group ([`LANE_GROUP`] runs), so that the group's runs stay
+/// in one column of blocks (`select::short_rows_run`): batches of small matrices, over at
+/// most two batch dims (as measured). On
+/// lavapipe (AMD EPYC, 2 cores; two probe runs each, the shader copy of the same bytes
+/// 9.4-11.8 ms), runs of 4, 2 and 1: `[4096,64,64] (0,2,1)` f32 20.1-20.5, 14.2-14.3 and
+/// 14.2 ms, `[8192,32,64]` 29.4-29.7, 18.2-18.4 and 14.7-14.8, `[7000,48,48]` 22.6-22.8,
+/// 16.4-16.6 and 16.5-17.2, `[8192,64,32]` (128-byte rows) 14.1-14.3 in each, f16
+/// `[8192,64,64]` 17.9-18.7, 14.3-14.4 and 14.1; `[1024,16,64,64] (0,1,3,2)` (256 MiB, in
+/// windows) 81-82, 59-62 and 69-71. Longer input rows keep the usual runs: `[64,64,4096]`
+/// 8.5 ms in runs of 4, 9.9 in runs of 2; and so do bytes' 16x16 blocks (`[4096,64,64]` u8
+/// 3.7 ms in runs of 4, 4.2 one at a time).
+pub const MICRO_SHORT_ROW_BYTES: u64 = 256;
+
 /// The run of an aligned strip's blocks on CPU devices, [`LANE_GROUP`] apart
 /// ([`Block::lane_major`](super::Block::lane_major)): at each step the 8 lanes of a
 /// lavapipe SIMD group move 8 neighbouring blocks, one span of each side, where neighbours

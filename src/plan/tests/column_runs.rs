@@ -1,5 +1,5 @@
 //! The micro kernel's column runs and its bands' span: where they are chosen, where forcing
-//! them is refused, and their binding windows' boxes.
+//! them is refused, and their binding windows' boxes; and its runs over short input rows.
 
 use super::*;
 use crate::convert::{Conversion, Dtype};
@@ -69,6 +69,38 @@ fn short_output_rows_apart_run_along_the_columns() {
     // Two row blocks and two column blocks: no run along the columns is longer.
     let p = planned(&[16, 8, 64, 8], &[0, 3, 2, 1], 4, auto, &cpu()).unwrap();
     assert!(!p.column_runs, "{p}");
+}
+
+/// Square blocks of 2- or 4-byte units whose input rows hold at most
+/// `MICRO_SHORT_ROW_BYTES` run at most the row blocks of one column of blocks over a SIMD
+/// group (batches of small matrices over at most two batch dims, CPU devices); longer input
+/// rows, bytes' 16x16 blocks and more batch dims keep the usual run, and GPUs have no runs.
+#[test]
+fn short_input_rows_run_within_one_column_of_blocks() {
+    let auto = Options::default();
+    for caps in [&cpu(), &cpu64()] {
+        for (shape, elem, run) in [
+            (&[4096usize, 64, 64][..], 4, 2), // 16 row blocks
+            (&[8192, 32, 64], 4, 1),          // 8
+            (&[7000, 48, 48], 4, 1),          // 12
+            (&[8192, 64, 32], 4, 2),          // 128-byte input rows
+            (&[4096, 64, 64], 2, 1),          // 8x8 blocks: 8 row blocks
+            (&[64, 256, 64], 4, 4),           // 64 row blocks: the usual run
+            (&[64, 64, 4096], 4, 4),          // long input rows
+            (&[4096, 64, 64], 1, 4),          // bytes
+        ] {
+            let p = planned(shape, &[0, 2, 1], elem, auto, caps).unwrap();
+            assert_eq!(block(&p).run, run, "{p}");
+            let why = p.explain();
+            let said = why.iter().any(|w| w.contains("runs of at most"));
+            assert_eq!(said, run < 4, "{why:?}");
+        }
+    }
+    // Three batch dims (unmeasured): the usual run.
+    let p = planned(&[4, 8, 16, 64, 64], &[2, 1, 0, 4, 3], 4, auto, &cpu()).unwrap();
+    assert_eq!((p.batch_dims().len(), block(&p).run), (3, 4), "{p}");
+    let p = planned(&[4096, 64, 64], &[0, 2, 1], 4, auto, &DeviceCaps::default()).unwrap();
+    assert!(!p.runs, "{p}");
 }
 
 /// Bands keep their input rows within `MICRO_BAND_MAX_SPAN` bytes; where that would take
