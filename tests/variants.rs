@@ -347,12 +347,12 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
         }
         None => {}
     }
-    // Runs of square blocks of 2/4-byte units over input rows longer than
-    // `MICRO_SHORT_ROW_BYTES`, which keep their runs where there are at most two batch dims:
-    // the first count of whole blocks past it (ranks of up to 4: rows, columns and two).
+    // Wide blocks of 2/4-byte units over up to two batch dims (ranks up to 4) run fewer
+    // blocks over input rows of up to `MICRO_SHORT_ROW_BYTES`: these get rows just past it.
     if let Some(b) = variant.block()
         && variant.rank() <= 4
         && b.run > 1
+        && b.access_bytes == 16
         && b.strip.is_none()
         && !b.column_runs
         && !variant.padded()

@@ -2,7 +2,7 @@
 //! where they apply, and where they pay.
 
 use super::select::{micro_block, windows_fit};
-use super::tuning::{MICRO_COLUMN_RUN_MIN_BAND, MICRO_RUN, MICRO_RUNS};
+use super::tuning::{MICRO_COLUMN_RUN_MIN_BAND, MICRO_RUN};
 use super::{DeviceCaps, Kernel, Options, Plan};
 use crate::PermuteError;
 
@@ -47,7 +47,7 @@ pub(super) fn choose(
                     .micro_band_fit(block.rows())
                     .max(plan.micro_out_fit(block.cols()));
                 let row_blocks = r / block.rows() as u64;
-                let short = short_rows_apart(plan, r, row_blocks, block.column_run(c));
+                let short = short_rows_apart(plan, r, row_blocks, block.column_run(c), block.run);
                 (fit, row_blocks, short)
             }),
         _ => None,
@@ -67,7 +67,7 @@ pub(super) fn choose(
 
 /// Whether the output's rows (`r` units, `row_blocks` blocks) are shorter than
 /// [`MICRO_RUN`] blocks and not back to back, and a run along the columns (`column_run`)
-/// is longer than the usual run along them. The usual order then writes a few blocks of
+/// is longer than the run along them (`usual`). The usual order then writes a few blocks of
 /// each far-apart output row per invocation and reads a 16-byte piece of each input row;
 /// column runs read a line of each. On lavapipe (AMD EPYC, 2 cores; probe runs of 4 MiB
 /// f32, ratios to the shader copy of the same run, about 20 GB/s at that size), usual
@@ -80,14 +80,16 @@ pub(super) fn choose(
 /// back, a tie or worse (`[32,8,3136] (0,2,1)` 0.84-0.87 / 0.54-0.83), so the rule leaves
 /// those.
 /// It errs towards column runs: no shape measured lost by them.
-fn short_rows_apart(plan: &Plan, r: u64, row_blocks: u64, column_run: Option<u32>) -> bool {
+fn short_rows_apart(
+    plan: &Plan,
+    r: u64,
+    row_blocks: u64,
+    column_run: Option<u32>,
+    usual: u32,
+) -> bool {
     let last = plan.dims.len() - 1;
     let unit = plan.dst_unit() as u64;
     let pitch = (plan.out_strides_by_input_dim()[last] as i64).unsigned_abs() * unit;
-    let usual = MICRO_RUNS
-        .into_iter()
-        .find(|&run| row_blocks.is_multiple_of(run as u64))
-        .unwrap_or(1);
     row_blocks < MICRO_RUN as u64 && pitch > r * unit && column_run.is_some_and(|run| run > usual)
 }
 

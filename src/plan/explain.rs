@@ -7,7 +7,7 @@ use super::{
     Figures, IndexReason, Kernel, KernelReason, MAX_MODELLED, MIN_TILED_EXTENT, Modelling, Plan,
     SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES, SpecializeReason, Strip, Tile, Tuning,
     simplify,
-    tuning::{LANE_GROUP, MICRO_RUN, MICRO_SHORT_ROW_BYTES},
+    tuning::{LANE_GROUP, MICRO_SHORT_ROW_BYTES},
 };
 
 impl KernelReason {
@@ -278,11 +278,11 @@ impl Plan {
                         why.push(format!(
                             "each invocation moves {run} {rows}x{cols} block(s), {apart} along the {along}, between the input's innermost dim ({c}) and the dim that becomes the output's innermost ({r}), {how}, {batch}"
                         ));
-                        let most = super::select::short_rows_run(self, &block);
-                        if self.runs && !block.column_runs && most.is_some_and(|m| m < MICRO_RUN) {
+                        let short = super::runs::short_rows_run(self, &block);
+                        if !block.column_runs && short == Some(run) {
                             why.push(format!(
-                                "input rows of at most {MICRO_SHORT_ROW_BYTES} bytes: runs of at most {} block(s), so that a SIMD group's {LANE_GROUP} runs stay in one column of blocks (a CPU device)",
-                                most.unwrap_or(1)
+                                "input rows of at most {MICRO_SHORT_ROW_BYTES} bytes: runs of {run} rather than {}, so that a SIMD group's {LANE_GROUP} runs stay in one column of blocks (a CPU device)",
+                                super::runs::usual_run(r / rows as u64)
                             ));
                         }
                     }

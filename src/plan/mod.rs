@@ -15,6 +15,7 @@ mod geometry;
 pub mod parts;
 mod planned;
 mod reasons;
+mod runs;
 mod select;
 mod simplify;
 mod specialize;

@@ -3,6 +3,7 @@
 //! and 64-bit accesses, and the micro kernel's block (whether runs scatter: `super::walk`).
 
 use super::reasons::*;
+use super::runs::{short_rows_run, usual_run};
 use super::tuning::*;
 use super::{Block, ChannelAt, DeviceCaps, IndexMath, Kernel, Options, Plan, Strip, Tile, windows};
 use crate::PermuteError;
@@ -448,8 +449,8 @@ pub(super) fn windows_fit(
 /// ([`super::flat_strip`]). Blocks per invocation, where the plan has runs (CPU devices):
 /// an aligned column strip's [`MICRO_LANE_MAJOR_RUN`] lane-major where that makes
 /// [`MICRO_LANE_MAJOR_MIN_WORKGROUPS`]; else the first of [`MICRO_RUNS`] (for a flat
-/// strip, [`MICRO_FLAT_RUN`] first) that divides the blocks along the run, no longer than
-/// short input rows allow ([`short_rows_run`]); else 1.
+/// strip, [`MICRO_FLAT_RUN`] first) that divides the blocks along the run, else 1
+/// ([`usual_run`]), unless short input rows shorten it ([`short_rows_run`]).
 pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
     let Some((b, r, c)) = plan.batch_rows_cols() else {
         return Err(Misfit::InnermostStays);
@@ -534,29 +535,15 @@ pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
     {
         return Ok(block.column_runs(run));
     }
+    if !plan.runs {
+        return Ok(block.with_run(1));
+    }
     // A flat strip's blocks are whole runs of their own where they can be.
-    let first = block.flat.then_some(MICRO_FLAT_RUN);
-    let most = short_rows_run(plan, &block).unwrap_or(u32::MAX);
-    let run = first
-        .into_iter()
-        .chain(MICRO_RUNS)
-        .find(|&run| plan.runs && run <= most && along.is_multiple_of(run as u64))
-        .unwrap_or(1);
+    let run = match block.flat {
+        true if along.is_multiple_of(MICRO_FLAT_RUN as u64) => MICRO_FLAT_RUN,
+        _ => short_rows_run(plan, &block).unwrap_or_else(|| usual_run(along)),
+    };
     Ok(block.with_run(run))
-}
-
-/// The longest run of a square block (of 2- or 4-byte units, a plain permute's over at most
-/// two batch dims, as measured) whose input rows hold at most [`MICRO_SHORT_ROW_BYTES`]: one
-/// whose [`LANE_GROUP`] neighbouring invocations (a CPU's SIMD group) move at most the row
-/// blocks of one column of blocks.
-pub(super) fn short_rows_run(plan: &Plan, block: &Block) -> Option<u32> {
-    let (_, rows, cols) = plan.batch_rows_cols()?;
-    let square = block.strip.is_none() && !block.flat && (2..=4).contains(&plan.unit);
-    let plain = plan.view.is_none() && plan.conversion.is_none() && plan.batch_dims().len() <= 2;
-    let short = cols * plan.unit as u64 <= MICRO_SHORT_ROW_BYTES;
-    let along = rows / block.rows() as u64;
-    (square && plain && short)
-        .then(|| (along / LANE_GROUP as u64).clamp(1, MICRO_RUN as u64) as u32)
 }
 
 /// Whether a block's runs are lane-major ([`MICRO_LANE_MAJOR_RUN`], `blocks` in all): a

@@ -80,18 +80,19 @@ pub const EDGE_SPLIT_SPAN: u64 = 1 << 20;
 /// (runs of 5: the same 39; of 8 for `[4096,4096]`: 31 against 23 in runs of 4).
 pub const MICRO_RUNS: [u32; 3] = [MICRO_RUN, 3, 2];
 
-/// Input row bytes up to which a square micro block's run is at most the row blocks of one
-/// column of blocks over a SIMD group ([`LANE_GROUP`] runs), so that the group's runs stay
-/// in one column of blocks (`select::short_rows_run`): batches of small matrices, over at
-/// most two batch dims (as measured). On
-/// lavapipe (AMD EPYC, 2 cores; two probe runs each, the shader copy of the same bytes
-/// 9.4-11.8 ms), runs of 4, 2 and 1: `[4096,64,64] (0,2,1)` f32 20.1-20.5, 14.2-14.3 and
-/// 14.2 ms, `[8192,32,64]` 29.4-29.7, 18.2-18.4 and 14.7-14.8, `[7000,48,48]` 22.6-22.8,
-/// 16.4-16.6 and 16.5-17.2, `[8192,64,32]` (128-byte rows) 14.1-14.3 in each, f16
-/// `[8192,64,64]` 17.9-18.7, 14.3-14.4 and 14.1; `[1024,16,64,64] (0,1,3,2)` (256 MiB, in
-/// windows) 81-82, 59-62 and 69-71. Longer input rows keep the usual runs: `[64,64,4096]`
-/// 8.5 ms in runs of 4, 9.9 in runs of 2; and so do bytes' 16x16 blocks (`[4096,64,64]` u8
-/// 3.7 ms in runs of 4, 4.2 one at a time).
+/// Input row bytes up to which a wide square micro block's run is shortened so that a SIMD
+/// group's [`LANE_GROUP`] runs stay within one column of blocks (`runs::short_rows_run`):
+/// batches of small matrices, whose group otherwise spans columns of blocks, which was slow.
+/// Measured with input rows back to back over one batch dim; applied over up to two. On
+/// lavapipe (AMD EPYC, 2 cores, 64-bit components; two probe runs each, the shader copy of
+/// the same bytes 9.4-12.6 ms), runs of 4, 2 and 1: `[4096,64,64] (0,2,1)` f32 20.1-20.5,
+/// 14.2-14.3 and 14.2 ms, `[8192,32,64]` 29.4-29.7, 18.2-18.4 and 14.7-14.8,
+/// `[7000,48,48]` 22.6-22.8, 16.4-16.6 and 16.5-17.2, `[8192,64,32]` (128-byte rows)
+/// 14.1-14.3, 14.4 and 14.5-14.6, f16 `[8192,64,64]` 17.9-18.7, 14.3-14.4 and 14.1;
+/// `[1024,16,64,64] (0,1,3,2)` (256 MiB, in windows) 81-82, 59-62 and 69-71. It errs
+/// towards shorter runs (`[8192,64,32]` ties). Longer input rows keep the usual run:
+/// `[64,64,4096]` 8.5 ms in runs of 4, 9.9 in runs of 2 (`[32,64,3136]` 3.9-4.3 and 3.7-3.8),
+/// and so do bytes' 16x16 blocks (`[4096,64,64]` u8 3.7 ms in runs of 4, 4.2 one at a time).
 pub const MICRO_SHORT_ROW_BYTES: u64 = 256;
 
 /// The run of an aligned strip's blocks on CPU devices, [`LANE_GROUP`] apart

@@ -92,9 +92,20 @@ fn short_input_rows_run_within_one_column_of_blocks() {
             let p = planned(shape, &[0, 2, 1], elem, auto, caps).unwrap();
             assert_eq!(block(&p).run, run, "{p}");
             let why = p.explain();
-            let said = why.iter().any(|w| w.contains("runs of at most"));
+            let said = why.iter().any(|w| w.contains("so that a SIMD group's"));
             assert_eq!(said, run < 4, "{why:?}");
         }
+        // 5 row blocks run one at a time anyway (the plan does not say so), 28 in runs of 2
+        // (3 does not divide them).
+        for (rows, run, said) in [(20, 1, false), (112, 2, true)] {
+            let p = planned(&[4096, rows, 64], &[0, 2, 1], 4, auto, caps).unwrap();
+            let why = p.explain();
+            let says = why.iter().any(|w| w.contains("so that a SIMD group's"));
+            assert_eq!((block(&p).run, says), (run, said), "{why:?}");
+        }
+        // Input rows 32 KiB apart (a batch dim between them), not back to back: the usual run.
+        let p = planned(&[64, 128, 64], &[2, 1, 0], 4, auto, caps).unwrap();
+        assert_eq!(block(&p).run, 4, "{p}");
     }
     // Three batch dims (unmeasured): the usual run.
     let p = planned(&[4, 8, 16, 64, 64], &[2, 1, 0, 4, 3], 4, auto, &cpu()).unwrap();
