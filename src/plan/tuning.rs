@@ -83,17 +83,34 @@ pub const MICRO_RUNS: [u32; 3] = [MICRO_RUN, 3, 2];
 /// Input row bytes up to which a wide square micro block's run is shortened so that a SIMD
 /// group's [`LANE_GROUP`] runs stay within one column of blocks (`runs::short_rows_run`):
 /// batches of small matrices, whose group otherwise spans columns of blocks, which was slow.
-/// Measured with input rows back to back over one batch dim; applied over up to two. On
+/// Measured with input rows back to back over one and two batch dims, applied over up to two. On
 /// lavapipe (AMD EPYC, 2 cores, 64-bit components; two probe runs each, the shader copy of
-/// the same bytes 9.4-12.6 ms), runs of 4, 2 and 1: `[4096,64,64] (0,2,1)` f32 20.1-20.5,
-/// 14.2-14.3 and 14.2 ms, `[8192,32,64]` 29.4-29.7, 18.2-18.4 and 14.7-14.8,
-/// `[7000,48,48]` 22.6-22.8, 16.4-16.6 and 16.5-17.2, `[8192,64,32]` (128-byte rows)
-/// 14.1-14.3, 14.4 and 14.5-14.6, f16 `[8192,64,64]` 17.9-18.7, 14.3-14.4 and 14.1;
-/// `[1024,16,64,64] (0,1,3,2)` (256 MiB, in windows) 81-82, 59-62 and 69-71. It errs
-/// towards shorter runs (`[8192,64,32]` ties). Longer input rows keep the usual run:
-/// `[64,64,4096]` 8.5 ms in runs of 4, 9.9 in runs of 2 (`[32,64,3136]` 3.9-4.3 and 3.7-3.8),
-/// and so do bytes' 16x16 blocks (`[4096,64,64]` u8 3.7 ms in runs of 4, 4.2 one at a time).
-pub const MICRO_SHORT_ROW_BYTES: u64 = 256;
+/// the same bytes 9.4-22.6 ms), runs of 4, 3, 2 and 1, ms (the planned one first):
+///
+/// | shape `(0,2,1)` | input row | row blocks | planned | 4 | 3 | 2 | 1 |
+/// |---|---|---|---|---|---|---|---|
+/// | `[4096,64,64]` f32 | 256 B | 16 | 2 | 20.1-20.5 | | 14.2-14.3 | 14.2 |
+/// | `[8192,32,64]` f32 | 256 B | 8 | 1 | 29.4-29.7 | | 18.2-18.4 | 14.7-14.8 |
+/// | `[7000,48,48]` f32 | 192 B | 12 | 1 | 22.6-22.8 | | 16.4-16.6 | 16.5-17.2 |
+/// | `[8192,64,32]` f32 | 128 B | 16 | 2 | 14.1-14.3 | | 14.4 | 14.5-14.6 |
+/// | `[8192,64,64]` f16 | 128 B | 8 | 1 | 17.9-18.7 | | 14.3-14.4 | 14.1 |
+/// | `[4096,64,160]` f16 | 320 B | 8 | 1 | 36.2-36.4 | | 22.9-23.2 | 18.8 |
+/// | `[8192,32,80]` f32 | 320 B | 8 | 1 | 37.3-37.4 | | 24.9-25.8 | 19.8-20.2 |
+/// | `[4096,64,80]` f32 | 320 B | 16 | 2 | 24.5-30.8 | | 19.4 | 19.4-19.8 |
+/// | `[4096,80,80]` f32 | 320 B | 20 | 2 | 34.5-34.7 | | 28.8-29.0 | 26.2-27.0 |
+/// | `[4096,48,88]` f32 | 352 B | 12 | 1 | 29.3-29.7 | | 28.4-28.7 | 21.9-22.0 |
+/// | `[4096,96,96]` f32 | 384 B | 24 | 3 | 37.5-38.6 | 35.3-35.4 | 39.0-39.1 | 40.3-40.9 |
+/// | `[2048,112,112]` f32 | 448 B | 28 | 2 | 26.9-27.5 | | 25.1-25.7 | 26.1-26.7 |
+/// | `[2048,96,128]` f32 | 512 B | 24 | 3 | 16.8-17.0 | 15.1-15.4 | 17.1-17.3 | 18.9-19.0 |
+/// | `[2048,64,128]` f32 | 512 B | 16 | 2 | ratio 0.73 | | 0.75 | 0.66 |
+///
+/// (`[1024,16,64,64] (0,1,3,2)`, 256 MiB in windows: 81-82, 59-62 and 69-71 ms in runs of
+/// 4, 2 and 1.) It errs towards the shorter run: where neither divides, `[4096,88,88]` (22
+/// row blocks) keeps 2 (43-44 ms) where 1 took 35. Longer input rows keep the usual run:
+/// `[256,64,1024]` 8.3-8.4 ms in runs of 4, 9.9-10.0 in runs of 2, `[64,64,4096]` 8.5 and
+/// 9.9 (`[1024,64,256]`, 1 KiB rows, tied); so do bytes' 16x16 blocks (`[4096,64,64]` u8
+/// 3.7 ms in runs of 4, 4.2 one at a time).
+pub const MICRO_SHORT_ROW_BYTES: u64 = 512;
 
 /// The run of an aligned strip's blocks on CPU devices, [`LANE_GROUP`] apart
 /// ([`Block::lane_major`](super::Block::lane_major)): at each step the 8 lanes of a

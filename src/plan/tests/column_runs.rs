@@ -85,9 +85,11 @@ fn short_input_rows_run_within_one_column_of_blocks() {
             (&[7000, 48, 48], 4, 1),          // 12
             (&[8192, 64, 32], 4, 2),          // 128-byte input rows
             (&[4096, 64, 64], 2, 1),          // 8x8 blocks: 8 row blocks
+            (&[2048, 96, 128], 4, 3),         // 24 row blocks of 512-byte rows
             (&[64, 256, 64], 4, 4),           // 64 row blocks: the usual run
-            (&[64, 64, 4096], 4, 4),          // long input rows
-            (&[4096, 64, 64], 1, 4),          // bytes
+            (&[256, 64, 1024], 4, 4),         // input rows past 512 bytes
+            (&[64, 64, 4096], 4, 4),
+            (&[4096, 64, 64], 1, 4), // bytes
         ] {
             let p = planned(shape, &[0, 2, 1], elem, auto, caps).unwrap();
             assert_eq!(block(&p).run, run, "{p}");

@@ -45,11 +45,11 @@ fn micro_blocks_are_wide_where_sides_and_offsets_allow() {
     assert_eq!(run(&[32, 32], 1), Some(2));
     assert_eq!(run(&[80, 32], 1), Some(1));
     // (Input rows longer than `MICRO_SHORT_ROW_BYTES`, whose runs are the usual ones.)
-    assert_eq!(run(&[16, 128], 4), Some(MICRO_RUN));
-    assert_eq!(run(&[12, 128], 4), Some(3));
+    assert_eq!(run(&[16, 256], 4), Some(MICRO_RUN));
+    assert_eq!(run(&[12, 256], 4), Some(3));
     assert_eq!(run(&[4092, 4092], 4), Some(3));
     assert_eq!(run(&[4088, 4088], 4), Some(2));
-    assert_eq!(run(&[20, 128], 4), Some(1));
+    assert_eq!(run(&[20, 256], 4), Some(1));
     // Sides that divide by 4 but not by the wide side.
     assert_eq!(block(&[20, 36], 1, (0, 0)), Some((4, 4)));
     assert_eq!(block(&[20, 36], 2, (0, 0)), Some((4, 4)));
