@@ -83,9 +83,9 @@ pub const MICRO_RUNS: [u32; 3] = [MICRO_RUN, 3, 2];
 /// Input row bytes up to which a wide square micro block's run is shortened so that a SIMD
 /// group's [`LANE_GROUP`] runs stay within one column of blocks (`runs::short_rows_run`):
 /// batches of small matrices, whose group otherwise spans columns of blocks, which was slow.
-/// Measured with input rows back to back over one and two batch dims, applied over up to two. On
-/// lavapipe (AMD EPYC, 2 cores, 64-bit components; two probe runs each, the shader copy of
-/// the same bytes 9.4-22.6 ms), runs of 4, 3, 2 and 1, ms (the planned one first):
+/// Measured with input rows back to back over one and two batch dims, applied over up to
+/// two. On lavapipe (AMD EPYC, 2 cores, 64-bit components; two probe runs each, the shader
+/// copy of the same bytes 9.4-22.6 ms, 11-14 GB/s), runs of 4, 3, 2 and 1, ms:
 ///
 /// | shape `(0,2,1)` | input row | row blocks | planned | 4 | 3 | 2 | 1 |
 /// |---|---|---|---|---|---|---|---|
@@ -105,8 +105,8 @@ pub const MICRO_RUNS: [u32; 3] = [MICRO_RUN, 3, 2];
 /// | `[2048,64,128]` f32 | 512 B | 16 | 2 | ratio 0.73 | | 0.75 | 0.66 |
 ///
 /// (`[1024,16,64,64] (0,1,3,2)`, 256 MiB in windows: 81-82, 59-62 and 69-71 ms in runs of
-/// 4, 2 and 1.) It errs towards the shorter run: where neither divides, `[4096,88,88]` (22
-/// row blocks) keeps 2 (43-44 ms) where 1 took 35. Longer input rows keep the usual run:
+/// 4, 2 and 1.) Of the runs it allows it takes the longest that divides the blocks:
+/// `[4096,88,88]` (22 row blocks) keeps 2 (43-44 ms) where 1 took 35. Longer input rows keep the usual run:
 /// `[256,64,1024]` 8.3-8.4 ms in runs of 4, 9.9-10.0 in runs of 2, `[64,64,4096]` 8.5 and
 /// 9.9 (`[1024,64,256]`, 1 KiB rows, tied); so do bytes' 16x16 blocks (`[4096,64,64]` u8
 /// 3.7 ms in runs of 4, 4.2 one at a time).
