@@ -260,10 +260,11 @@ impl Bench<'_> {
             record(e, &src, &mid, &permute);
             record(e, &mid, &dst, &convert);
         })?;
+        let (from, to) = self.copy_pair(copy_bytes)?;
         let mut encoder = device.create_command_encoder(&Default::default());
-        p.record_shader_copy(&mut encoder, &src, &dst, copy_bytes)?;
+        p.record_shader_copy(&mut encoder, &from, &to, copy_bytes)?;
         let shader_copy = self.time(&|e| {
-            let _ = p.record_shader_copy(e, &src, &dst, copy_bytes);
+            let _ = p.record_shader_copy(e, &from, &to, copy_bytes);
         })?;
         Ok(ConvertResult {
             case: case.clone(),

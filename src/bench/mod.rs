@@ -1,10 +1,11 @@
 //! Benchmark runner, shared by `wgpu-permute bench` and `benches/permute.rs`. For each case
 //! (a permute, or a view materialised: [`default_suite`], [`view_suite`]) it measures, in
 //! the same run on the same device: the case's work, `copy_buffer_to_buffer` of its output's
-//! bytes, a vectorised WGSL copy of the same bytes (the shader ceiling), and, for context,
-//! the CPU reference. Each case is checked against the reference before it is timed. GPU
+//! bytes, a vectorised WGSL copy of the same bytes (the shader ceiling), both in a pair of
+//! buffers every case shares ([`Bench`]), and, for context, the CPU reference. Each case is checked against the reference before it is timed. GPU
 //! timestamps where the device has them, wall clock otherwise.
 
+use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
 use crate::gpu::wait_for;
@@ -120,9 +121,19 @@ pub enum BenchError {
 }
 
 /// Runs benchmark cases on one permuter's device.
+///
+/// Every case's copies run in one pair of buffers (`Bench::copy_pair`), not in the case's
+/// own: a copy's speed depends on where its two buffers lie relative to each other, which
+/// follows from the allocator's history. On lavapipe (AMD EPYC) a 64 MiB shader copy took
+/// 8.6 ms at one destination offset of a buffer pair and 10.8-19.5 ms at others (4 KiB to
+/// 16 MiB further). In the cases' own buffers (wgpu puts buffers under 64 MiB together in
+/// 64 MiB memory blocks) the copies of the 24.5-32 MiB cases took 0.165-0.205 ms per MiB,
+/// in one pair 0.130-0.145 (the 64 MiB cases' 0.145-0.171 either way), which had raised
+/// those cases' ratios by 10-25%.
 pub struct Bench<'a> {
     permuter: &'a Permuter,
     timer: Timer,
+    copies: RefCell<Option<(wgpu::Buffer, wgpu::Buffer)>>,
     pub warmups: usize,
     pub runs: usize,
 }
@@ -134,6 +145,7 @@ impl<'a> Bench<'a> {
         Ok(Bench {
             permuter,
             timer,
+            copies: RefCell::new(None),
             warmups: 2,
             runs: runs.max(1),
         })
@@ -149,6 +161,40 @@ impl<'a> Bench<'a> {
         record: &dyn Fn(&mut wgpu::CommandEncoder),
     ) -> Result<Duration, PermuteError> {
         self.timer.time_once(record)
+    }
+
+    /// The source and destination every case's copies run in, at least `size` bytes each
+    /// (a multiple of 16): made at the first case's size, and made again, larger, for a
+    /// case that needs more.
+    fn copy_pair(&self, size: u64) -> Result<(wgpu::Buffer, wgpu::Buffer), PermuteError> {
+        let mut copies = self.copies.borrow_mut();
+        if let Some(pair) = copies.as_ref().filter(|(src, _)| src.size() >= size) {
+            return Ok(pair.clone());
+        }
+        // The old pair goes first, so that the two never hold memory at once.
+        *copies = None;
+        let device = self.permuter.device();
+        let usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        let pair = captured(device, || {
+            let data = bench_bytes(size as usize);
+            let src = upload(
+                device,
+                self.permuter.queue(),
+                "bench copy src",
+                &data,
+                usage,
+            );
+            let dst = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("bench copy dst"),
+                size,
+                usage,
+                mapped_at_creation: false,
+            });
+            (src, dst)
+        })?;
+        Ok(copies.insert(pair).clone())
     }
 
     /// Median and minimum over the runs, after the warm-ups.
@@ -223,10 +269,10 @@ impl<'a> Bench<'a> {
         // Refuses a bad case before allocating for it.
         permuter.prepare(&op)?;
         let (bytes, source_bytes) = (case.bytes(), case.source_bytes());
-        // Buffers padded to whole 16-byte units so the shader copy moves every byte; the
-        // copies move the output's bytes, so the source buffer holds at least as many.
+        // The copies move the output's bytes in whole 16-byte units, in their own buffers
+        // (`copy_pair`).
         let size = bytes.next_multiple_of(16).max(16);
-        let src_size = source_bytes.next_multiple_of(16).max(size);
+        let src_size = source_bytes.next_multiple_of(16).max(16);
         let data = bench_bytes(src_size as usize);
         let source = &data[..source_bytes as usize];
 
@@ -266,12 +312,13 @@ impl<'a> Bench<'a> {
             // Prepared and recorded successfully above; the same call cannot fail now.
             let _ = permuter.record(e, &src, &dst, &prepared);
         })?;
-        let buffer_copy = self.time(&|e| e.copy_buffer_to_buffer(&src, 0, &dst, 0, size))?;
+        let (from, to) = self.copy_pair(size)?;
+        let buffer_copy = self.time(&|e| e.copy_buffer_to_buffer(&from, 0, &to, 0, size))?;
         // Recorded once first, so that its pipeline is compiled before it is timed.
         let mut encoder = device.create_command_encoder(&Default::default());
-        permuter.record_shader_copy(&mut encoder, &src, &dst, size)?;
+        permuter.record_shader_copy(&mut encoder, &from, &to, size)?;
         let shader_copy = self.time(&|e| {
-            let _ = permuter.record_shader_copy(e, &src, &dst, size);
+            let _ = permuter.record_shader_copy(e, &from, &to, size);
         })?;
 
         Ok(CaseResult {
