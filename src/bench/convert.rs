@@ -224,6 +224,8 @@ impl Bench<'_> {
             return Err(BenchError::Mismatch(case.label.clone()));
         }
         let copy_bytes = (case.traffic() / 2).next_multiple_of(16);
+        // At least the copy's size, as before the copies had their pair (`Bench::copy_pair`):
+        // where buffers lie moves timings, so these stay comparable with earlier rounds.
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
         let buffer = |label: &str, size: u64| {
             device.create_buffer(&wgpu::BufferDescriptor {
@@ -260,11 +262,11 @@ impl Bench<'_> {
             record(e, &src, &mid, &permute);
             record(e, &mid, &dst, &convert);
         })?;
-        let (from, to) = self.copy_pair(copy_bytes)?;
+        let (copy_src, copy_dst) = self.copy_pair(copy_bytes)?;
         let mut encoder = device.create_command_encoder(&Default::default());
-        p.record_shader_copy(&mut encoder, &from, &to, copy_bytes)?;
+        p.record_shader_copy(&mut encoder, &copy_src, &copy_dst, copy_bytes)?;
         let shader_copy = self.time(&|e| {
-            let _ = p.record_shader_copy(e, &from, &to, copy_bytes);
+            let _ = p.record_shader_copy(e, &copy_src, &copy_dst, copy_bytes);
         })?;
         Ok(ConvertResult {
             case: case.clone(),

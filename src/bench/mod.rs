@@ -2,10 +2,11 @@
 //! (a permute, or a view materialised: [`default_suite`], [`view_suite`]) it measures, in
 //! the same run on the same device: the case's work, `copy_buffer_to_buffer` of its output's
 //! bytes, a vectorised WGSL copy of the same bytes (the shader ceiling), both in a pair of
-//! buffers every case shares ([`Bench`]), and, for context, the CPU reference. Each case is checked against the reference before it is timed. GPU
-//! timestamps where the device has them, wall clock otherwise.
+//! buffers every case shares ([`Bench`]), and, for context, the CPU reference. Each case is
+//! checked against the reference before it is timed. GPU timestamps where the device has
+//! them, wall clock otherwise.
 
-use std::cell::RefCell;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::gpu::wait_for;
@@ -120,20 +121,21 @@ pub enum BenchError {
     Mismatch(String),
 }
 
+/// The least size of each buffer of the bench's copy pair (`Bench::copy_pair`): the suite's
+/// largest cases' at scale 1, so that the pair is made alike whichever case runs first.
+pub const COPY_PAIR_MIN_BYTES: u64 = 64 << 20;
+
 /// Runs benchmark cases on one permuter's device.
 ///
 /// Every case's copies run in one pair of buffers (`Bench::copy_pair`), not in the case's
-/// own: a copy's speed depends on where its two buffers lie relative to each other, which
-/// follows from the allocator's history. On lavapipe (AMD EPYC) a 64 MiB shader copy took
-/// 8.6 ms at one destination offset of a buffer pair and 10.8-19.5 ms at others (4 KiB to
-/// 16 MiB further). In the cases' own buffers (wgpu puts buffers under 64 MiB together in
-/// 64 MiB memory blocks) the copies of the 24.5-32 MiB cases took 0.165-0.205 ms per MiB,
-/// in one pair 0.130-0.145 (the 64 MiB cases' 0.145-0.171 either way), which had raised
-/// those cases' ratios by 10-25%.
+/// own: on lavapipe a copy's speed follows where its two buffers lie (a 64 MiB shader copy
+/// took 8.6 to 19.6 ms by its destination's offset), and in the cases' own buffers the
+/// 24.5-32 MiB cases' copies ran slower per byte than the 64 MiB cases', raising their
+/// ratios by 10-25% (docs/benchmarks/9-cpu-round-19.md).
 pub struct Bench<'a> {
     permuter: &'a Permuter,
     timer: Timer,
-    copies: RefCell<Option<(wgpu::Buffer, wgpu::Buffer)>>,
+    pair: Mutex<Option<(wgpu::Buffer, wgpu::Buffer)>>,
     pub warmups: usize,
     pub runs: usize,
 }
@@ -145,7 +147,7 @@ impl<'a> Bench<'a> {
         Ok(Bench {
             permuter,
             timer,
-            copies: RefCell::new(None),
+            pair: Mutex::new(None),
             warmups: 2,
             runs: runs.max(1),
         })
@@ -163,38 +165,41 @@ impl<'a> Bench<'a> {
         self.timer.time_once(record)
     }
 
-    /// The source and destination every case's copies run in, at least `size` bytes each
-    /// (a multiple of 16): made at the first case's size, and made again, larger, for a
-    /// case that needs more.
-    fn copy_pair(&self, size: u64) -> Result<(wgpu::Buffer, wgpu::Buffer), PermuteError> {
-        let mut copies = self.copies.borrow_mut();
-        if let Some(pair) = copies.as_ref().filter(|(src, _)| src.size() >= size) {
-            return Ok(pair.clone());
+    /// The source and destination every case's copies run in, at least `bytes` each: made
+    /// at [`COPY_PAIR_MIN_BYTES`] at first (within the device's buffer size), so that where
+    /// it lies does not follow which case comes first, and made again, larger, for a case
+    /// that needs more.
+    fn copy_pair(&self, bytes: u64) -> Result<(wgpu::Buffer, wgpu::Buffer), PermuteError> {
+        let size = bytes.next_multiple_of(16).max(16);
+        let mut pair = self.pair.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(made) = pair.as_ref().filter(|(src, _)| src.size() >= size) {
+            return Ok(made.clone());
         }
         // The old pair goes first, so that the two never hold memory at once.
-        *copies = None;
+        *pair = None;
         let device = self.permuter.device();
+        let size = size.max(COPY_PAIR_MIN_BYTES.min(device.limits().max_buffer_size));
         let usage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_SRC
             | wgpu::BufferUsages::COPY_DST;
-        let pair = captured(device, || {
+        let made = captured(device, || {
             let data = bench_bytes(size as usize);
-            let src = upload(
+            let copy_src = upload(
                 device,
                 self.permuter.queue(),
                 "bench copy src",
                 &data,
                 usage,
             );
-            let dst = device.create_buffer(&wgpu::BufferDescriptor {
+            let copy_dst = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("bench copy dst"),
                 size,
                 usage,
                 mapped_at_creation: false,
             });
-            (src, dst)
+            (copy_src, copy_dst)
         })?;
-        Ok(copies.insert(pair).clone())
+        Ok(pair.insert(made).clone())
     }
 
     /// Median and minimum over the runs, after the warm-ups.
@@ -269,8 +274,8 @@ impl<'a> Bench<'a> {
         // Refuses a bad case before allocating for it.
         permuter.prepare(&op)?;
         let (bytes, source_bytes) = (case.bytes(), case.source_bytes());
-        // The copies move the output's bytes in whole 16-byte units, in their own buffers
-        // (`copy_pair`).
+        // The copies move the output's bytes in whole 16-byte units, in the pair every case
+        // shares (`copy_pair`).
         let size = bytes.next_multiple_of(16).max(16);
         let src_size = source_bytes.next_multiple_of(16).max(16);
         let data = bench_bytes(src_size as usize);
@@ -312,13 +317,14 @@ impl<'a> Bench<'a> {
             // Prepared and recorded successfully above; the same call cannot fail now.
             let _ = permuter.record(e, &src, &dst, &prepared);
         })?;
-        let (from, to) = self.copy_pair(size)?;
-        let buffer_copy = self.time(&|e| e.copy_buffer_to_buffer(&from, 0, &to, 0, size))?;
+        let (copy_src, copy_dst) = self.copy_pair(size)?;
+        let buffer_copy =
+            self.time(&|e| e.copy_buffer_to_buffer(&copy_src, 0, &copy_dst, 0, size))?;
         // Recorded once first, so that its pipeline is compiled before it is timed.
         let mut encoder = device.create_command_encoder(&Default::default());
-        permuter.record_shader_copy(&mut encoder, &from, &to, size)?;
+        permuter.record_shader_copy(&mut encoder, &copy_src, &copy_dst, size)?;
         let shader_copy = self.time(&|e| {
-            let _ = permuter.record_shader_copy(e, &from, &to, size);
+            let _ = permuter.record_shader_copy(e, &copy_src, &copy_dst, size);
         })?;
 
         Ok(CaseResult {

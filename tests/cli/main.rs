@@ -244,6 +244,38 @@ fn bench_runs_a_case_and_writes_json_and_plot() {
     std::fs::remove_dir_all(dir).ok();
 }
 
+/// Every case's copies run in one pair of buffers (`Bench::copy_pair`): a 4.6 MB case, an
+/// 18 MB one, then conversions of both, each timed next to its copies.
+#[test]
+fn bench_copies_share_one_pair_across_cases_and_conversions() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let dir = temp_dir("bench-pair");
+    let json = dir.join("b.json");
+    let out = Command::new(BIN)
+        .args(["bench", "--runs", "1", "--filter", "224", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let cases = report["cases"].as_array().unwrap();
+    let sizes: Vec<u64> = cases.iter().map(|c| c["bytes"].as_u64().unwrap()).collect();
+    assert!(sizes.len() == 2 && sizes[0] < sizes[1], "{sizes:?}");
+    let conversions = report["conversions"].as_array().unwrap();
+    assert!(!conversions.is_empty());
+    for c in cases.iter().chain(conversions) {
+        assert!(c["shader_copy_median_s"].as_f64().unwrap() > 0.0, "{c}");
+        assert!(c["vs_shader_copy"].as_f64().unwrap() > 0.0, "{c}");
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
 // ---- Reliability: bad input, lost files, memory. Files are made by hand (no numpy). ----
 
 /// Little-endian u32 bytes of `0..n`.
