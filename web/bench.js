@@ -65,6 +65,25 @@
         return { time, describe };
     }
 
+    // Every case's copies run in one pair of buffers, as `wgpu-permute bench` times them: a
+    // copy's speed follows where its two buffers lie (docs/benchmarks/9-cpu-round-19.md), so
+    // each case's own buffers would give each case another yardstick. At least 64 MiB each
+    // (within the device's limit), so that it is made alike whichever case runs first; made
+    // again, larger, for a case that needs more.
+    let pair = null;
+    function copyPair(device, bytes) {
+        if (pair && pair.size >= bytes) return pair;
+        pair?.src.destroy();
+        pair?.dst.destroy();
+        const size = Math.max(bytes, Math.min(64 * 2 ** 20, device.limits.maxBufferSize));
+        const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+        const src = device.createBuffer({ size, usage });
+        const dst = device.createBuffer({ size, usage });
+        device.queue.writeBuffer(src, 0, patternWords(size / 4));
+        pair = { src, dst, size };
+        return pair;
+    }
+
     // Runs one case: buffers, the checked run, then the timings.
     async function runCase(device, timer, c, guard) {
         const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
@@ -77,10 +96,11 @@
         for (const key of ['work', 'shader_copy', 'checksum', 'src_size', 'dst_size', 'copy_bytes']) delete result[key];
         device.pushErrorScope('validation');
         device.pushErrorScope('out-of-memory');
-        let work, copy;
+        let work, copy, copies;
         try {
             work = bind(device, c.work, src, dst);
-            copy = bind(device, c.shader_copy, src, dst);
+            copies = copyPair(device, c.copy_bytes);
+            copy = bind(device, c.shader_copy, copies.src, copies.dst);
             const encoder = device.createCommandEncoder();
             work.record(encoder);
             encoder.copyBufferToBuffer(dst, 0, readback, 0, c.dst_size);
@@ -98,7 +118,7 @@
         }
         if (!result.error && RUNS > 0) {
             const permute = await timer.time((e) => work.record(e));
-            const bufferCopy = await timer.time((e) => e.copyBufferToBuffer(src, 0, dst, 0, c.copy_bytes));
+            const bufferCopy = await timer.time((e) => e.copyBufferToBuffer(copies.src, 0, copies.dst, 0, c.copy_bytes));
             const shaderCopy = await timer.time((e) => copy.record(e));
             Object.assign(result, {
                 permute_median_s: permute.median,
