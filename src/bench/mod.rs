@@ -123,7 +123,7 @@ pub enum BenchError {
 
 /// The least size of each buffer of the bench's copy pair (`Bench::copy_pair`): the suite's
 /// largest cases' at scale 1, so that the pair is made alike whichever case runs first.
-pub const COPY_PAIR_MIN_BYTES: u64 = 64 << 20;
+const COPY_PAIR_MIN_BYTES: u64 = 64 << 20;
 
 /// Runs benchmark cases on one permuter's device.
 ///

@@ -213,31 +213,39 @@ fn plan_takes_choices_forced_for_the_adapter() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
 
+/// Runs `bench` with `args` and `--json` into `dir`; the report it wrote, and its stdout.
+fn bench_report(args: &[&str], dir: &Path) -> (serde_json::Value, String) {
+    let json = dir.join("b.json");
+    let out = Command::new(BIN)
+        .arg("bench")
+        .args(args)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    (report, String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 #[test]
 fn bench_runs_a_case_and_writes_json_and_plot() {
     if common::gpu().is_none() {
         return;
     }
     let dir = temp_dir("bench");
-    let (json, svg) = (dir.join("b.json"), dir.join("b.svg"));
-    let out = Command::new(BIN)
-        .args(["bench", "--runs", "2", "--filter", "[3,1000,7]", "--json"])
-        .arg(&json)
-        .arg("--plot")
-        .arg(&svg)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let svg = dir.join("b.svg");
+    let svg_arg = svg.to_str().unwrap();
+    let args = ["--runs", "2", "--filter", "[3,1000,7]", "--plot", svg_arg];
+    let (report, text) = bench_report(&args, &dir);
     assert!(
         text.contains("[3,1000,7] (2,0,1) 4B") && text.contains("permute / shader copy"),
         "{text}"
     );
-    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(report["cases"].as_array().unwrap().len(), 1);
     assert!(report["cases"][0]["vs_buffer_copy"].as_f64().unwrap() > 0.0);
     assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
@@ -252,18 +260,7 @@ fn bench_copies_share_one_pair_across_cases_and_conversions() {
         return;
     }
     let dir = temp_dir("bench-pair");
-    let json = dir.join("b.json");
-    let out = Command::new(BIN)
-        .args(["bench", "--runs", "1", "--filter", "224", "--json"])
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let (report, _) = bench_report(&["--runs", "1", "--filter", "224"], &dir);
     let cases = report["cases"].as_array().unwrap();
     let sizes: Vec<u64> = cases.iter().map(|c| c["bytes"].as_u64().unwrap()).collect();
     assert!(sizes.len() == 2 && sizes[0] < sizes[1], "{sizes:?}");
