@@ -33,7 +33,8 @@ pub struct Stats {
 }
 
 impl Stats {
-    fn of(mut samples: Vec<Duration>) -> Stats {
+    /// Of at least one sample.
+    pub(crate) fn of(mut samples: Vec<Duration>) -> Stats {
         samples.sort();
         Stats {
             median: samples[samples.len() / 2],

@@ -81,7 +81,7 @@ pub fn case(about: Value, op: &Relayout, caps: &DeviceCaps) -> Result<Value, Per
     let region = reference::run(&op, source)?;
     want[size(dst_offset)?..][..region.len()].copy_from_slice(&region);
     let mut copy = Recorded::of_plans(&[]);
-    copy.push(Work::shader_copy(copy_bytes, caps)?);
+    copy.push(Work::shader_copy(copy_bytes, 0, caps)?);
     let mut case = about;
     let fields = json!({
         "elem_size": elem,

@@ -148,12 +148,26 @@ impl Work {
     }
 
     /// The benchmark's shader copy of the first `bytes` bytes (a multiple of 16) of the
-    /// source into the destination, 16 bytes per access as the kernels move data on a
-    /// device with `caps` (64-bit components where they take them): one dispatch per
-    /// binding window, as the kernels split a tensor past one storage binding.
-    pub fn shader_copy(bytes: u64, caps: &DeviceCaps) -> Result<Work, PermuteError> {
+    /// source into the destination from `dst_offset` on (a multiple of the device's storage
+    /// offset alignment: the bench tries a few, `bench::CopyPlacement`), 16 bytes per access
+    /// as the kernels move data on a device with `caps` (64-bit components where they take
+    /// them): one dispatch per binding window, as the kernels split a tensor past one
+    /// storage binding.
+    pub fn shader_copy(
+        bytes: u64,
+        dst_offset: u64,
+        caps: &DeviceCaps,
+    ) -> Result<Work, PermuteError> {
         // Windows of whole 16-byte units, each starting on the offset alignment.
         let align = (caps.storage_offset_alignment as u64).max(16);
+        if !dst_offset.is_multiple_of(align) {
+            return Err(PermuteError::Internal(format!(
+                "the shader copy's destination offset {dst_offset} is not a multiple of {align}"
+            )));
+        }
+        dst_offset
+            .checked_add(bytes)
+            .ok_or(PermuteError::SizeOverflow)?;
         let limit = caps
             .max_storage_binding
             .min(crate::plan::tuning::MAX_WINDOW_BYTES);
@@ -172,7 +186,7 @@ impl Work {
             steps.push(Step::Dispatch {
                 params,
                 src_window: (at, size),
-                dst_window: (at, size),
+                dst_window: (dst_offset + at, size),
                 workgroups: fold_grid(total, caps.max_workgroups_per_dim)?,
             });
             at += size;
@@ -278,5 +292,39 @@ impl Recorded {
             })
             .collect();
         Ok(json!({"shaders": shaders, "works": works}))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shader copy's destination windows start at its offset, its source's at 0, window
+    /// by window past one binding; an offset off the alignment is refused.
+    #[test]
+    fn the_shader_copy_writes_from_its_destination_offset() {
+        let caps = DeviceCaps {
+            max_storage_binding: 1 << 20,
+            storage_offset_alignment: 256,
+            ..DeviceCaps::default()
+        };
+        let work = Work::shader_copy(3 << 19, 4096, &caps).unwrap();
+        let windows: Vec<_> = (work.steps.iter())
+            .map(|step| match step {
+                Step::Dispatch {
+                    src_window,
+                    dst_window,
+                    ..
+                } => (*src_window, *dst_window),
+                Step::Copy { .. } => panic!("a dispatch was expected"),
+            })
+            .collect();
+        let (mib, half) = (1 << 20, 1 << 19);
+        let want = [((0, mib), (4096, mib)), ((mib, half), (4096 + mib, half))];
+        assert_eq!(windows, want);
+        assert!(matches!(
+            Work::shader_copy(1 << 20, 128, &caps),
+            Err(PermuteError::Internal(_))
+        ));
     }
 }

@@ -17,10 +17,13 @@ use crate::{PermuteError, Permuter, Prepared, Relayout, captured, reference, upl
 use thiserror::Error;
 
 mod convert;
+mod pair;
 mod suite;
 pub use convert::{
     ConvertCase, ConvertResult, convert_suite, convert_suite_sized, convert_suite_to, convert_table,
 };
+use pair::CopyPair;
+pub use pair::{CopyPlacement, DST_OFFSETS};
 pub use suite::{Case, default_suite, default_suite_sized, view_suite, view_suite_sized};
 
 /// Measurements of one case.
@@ -121,21 +124,15 @@ pub enum BenchError {
     Mismatch(String),
 }
 
-/// The least size of each buffer of the bench's copy pair (`Bench::copy_pair`): the suite's
-/// largest cases' at scale 1, so that the pair is made alike whichever case runs first.
-const COPY_PAIR_MIN_BYTES: u64 = 64 << 20;
-
 /// Runs benchmark cases on one permuter's device.
 ///
-/// Every case's copies run in one pair of buffers (`Bench::copy_pair`), not in the case's
-/// own: on lavapipe a copy's speed follows where its two buffers lie (a 64 MiB shader copy
-/// took 8.6 to 19.6 ms by its destination's offset), and in the cases' own buffers the
-/// 24.5-32 MiB cases' copies ran slower per byte than the 64 MiB cases', raising their
-/// ratios by 10-25% (docs/benchmarks/9-cpu-round-19.md).
+/// Every case's copies run in one pair of buffers, not in the case's own, at the fastest of
+/// a few placements in it (`pair`: on lavapipe a copy's speed follows where its two
+/// buffers lie).
 pub struct Bench<'a> {
     permuter: &'a Permuter,
     timer: Timer,
-    pair: Mutex<Option<(wgpu::Buffer, wgpu::Buffer)>>,
+    pair: Mutex<Option<CopyPair>>,
     pub warmups: usize,
     pub runs: usize,
 }
@@ -165,41 +162,24 @@ impl<'a> Bench<'a> {
         self.timer.time_once(record)
     }
 
-    /// The source and destination every case's copies run in, at least `bytes` each: made
-    /// at [`COPY_PAIR_MIN_BYTES`] at first (within the device's buffer size), so that where
-    /// it lies does not follow which case comes first, and made again, larger, for a case
-    /// that needs more.
-    fn copy_pair(&self, bytes: u64) -> Result<(wgpu::Buffer, wgpu::Buffer), PermuteError> {
-        let size = bytes.next_multiple_of(16).max(16);
+    /// The pair every case's copies run in, at least `bytes` each: made at first (at least
+    /// `pair::MIN_BYTES`, and its placement chosen, `pair::make`), and made again, larger,
+    /// for a case that needs more.
+    fn copy_pair(&self, bytes: u64) -> Result<CopyPair, PermuteError> {
         let mut pair = self.pair.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(made) = pair.as_ref().filter(|(src, _)| src.size() >= size) {
+        if let Some(made) = pair.as_ref().filter(|p| p.placement.bytes >= bytes) {
             return Ok(made.clone());
         }
         // The old pair goes first, so that the two never hold memory at once.
         *pair = None;
-        let device = self.permuter.device();
-        let size = size.max(COPY_PAIR_MIN_BYTES.min(device.limits().max_buffer_size));
-        let usage = wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST;
-        let made = captured(device, || {
-            let data = bench_bytes(size as usize);
-            let copy_src = upload(
-                device,
-                self.permuter.queue(),
-                "bench copy src",
-                &data,
-                usage,
-            );
-            let copy_dst = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("bench copy dst"),
-                size,
-                usage,
-                mapped_at_creation: false,
-            });
-            (copy_src, copy_dst)
-        })?;
-        Ok(pair.insert(made).clone())
+        Ok(pair.insert(pair::make(self, bytes)?).clone())
+    }
+
+    /// Where the copies of the cases run so far ran (the last pair's, if a case needed a
+    /// larger one): `None` before the first case.
+    pub fn copy_placement(&self) -> Option<CopyPlacement> {
+        let pair = self.pair.lock().unwrap_or_else(|p| p.into_inner());
+        pair.as_ref().map(|p| p.placement.clone())
     }
 
     /// Median and minimum over the runs, after the warm-ups.
@@ -317,14 +297,13 @@ impl<'a> Bench<'a> {
             // Prepared and recorded successfully above; the same call cannot fail now.
             let _ = permuter.record(e, &src, &dst, &prepared);
         })?;
-        let (copy_src, copy_dst) = self.copy_pair(size)?;
+        let pair = self.copy_pair(size)?;
+        let (copy_src, copy_dst, at) = (&pair.src, &pair.dst, pair.placement.dst_offset);
         let buffer_copy =
-            self.time(&|e| e.copy_buffer_to_buffer(&copy_src, 0, &copy_dst, 0, size))?;
-        // Recorded once first, so that its pipeline is compiled before it is timed.
-        let mut encoder = device.create_command_encoder(&Default::default());
-        permuter.record_shader_copy(&mut encoder, &copy_src, &copy_dst, size)?;
+            self.time(&|e| e.copy_buffer_to_buffer(copy_src, 0, copy_dst, at, size))?;
+        // Recorded (and its pipeline compiled) when the pair was made: cannot fail now.
         let shader_copy = self.time(&|e| {
-            let _ = permuter.record_shader_copy(e, &copy_src, &copy_dst, size);
+            let _ = permuter.record_shader_copy(e, copy_src, copy_dst, size, at);
         })?;
 
         Ok(CaseResult {

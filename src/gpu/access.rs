@@ -74,7 +74,7 @@ impl Permuter {
                 access64_faster,
                 ..self.caps().clone()
             };
-            Work::shader_copy(PROBE_BYTES, &caps)
+            Work::shader_copy(PROBE_BYTES, 0, &caps)
         };
         let works = [work(false)?, work(true)?];
         let mut best = [std::time::Duration::MAX; 2];

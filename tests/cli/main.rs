@@ -253,14 +253,44 @@ fn bench_runs_a_case_and_writes_json_and_plot() {
 }
 
 /// Every case's copies run in one pair of buffers (`Bench::copy_pair`): a 4.6 MB case, an
-/// 18 MB one, then conversions of both, each timed next to its copies.
+/// 18 MB one, then conversions of both, each timed next to its copies; at the destination
+/// offset where the pair's copy ran fastest, which the report names with every offset tried.
 #[test]
 fn bench_copies_share_one_pair_across_cases_and_conversions() {
     if common::gpu().is_none() {
         return;
     }
     let dir = temp_dir("bench-pair");
-    let (report, _) = bench_report(&["--runs", "1", "--filter", "224"], &dir);
+    let (report, text) = bench_report(&["--runs", "1", "--filter", "224"], &dir);
+    let placement = &report["copy_placement"];
+    let tried: Vec<(u64, f64)> = (placement["tried"].as_array().unwrap().iter())
+        .map(|t| {
+            (
+                t["dst_offset"].as_u64().unwrap(),
+                t["shader_copy_median_s"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(tried.len() >= 2 && tried[0].0 == 0, "{placement}");
+    assert!(
+        tried
+            .iter()
+            .all(|&(at, s)| wgpu_permute::bench::DST_OFFSETS.contains(&at) && s > 0.0)
+    );
+    let fastest = tried.iter().min_by(|a, b| a.1.total_cmp(&b.1)).unwrap().0;
+    assert_eq!(
+        placement["dst_offset"].as_u64(),
+        Some(fastest),
+        "{placement}"
+    );
+    assert!(
+        placement["bytes"].as_u64().unwrap() >= 64 << 20,
+        "{placement}"
+    );
+    assert!(
+        text.contains("copies: in one pair of 64 MiB buffers"),
+        "{text}"
+    );
     let cases = report["cases"].as_array().unwrap();
     let sizes: Vec<u64> = cases.iter().map(|c| c["bytes"].as_u64().unwrap()).collect();
     assert!(sizes.len() == 2 && sizes[0] < sizes[1], "{sizes:?}");

@@ -575,9 +575,13 @@ fn run_bench(args: BenchArgs, options: Options) -> Result<()> {
     for f in &failed {
         println!("not measured: {f}");
     }
+    if let Some(placement) = bench.copy_placement() {
+        println!("{placement}");
+    }
     if let Some(path) = json {
         let mut value = report::json(&device, bench.clock(), &command, &results, shapes.as_ref());
         value["conversions"] = report::conversions_json(&converted);
+        value["copy_placement"] = report::placement_json(bench.copy_placement().as_ref());
         let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
         output::write_all(&path, text.as_bytes())?;
         eprintln!("wrote {}", path.display());

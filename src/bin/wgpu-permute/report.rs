@@ -2,7 +2,7 @@
 
 use plotters::prelude::*;
 use serde_json::{Value, json};
-use wgpu_permute::bench::{CaseResult, Clock, ConvertResult, ShapesResult};
+use wgpu_permute::bench::{CaseResult, Clock, ConvertResult, CopyPlacement, ShapesResult};
 
 /// The conversions section's rows.
 pub fn conversions_json(results: &[ConvertResult]) -> Value {
@@ -25,6 +25,18 @@ pub fn conversions_json(results: &[ConvertResult]) -> Value {
             })
         })
         .collect()
+}
+
+/// Where the copies ran (`Bench::copy_placement`): null if no case ran.
+pub fn placement_json(placement: Option<&CopyPlacement>) -> Value {
+    placement.map_or(Value::Null, |p| {
+        let tried: Vec<Value> = (p.tried.iter())
+            .map(
+                |(at, t)| json!({"dst_offset": at, "shader_copy_median_s": t.median.as_secs_f64()}),
+            )
+            .collect();
+        json!({"bytes": p.bytes, "dst_offset": p.dst_offset, "tried": tried})
+    })
 }
 
 pub fn json(
