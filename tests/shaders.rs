@@ -35,15 +35,18 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
         let access64 = 7 * (unit >= 8) as usize
             + (4 * (1 + MICRO_RUNS.len()) + column_runs) * (rank >= 2) as usize;
         // Reversed innermost dims: each smaller element size in units of whole words, on
-        // the 3 index widths plus runs, and 64-bit accesses of both 32-bit-index ones.
+        // the 3 index widths, and with 32-bit index math specialised, in runs and both, and
+        // 64-bit accesses of the four 32-bit-index ones.
         let smaller = ELEM_SIZES.iter().filter(|&&e| e < unit).count() * (unit >= 4) as usize;
-        let reversed = smaller * (4 + 2 * (unit >= 8) as usize);
-        // Wide stores: every runs variant of 4 and 8-byte units (plain, specialised,
-        // reversed), with and without 64-bit accesses.
-        let wide = 2 * (2 + smaller) * (unit == 4 || unit == 8) as usize;
-        // Lane-major runs: every gathered runs variant (plain, specialised, reversed, tiled
-        // walks from rank 3), with and without 64-bit accesses for 8/16-byte units.
-        let lane_major = (2 + smaller + 2 * (rank >= 3) as usize)
+        let reversed = smaller * (6 + 4 * (unit >= 8) as usize);
+        // Wide stores: every plain runs variant of 4 and 8-byte units (plain, specialised,
+        // reversed either way), with and without 64-bit accesses.
+        let wide = 2 * (2 + 2 * smaller) * (unit == 4 || unit == 8) as usize;
+        // Lane-major runs: every gathered runs variant (plain, specialised, reversed either
+        // way, tiled walks from rank 3), and the plain ones stacked from rank 2, with and
+        // without 64-bit accesses for 8/16-byte units.
+        let plain_runs = 2 + 2 * smaller;
+        let lane_major = (plain_runs * (1 + (rank >= 2) as usize) + 2 * (rank >= 3) as usize)
             * (unit >= 4) as usize
             * (1 + (unit >= 8) as usize);
         // Strips: each short extent that the wide side does not divide, either side whole,

@@ -19,7 +19,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use common::{MICRO, case, check_many, gpu};
 use strips::{blocks_for_run, column_blocks_for_run, strip_case};
-use views::{check_padded, check_padded_micro, check_reversed};
+use views::{check_padded, check_padded_micro, check_reversed, check_stacked};
 use walks::walk_tiles_case;
 use wgpu_permute::plan::tuning::{
     GENERIC_RUN, LANE_GROUP, MAX_SPECIALIZED, MICRO_SHORT_ROW_BYTES, MICRO_WORKGROUP,
@@ -251,6 +251,10 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
     let lane_major_max = if variant.walks() { 3 } else { 6 };
     if variant.lane_major() && variant.rank() > lane_major_max {
         return None;
+    }
+    if variant.stacked() {
+        // Stacked runs are a CPU-device layout, as views (tests/variants/views.rs).
+        return (p.caps().cpu).then(|| Job::View(Box::new(move |p| check_stacked(p, variant))));
     }
     if variant.walks() {
         // Walks in tiles: runs are a CPU-device layout; offsets of one element keep the units

@@ -319,7 +319,12 @@ impl Plan {
                     "each invocation moves a run of {run} neighbouring output units, decoding the first and stepping through the source (a CPU device: items a workgroup apart pay only on GPUs)"
                 ),
             });
-            if self.lane_major_runs() {
+            if self.stacked_runs() {
+                why.push(format!(
+                    "runs are stacked: each SIMD group of {lanes} invocations moves {lanes} neighbouring units of a row, and each step the same units of the next row of a stack of {run}, so that a workgroup streams {run} rows a page or more apart on each side, as a copy streams its items a workgroup apart (rows of a page or more, the stack's rows a page or more apart in the source, or the same row)",
+                    lanes = LANE_GROUP
+                ));
+            } else if self.lane_major_runs() {
                 why.push(format!(
                     "runs are lane-major: each SIMD group of {lanes} invocations moves {} neighbouring units of a row, {lanes} at each step, so that each access of the group is one stretch of memory (the row holds whole groups' runs)",
                     LANE_GROUP as u64 * run,
@@ -395,10 +400,10 @@ impl fmt::Display for Plan {
             write!(f, " (compiled for this shape)")?;
         }
         if self.runs && self.kernel == Kernel::Generic {
-            let order = if self.lane_major_runs() {
-                ", lane-major"
-            } else {
-                ""
+            let order = match (self.stacked_runs(), self.lane_major_runs()) {
+                (true, _) => ", stacked",
+                (false, true) => ", lane-major",
+                (false, false) => "",
             };
             write!(f, " (runs of {}{order})", self.run_units())?;
         }

@@ -228,23 +228,19 @@ impl Plan {
         let bounded = self.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
         match self.kernel {
             Kernel::Generic => {
-                let strided = self.view.as_ref().is_some_and(|v| !v.dst_contiguous);
-                // A padded view's box writes through the destination strides.
-                let layout = match (self.generic_padded(), strided || self.boxed()) {
-                    (true, true) => GenericLayout::PaddedStrided,
-                    (true, false) => GenericLayout::Padded,
-                    (false, _) if strided || self.boxed() => GenericLayout::Boxed,
-                    (false, _) if self.walk_tiles.is_some() => GenericLayout::Walk,
-                    (false, _) => GenericLayout::Plain,
+                let lanes = match (self.stacked_runs(), self.lane_major_runs()) {
+                    (true, _) => RunLanes::Down,
+                    (false, true) => RunLanes::Along,
+                    (false, false) => RunLanes::Own,
                 };
                 Some(Variant::Generic(GenericVariant {
                     rank: walk_rank,
                     unit,
                     index: self.index,
-                    layout,
+                    layout: self.generic_layout(),
                     specialized: self.specialized,
                     runs: self.runs,
-                    lane_major: self.lane_major_runs(),
+                    lanes,
                     access64: self.access64,
                     reverse: match &self.view {
                         Some(v) if v.reversed => self.elem_size as u32,
@@ -277,6 +273,19 @@ impl Plan {
                 convert: self.block_convert(),
             })),
             Kernel::Empty | Kernel::Copy => None,
+        }
+    }
+
+    /// How the generic kernel addresses this plan's output.
+    pub fn generic_layout(&self) -> GenericLayout {
+        let strided = self.view.as_ref().is_some_and(|v| !v.dst_contiguous);
+        // A padded view's box writes through the destination strides.
+        match (self.generic_padded(), strided || self.boxed()) {
+            (true, true) => GenericLayout::PaddedStrided,
+            (true, false) => GenericLayout::Padded,
+            (false, _) if strided || self.boxed() => GenericLayout::Boxed,
+            (false, _) if self.walk_tiles.is_some() => GenericLayout::Walk,
+            (false, _) => GenericLayout::Plain,
         }
     }
 

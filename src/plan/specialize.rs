@@ -29,8 +29,16 @@ pub(super) fn choose_specialize(
     }
     // Views on micro blocks too (bounds compiled in, and part of the shape's key): a padded
     // NCHW4c view's blocks moved 17% faster so, and 0.67-0.73 -> 0.44-0.49 ms with its
-    // bounds folded; the generic kernel's view layouts have no such variants.
-    let view = plan.view.is_some() && plan.kernel != Kernel::Micro;
+    // bounds folded. On the generic kernel, views that gather into a whole output as a
+    // permute does (their strides, the shape key's, compiled in): the stacked runs of the
+    // `[8192,4096]` slice `::2` and flips of `[4096,4096]` took 12.2-13.1 ms on uniforms
+    // and 10.5-11.1 with their row and step constants; its padded and strided view layouts
+    // have no such variants.
+    let view = plan.kernel != Kernel::Micro
+        && plan
+            .view
+            .as_ref()
+            .is_some_and(|v| plan.generic_padded() || !v.dst_contiguous);
     if plan.index != IndexMath::U32 || plan.boxed() || view {
         return Some((false, SpecializeReason::NotApplicable));
     }

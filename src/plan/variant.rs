@@ -33,8 +33,8 @@ pub struct GenericVariant {
     pub specialized: bool,
     /// Each invocation moves a run of consecutive output units (see [`Plan::runs`]).
     pub runs: bool,
-    /// The runs are lane-major (see [`Plan::lane_major_runs`]).
-    pub lane_major: bool,
+    /// How a SIMD group's lanes and their runs' steps lie.
+    pub lanes: RunLanes,
     /// Storage is accessed as 64-bit components (see [`Plan::access64`]).
     pub access64: bool,
     /// Bytes of the elements each source unit holds in reverse order, 0 for none (see
@@ -48,6 +48,20 @@ pub struct GenericVariant {
     pub convert: Option<ConvertKey>,
     /// A conversion moves 4 consecutive elements per item (see [`Plan::quads`]).
     pub quads: bool,
+}
+
+/// How the lanes of a SIMD group of the generic kernel's runs (CPU devices) and their runs'
+/// steps lie.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RunLanes {
+    /// Each invocation moves a run of its own: the lanes' accesses a run apart.
+    Own,
+    /// Lane-major ([`Plan::lane_major_runs`]): the lanes move neighbouring units, and the
+    /// group moves on along the row at each step.
+    Along,
+    /// Stacked ([`Plan::stacked_runs`]): the lanes move neighbouring units, and each step
+    /// moves down to the next of a stack of rows.
+    Down,
 }
 
 /// What of a conversion changes a shader's text: the two types and whether an affine runs
@@ -221,9 +235,14 @@ impl Variant {
         self.generic().map_or(0, |g| g.reverse)
     }
 
-    /// A generic variant's lane-major runs.
+    /// A generic variant's lane-major runs, stacked or not.
     pub fn lane_major(&self) -> bool {
-        self.generic().is_some_and(|g| g.lane_major)
+        self.generic().is_some_and(|g| g.lanes != RunLanes::Own)
+    }
+
+    /// A generic variant's stacked runs.
+    pub fn stacked(&self) -> bool {
+        self.generic().is_some_and(|g| g.lanes == RunLanes::Down)
     }
 
     /// A generic variant's runs that scatter.
@@ -299,7 +318,8 @@ impl std::fmt::Display for Variant {
                     (g.layout.strided(), " strided"),
                     (g.specialized, " specialized"),
                     (g.runs, " runs"),
-                    (g.lane_major, " lane-major"),
+                    (g.lanes == RunLanes::Along, " lane-major"),
+                    (g.lanes == RunLanes::Down, " stacked"),
                     (g.scatter, " scatter"),
                     (g.access64, " access64"),
                 ];

@@ -6,7 +6,7 @@ use super::tuning::{
     GENERIC_RUN, GENERIC_WORKGROUP, LANE_GROUP, PAGE_BYTES, WALK_TILE_MIN_ROW_RUNS,
     WALK_TILE_ROW_BYTES,
 };
-use super::{IndexMath, Kernel, MAX_RANK, Options, Plan};
+use super::{GenericLayout, IndexMath, Kernel, MAX_RANK, Options, Plan};
 use crate::PermuteError;
 
 /// A gather's walk in tiles of two output dims (see [`Plan::walk_tiles`]): the dim outside
@@ -78,6 +78,33 @@ impl Plan {
                 .out_dims()
                 .last()
                 .is_some_and(|d| d.is_multiple_of(whole_groups))
+    }
+
+    /// Whether lane-major runs are stacked: a SIMD group's lanes move neighbouring units of
+    /// an output row and each step takes the next row of a stack of [`GENERIC_RUN`], rather
+    /// than moving on along the row, so that a workgroup streams its rows a page or more
+    /// apart on each side, as the shader copy streams its items a workgroup (4 KiB) apart.
+    /// On lavapipe (AMD EPYC) a 64 MiB copy whose SIMD groups each moved 512 bytes in order
+    /// took 11.2 ms, with their steps 4 or 16 KiB apart 9.7-9.9 (256 B to 2 KiB apart, where
+    /// neighbouring groups interleave within a page, 18-29); the `[8192,4096]` slice `::2`
+    /// took 12.7-13.2 ms along its rows and 11.0-11.5 stacked, the flips of `[4096,4096]`
+    /// 12.5-12.8 and 10.6-11.0 (docs/benchmarks/10-cpu-round-20.md). Plain lane-major runs
+    /// (one binding, a whole output), rows of a page or more, the stacked dim (the output's
+    /// second innermost) in whole runs, its rows a page or more apart in the source too, or
+    /// the same row (a broadcast).
+    pub fn stacked_runs(&self) -> bool {
+        let (dims, strides) = self.walk_of(false);
+        let (&[.., rows, row], &[.., step, _]) = (&dims[..], &strides[..]) else {
+            return false;
+        };
+        let unit = self.unit as u64;
+        // Two's complement: a view's rows may run backwards.
+        let apart = (step as i64).unsigned_abs().saturating_mul(unit);
+        self.lane_major_runs()
+            && self.generic_layout() == GenericLayout::Plain
+            && rows.is_multiple_of(GENERIC_RUN as u64)
+            && row.saturating_mul(unit) >= PAGE_BYTES
+            && (apart == 0 || apart >= PAGE_BYTES)
     }
 
     /// [`Plan::walk`] as a scatter (`true`) or a gather would walk, whichever the plan chose.

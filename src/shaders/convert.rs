@@ -6,7 +6,7 @@ use crate::convert::Dtype;
 use crate::plan::tuning::{MICRO_LANE_MAJOR_RUN, MICRO_RUN};
 use crate::plan::{
     Block, BlockConvert, ChannelAt, ConvertKey, GenericLayout, GenericVariant, IndexMath, MAX_RANK,
-    MicroVariant, Strip, TiledStrip, TiledVariant, Variant, flat_planned,
+    MicroVariant, RunLanes, Strip, TiledStrip, TiledVariant, Variant, flat_planned,
 };
 
 /// Every type's conversion functions (see [`crate::convert`] for the numbers).
@@ -91,7 +91,7 @@ pub fn convert_variants() -> Vec<Variant> {
                     {
                         all.push(Variant::Generic(GenericVariant {
                             rank,
-                            lane_major: false,
+                            lanes: RunLanes::Own,
                             unit: from.size() as u32,
                             index,
                             layout: GenericLayout::Plain,
@@ -118,7 +118,7 @@ pub fn convert_variants() -> Vec<Variant> {
                     for (rank, affine) in [(2, false), (2, true), (3, false), (3, true)] {
                         all.push(Variant::Generic(GenericVariant {
                             rank,
-                            lane_major: false,
+                            lanes: RunLanes::Own,
                             unit: from.size() as u32,
                             index,
                             layout,

@@ -9,22 +9,10 @@ pub(super) const GENERIC_WHOLE_WGSL: &str =
 pub(super) const GENERIC_SPACED_WGSL: &str =
     include_str!("../../shaders/fragments/generic_spaced.wgsl");
 
-pub(super) const GENERIC_RUNS_WGSL: &str =
-    include_str!("../../shaders/fragments/generic_runs.wgsl");
-
-pub(super) const GENERIC_RUNS_WIDE_WGSL: &str =
-    include_str!("../../shaders/fragments/generic_runs_wide.wgsl");
-
 pub(super) const GENERIC_PACKED_WGSL: &str =
     include_str!("../../shaders/fragments/generic_packed.wgsl");
 
 pub(super) const GENERIC_BOX_WGSL: &str = include_str!("../../shaders/fragments/generic_box.wgsl");
-
-pub(super) const GENERIC_WALK_RUNS_WGSL: &str =
-    include_str!("../../shaders/fragments/generic_walk_runs.wgsl");
-
-pub(super) const GENERIC_RUN_START_WGSL: &str =
-    include_str!("../../shaders/fragments/generic_run_start.wgsl");
 
 pub(super) const GENERIC_WINDOW_WGSL: &str =
     include_str!("../../shaders/fragments/generic_window.wgsl");
@@ -394,76 +382,9 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
         build,
         GENERIC_WORKGROUP,
     )?;
-    let items_fn = if v.runs {
-        // The stride of the walk's innermost dim on the side it decodes: the source's
-        // stride of the innermost output dim, or a scatter's destination stride of the
-        // innermost source dim.
-        let last = v.rank - 1;
-        let step = match (v.specialized, v.scatter) {
-            (true, _) => format!("ix(S{last})"),
-            (false, true) => format!("ip(DST_STRIDES + {last}u)"),
-            (false, false) => format!("ip(SRC_STRIDES + {last}u)"),
-        };
-        let mut values = vec![("RUN", format!("{GENERIC_RUN}u"))];
-        // Runs of quads step a quad at a time, in their own fragment.
-        if !v.quads {
-            values.push(("STEP", step));
-        }
-        // A walk in tiles steps through the output too (its runs are a box's).
-        let walk_runs = v.layout == GenericLayout::Walk;
-        if walk_runs {
-            values.push(("DST_STEP", format!("ip(DST_STRIDES + {last}u)")));
-        }
-        if v.wide_stores {
-            let gather: String = (0..16 / v.unit)
-                .map(|j| format!("        let u{j} = load_src(at + {j}u * step);\n"))
-                .collect();
-            values.push(("UNIT_BYTES", v.unit.to_string()));
-            values.push(("GATHER", gather));
-            values.push(("WIDE", wide_store(v.unit, v.access64)));
-        }
-        let (name, template) = match (v.wide_stores, v.convert.is_some()) {
-            (true, _) => ("fragments/generic_runs_wide.wgsl", GENERIC_RUNS_WIDE_WGSL),
-            (false, true) if v.quads && v.scatter => (
-                "fragments/generic_convert_quad_scatter.wgsl",
-                GENERIC_CONVERT_QUAD_SCATTER_WGSL,
-            ),
-            (false, true) if v.quads => (
-                "fragments/generic_convert_quad_runs.wgsl",
-                GENERIC_CONVERT_QUAD_RUNS_WGSL,
-            ),
-            (false, true) => (
-                "fragments/generic_convert_runs.wgsl",
-                GENERIC_CONVERT_RUNS_WGSL,
-            ),
-            (false, false) if v.scatter => ("fragments/generic_scatter.wgsl", GENERIC_SCATTER_WGSL),
-            (false, false) if walk_runs => {
-                ("fragments/generic_walk_runs.wgsl", GENERIC_WALK_RUNS_WGSL)
-            }
-            (false, false) => ("fragments/generic_runs.wgsl", GENERIC_RUNS_WGSL),
-        };
-        let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        let mut runs = fill(name, template, &values)?;
-        // Gathered runs and walks in tiles may be lane-major (`Plan::lane_major_runs`).
-        if !v.wide_stores && v.convert.is_none() && !v.scatter {
-            let (lane_step, unit_step) = match v.lane_major {
-                true => (1, LANE_GROUP),
-                false => (GENERIC_RUN, 1),
-            };
-            runs += "\n";
-            runs += &fill(
-                "fragments/generic_run_start.wgsl",
-                GENERIC_RUN_START_WGSL,
-                &[
-                    ("LANES", &format!("{LANE_GROUP}u")),
-                    ("LANE_STEP", &format!("{lane_step}u")),
-                    ("UNIT_STEP", &format!("{unit_step}u")),
-                ],
-            )?;
-        }
-        runs
-    } else {
-        GENERIC_SPACED_WGSL.to_string()
+    let items_fn = match v.runs {
+        true => runs_items_fn(v)?,
+        false => GENERIC_SPACED_WGSL.to_string(),
     };
     let kernel = fill(
         "generic.wgsl",

@@ -62,7 +62,10 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
         "{plan}"
     );
     let group = (LANE_GROUP * GENERIC_RUN) as u64;
-    debug_assert!(!v.lane_major || n_items.is_multiple_of(group), "{plan}");
+    debug_assert!(
+        v.lanes == RunLanes::Own || n_items.is_multiple_of(group),
+        "{plan}"
+    );
     head[GenericValue::SrcOff as usize] = src_off;
     head[GenericValue::DstOff as usize] = dst_off;
     let mut values = head.to_vec();

@@ -22,14 +22,15 @@ use crate::plan::tuning::{
 };
 use crate::plan::{
     Block, Chunk, ConvertKey, ELEM_SIZES, GenericLayout, GenericVariant, IndexMath, Kernel,
-    MAX_BOUNDS, MAX_RANK, MicroVariant, Plan, Strip, Tile, TiledVariant, Variant, flat_planned,
-    micro_block, pack_of,
+    MAX_BOUNDS, MAX_RANK, MicroVariant, Plan, RunLanes, Strip, Tile, TiledVariant, Variant,
+    flat_planned, micro_block, pack_of,
 };
 
 mod bounds;
 mod convert;
 mod generic;
 mod generic_params;
+mod generic_runs;
 mod micro;
 mod packed;
 mod strip;
@@ -43,6 +44,7 @@ pub use convert::{CONVERT_WGSL, convert_source, convert_variants};
 use generic::*;
 pub use generic::{GENERIC_FILL, GENERIC_VALUES};
 use generic_params::*;
+use generic_runs::*;
 use micro::*;
 use strip::*;
 use template::*;
@@ -353,10 +355,11 @@ pub fn constants(plan: &Plan) -> Vec<(String, f64)> {
         .into_iter()
         .enumerate()
         .map(|(i, d)| (format!("D{i}"), d as f64));
+    // A view's negative strides wrap to 32 bits, as the u32 index math they are for does.
     let strides = strides
         .into_iter()
         .enumerate()
-        .map(|(i, s)| (format!("S{i}"), s as f64));
+        .map(|(i, s)| (format!("S{i}"), s as u32 as f64));
     dims.chain(strides).collect()
 }
 

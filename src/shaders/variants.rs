@@ -84,7 +84,7 @@ pub fn all_variants() -> Vec<Variant> {
                     layout,
                     specialized: false,
                     runs: false,
-                    lane_major: false,
+                    lanes: RunLanes::Own,
                     access64: false,
                     reverse: 0,
                     wide_stores: false,
@@ -109,15 +109,19 @@ pub fn all_variants() -> Vec<Variant> {
                     .map(|e| e as u32)
                     .into_iter()
                     .filter(|&e| e < unit);
+                // Compiled for their shape too, with 32-bit index math (`plan::specialize`).
                 for reverse in smaller.filter(|_| unit >= 4) {
                     let plain = generic(GenericLayout::Plain);
                     all.push(Variant::Generic(GenericVariant { reverse, ..plain }));
                     if index == IndexMath::U32 {
-                        all.push(Variant::Generic(GenericVariant {
-                            reverse,
-                            runs: true,
-                            ..plain
-                        }));
+                        for (runs, specialized) in [(false, true), (true, false), (true, true)] {
+                            all.push(Variant::Generic(GenericVariant {
+                                reverse,
+                                runs,
+                                specialized,
+                                ..plain
+                            }));
+                        }
                     }
                 }
                 if index == IndexMath::U32 {
@@ -175,17 +179,22 @@ pub fn all_variants() -> Vec<Variant> {
         })
         .collect();
     all.extend(wide);
-    // Lane-major runs (CPU devices): gathered runs, reversed or tiled too, not wide stores.
+    // Lane-major runs (CPU devices): gathered runs, reversed or tiled too, not wide stores;
+    // stacked too where plain, of two dims or more.
     let lane_major: Vec<Variant> = all
         .iter()
-        .filter_map(|v| match v {
+        .flat_map(|v| match v {
             Variant::Generic(g) if g.runs && !g.scatter && !g.wide_stores => {
-                Some(Variant::Generic(GenericVariant {
-                    lane_major: true,
-                    ..*g
-                }))
+                let stacks = g.layout == GenericLayout::Plain && g.rank >= 2;
+                let lanes: &[RunLanes] = match stacks {
+                    true => &[RunLanes::Along, RunLanes::Down],
+                    false => &[RunLanes::Along],
+                };
+                (lanes.iter())
+                    .map(|&lanes| Variant::Generic(GenericVariant { lanes, ..*g }))
+                    .collect()
             }
-            _ => None,
+            _ => Vec::new(),
         })
         .collect();
     all.extend(lane_major);

@@ -2,7 +2,7 @@
 //! innermost units, each planned as a view and materialised against the reference.
 
 use wgpu_permute::plan::Variant;
-use wgpu_permute::plan::tuning::{GENERIC_RUN, LANE_GROUP};
+use wgpu_permute::plan::tuning::{GENERIC_RUN, LANE_GROUP, PAGE_BYTES};
 use wgpu_permute::{Bound, Kernel, Options, Permuter, Relayout, View, reference};
 
 use super::common::test_bytes;
@@ -132,9 +132,51 @@ pub fn check_reversed(p: &Permuter, unit_elem: usize, variant: Variant) -> Resul
     let data = test_bytes(n * elem, rank as u64 + 77);
     let options = Options {
         index: Some(variant.index()),
+        specialize: Some(variant.specialized()),
         access64: Some(variant.access64()),
         wide_stores: Some(variant.wide_stores()),
         scatter: Some(variant.scatter()),
+        ..Options::default()
+    };
+    check_view(p, &v, (&data, n), elem, &[], options, variant)
+}
+
+/// The stacked variant (`Plan::stacked_runs`): a stack of 8 rows of a page (the view's
+/// output's second innermost dim, source dim 0) under dims of 2 in reverse order, so that
+/// none merge; of rank 2, every other row (`x[::2]`). Units of whole elements (the view
+/// starts one element in where they are narrower than 16 bytes), reversed ones for a
+/// reversing variant (`x[..., ::-1]`).
+pub fn check_stacked(p: &Permuter, variant: Variant) -> Result<(), String> {
+    let (unit, rank) = (variant.unit() as usize, variant.rank());
+    let elem = match variant.reverse() {
+        0 => unit,
+        e => e as usize,
+    };
+    let row = (PAGE_BYTES as usize / unit).max(LANE_GROUP as usize * GENERIC_RUN as usize);
+    let row_elems = row * unit / elem;
+    let mut shape = vec![2; rank];
+    (shape[0], shape[rank - 1]) = (GENERIC_RUN as usize, row_elems);
+    let perm: Vec<usize> = (0..rank - 1).rev().chain([rank - 1]).collect();
+    let mut v = View::permuted(&shape, &perm).unwrap();
+    let mut n = shape.iter().product::<usize>();
+    if rank == 2 {
+        v.strides[0] *= 2;
+        n *= 2;
+    }
+    let lead = if unit < 16 { unit / elem } else { 0 };
+    v.offset += lead as isize;
+    n += lead;
+    if variant.reverse() > 0 {
+        v.offset += row_elems as isize - 1;
+        v.strides[rank - 1] = -1;
+    }
+    let data = test_bytes(n * elem, rank as u64 + 91);
+    let options = Options {
+        specialize: Some(variant.specialized()),
+        access64: Some(variant.access64()),
+        wide_stores: Some(false),
+        scatter: Some(false),
+        walk_tiles: Some(false),
         ..Options::default()
     };
     check_view(p, &v, (&data, n), elem, &[], options, variant)

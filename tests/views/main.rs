@@ -28,16 +28,39 @@ fn plan_of(v: &View, elem: usize, src_len: usize) -> wgpu_permute::Plan {
     .unwrap()
 }
 
-/// Materialises on the GPU and compares with the reference; returns the plan's kernel.
+/// Materialises on the GPU and compares with the reference.
 fn check(v: &View, elem: usize, src_len: usize, fill: &[u8]) {
     let Some(p) = gpu() else { return };
+    check_on(p, v, elem, src_len, fill, Options::default());
+}
+
+/// [`check`] compiled for its shape where the view can be (`plan::specialize`), on a
+/// permuter of its own (with a budget of pipelines of its own).
+fn check_specialized(v: &View, elem: usize, src_len: usize, fill: &[u8]) {
+    let Some(p) = gpu() else { return };
+    let fresh = wgpu_permute::Permuter::new(p.device(), p.queue()).unwrap();
+    let options = Options {
+        specialize: Some(true),
+        ..Options::default()
+    };
+    check_on(&fresh, v, elem, src_len, fill, options);
+}
+
+fn check_on(
+    p: &wgpu_permute::Permuter,
+    v: &View,
+    elem: usize,
+    src_len: usize,
+    fill: &[u8],
+    options: Options,
+) {
     let data = test_bytes(src_len * elem, (v.shape.len() * 31 + elem) as u64);
     let want = reference::materialize_bytes(&data, v, elem, fill, v.len()).unwrap();
-    let got = materialize(p, &data, v, elem, fill, Options::default())
-        .unwrap_or_else(|e| panic!("{v:?}: {e}"));
+    let got =
+        materialize(p, &data, v, elem, fill, options).unwrap_or_else(|e| panic!("{v:?}: {e}"));
     assert!(
         got == want,
-        "{v:?} ({elem} B): GPU differs from the reference"
+        "{v:?} ({elem} B, {options:?}): GPU differs from the reference"
     );
 }
 

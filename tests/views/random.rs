@@ -150,6 +150,8 @@ proptest! {
     fn random_views_match_the_reference((v, elem, src_len) in random_view()) {
         let fill: Vec<u8> = (0..elem as u8).map(|b| 0xC0 | b).collect();
         check(&v, elem, src_len, &fill);
+        // Compiled for its shape too: its strides (negative ones wrapped) as constants.
+        check_specialized(&v, elem, src_len, &fill);
     }
 }
 
@@ -199,6 +201,49 @@ fn generic_runs_step_through_flipped_strided_and_broadcast_rows() {
             assert!(plan.runs && plan.kernel == Kernel::Generic, "{plan}");
             assert!(!plan_of(v, elem, 192).runs, "runs are for CPU devices only");
             check(v, elem, 192, &[]);
+        }
+    }
+}
+
+/// Stacked runs (`Plan::stacked_runs`, CPU devices): the bench's flip, slice and broadcast
+/// of rows of a page, and a flip of the rows' elements, on uniforms and compiled for their
+/// shape (negative strides wrapped to 32 bits), match the reference.
+#[test]
+fn stacked_runs_move_flipped_sliced_and_broadcast_rows() {
+    let cpu = DeviceCaps {
+        cpu: true,
+        ..DeviceCaps::default()
+    };
+    let (rows, row) = (16, 1024);
+    let view = |strides: [isize; 2], offset: isize| View {
+        shape: vec![rows, row],
+        strides: strides.to_vec(),
+        offset,
+        ..View::contiguous(&[])
+    };
+    let views = [
+        view([-(row as isize), 1], ((rows - 1) * row) as isize),
+        view([2 * row as isize, 1], 0),
+        view([0, 1], 0),
+        view([row as isize, -1], row as isize - 1),
+    ];
+    for v in &views {
+        let src_len = 2 * rows * row;
+        for specialize in [false, true] {
+            let options = Options {
+                specialize: Some(specialize),
+                ..Options::default()
+            };
+            let request = request(v, 4, src_len, &[]).with_options(options);
+            let plan = plan::plan_view(&request, &cpu, &Default::default()).unwrap();
+            let variant = plan.variant().unwrap();
+            assert!(
+                variant.stacked() && plan.specialized == specialize,
+                "{plan}"
+            );
+            let Some(p) = gpu() else { continue };
+            let fresh = wgpu_permute::Permuter::new(p.device(), p.queue()).unwrap();
+            check_on(&fresh, v, 4, src_len, &[], options);
         }
     }
 }
