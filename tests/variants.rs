@@ -244,6 +244,12 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
             specialized: variant.specialized(),
         });
     }
+    // Stacked runs are a CPU-device layout, as views (tests/variants/views.rs) of 8 rows of
+    // a page under dims of 2: 8 MiB at rank 10.
+    if variant.stacked() {
+        let run = p.caps().cpu && variant.rank() <= 10;
+        return run.then(|| Job::View(Box::new(move |p| check_stacked(p, variant))));
+    }
     // Lane-major runs' rows hold whole SIMD groups' runs: up to rank 6 (walks in tiles, whose
     // cases grow faster, at rank 3 only: tiled_walks_are_chosen_and_match_the_reference
     // runs more), as shapes past that outgrow the sweep.
@@ -251,10 +257,6 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
     let lane_major_max = if variant.walks() { 3 } else { 6 };
     if variant.lane_major() && variant.rank() > lane_major_max {
         return None;
-    }
-    if variant.stacked() {
-        // Stacked runs are a CPU-device layout, as views (tests/variants/views.rs).
-        return (p.caps().cpu).then(|| Job::View(Box::new(move |p| check_stacked(p, variant))));
     }
     if variant.walks() {
         // Walks in tiles: runs are a CPU-device layout; offsets of one element keep the units

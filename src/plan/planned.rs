@@ -229,8 +229,8 @@ impl Plan {
         match self.kernel {
             Kernel::Generic => {
                 let lanes = match (self.stacked_runs(), self.lane_major_runs()) {
-                    (true, _) => RunLanes::Down,
-                    (false, true) => RunLanes::Along,
+                    (true, _) => RunLanes::Stacked,
+                    (false, true) => RunLanes::LaneMajor,
                     (false, false) => RunLanes::Own,
                 };
                 Some(Variant::Generic(GenericVariant {
@@ -536,7 +536,7 @@ impl Plan {
                 .map(|v| ViewKey {
                     src_strides: v.src_strides.clone(),
                     dst_strides: v.dst_strides.clone(),
-                    reversed: v.reversed,
+                    reversed: if v.reversed { self.elem_size as u32 } else { 0 },
                     bounds: v.bounds.clone(),
                 }),
         }

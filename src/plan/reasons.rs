@@ -66,8 +66,9 @@ pub struct ViewKey {
     pub src_strides: Vec<i64>,
     /// Destination stride of each dim, in units.
     pub dst_strides: Vec<u64>,
-    /// The innermost dim is reversed within units.
-    pub reversed: bool,
+    /// Bytes of the elements its innermost dim reverses within units, 0 for none (the
+    /// shader differs by them).
+    pub reversed: u32,
     /// Its bounds: the dims of each and the combined indices that exist (a specialised
     /// micro pipeline compiles them in, `shaders::micro::shape_words`).
     pub bounds: Vec<(Vec<usize>, std::ops::Range<u64>)>,
@@ -287,9 +288,10 @@ pub enum SpecializeReason {
     Small,
     /// Large enough, but [`Learned::max_specialized`] shapes have their own pipelines already.
     BudgetSpent,
-    /// 64-bit index math, windows, a view or a conversion off the micro kernel, or micro
-    /// blocks other than lane-major strips and square blocks of plain permutes: only those
-    /// and 32-bit generic permutes without a view, in one binding, specialise.
+    /// 64-bit index math, windows, a padded or strided view or a conversion off the micro
+    /// kernel, or micro blocks other than lane-major strips and square blocks of plain
+    /// permutes: only those and 32-bit generic permutes and views that gather into a whole
+    /// output, in one binding, specialise.
     NotApplicable,
 }
 

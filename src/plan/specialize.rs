@@ -7,8 +7,8 @@ use super::{IndexMath, Kernel, Options, Plan};
 
 /// Whether to bake the shape into the generic or micro kernel: large tensors, while the
 /// budget of specialised pipelines lasts (a shape that has its own pipeline keeps it). Not
-/// for binding windows or 64-bit index math, views on the generic kernel, nor conversions
-/// on the generic kernel.
+/// for binding windows or 64-bit index math, padded or strided views on the generic
+/// kernel, nor conversions on the generic kernel.
 pub(super) fn choose_specialize(
     plan: &Plan,
     opts: &Options,
@@ -31,15 +31,15 @@ pub(super) fn choose_specialize(
     // NCHW4c view's blocks moved 17% faster so, and 0.67-0.73 -> 0.44-0.49 ms with its
     // bounds folded. On the generic kernel, views that gather into a whole output as a
     // permute does (their strides, the shape key's, compiled in): the stacked runs of the
-    // `[8192,4096]` slice `::2` and flips of `[4096,4096]` took 12.2-13.1 ms on uniforms
+    // `[8192,4096]` slice `::2` and flips of `[4096,4096]` took 11.8-13.1 ms on uniforms
     // and 10.5-11.1 with their row and step constants; its padded and strided view layouts
     // have no such variants.
-    let view = plan.kernel != Kernel::Micro
+    let unlisted_view = plan.kernel != Kernel::Micro
         && plan
             .view
             .as_ref()
             .is_some_and(|v| plan.generic_padded() || !v.dst_contiguous);
-    if plan.index != IndexMath::U32 || plan.boxed() || view {
+    if plan.index != IndexMath::U32 || plan.boxed() || unlisted_view {
         return Some((false, SpecializeReason::NotApplicable));
     }
     let compiled = learned.specialized.contains(&plan.shape_key());

@@ -58,10 +58,10 @@ pub enum RunLanes {
     Own,
     /// Lane-major ([`Plan::lane_major_runs`]): the lanes move neighbouring units, and the
     /// group moves on along the row at each step.
-    Along,
-    /// Stacked ([`Plan::stacked_runs`]): the lanes move neighbouring units, and each step
-    /// moves down to the next of a stack of rows.
-    Down,
+    LaneMajor,
+    /// Stacked ([`Plan::stacked_runs`], lane-major runs that stack): the lanes move
+    /// neighbouring units, and each step moves down to the next of a stack of rows.
+    Stacked,
 }
 
 /// What of a conversion changes a shader's text: the two types and whether an affine runs
@@ -235,14 +235,15 @@ impl Variant {
         self.generic().map_or(0, |g| g.reverse)
     }
 
-    /// A generic variant's lane-major runs, stacked or not.
+    /// A generic variant's lane-major runs, stacked ones too (whose Display names them
+    /// only "stacked").
     pub fn lane_major(&self) -> bool {
         self.generic().is_some_and(|g| g.lanes != RunLanes::Own)
     }
 
     /// A generic variant's stacked runs.
     pub fn stacked(&self) -> bool {
-        self.generic().is_some_and(|g| g.lanes == RunLanes::Down)
+        self.generic().is_some_and(|g| g.lanes == RunLanes::Stacked)
     }
 
     /// A generic variant's runs that scatter.
@@ -318,8 +319,8 @@ impl std::fmt::Display for Variant {
                     (g.layout.strided(), " strided"),
                     (g.specialized, " specialized"),
                     (g.runs, " runs"),
-                    (g.lanes == RunLanes::Along, " lane-major"),
-                    (g.lanes == RunLanes::Down, " stacked"),
+                    (g.lanes == RunLanes::LaneMajor, " lane-major"),
+                    (g.lanes == RunLanes::Stacked, " stacked"),
                     (g.scatter, " scatter"),
                     (g.access64, " access64"),
                 ];

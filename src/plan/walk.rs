@@ -85,13 +85,16 @@ impl Plan {
     /// than moving on along the row, so that a workgroup streams its rows a page or more
     /// apart on each side, as the shader copy streams its items a workgroup (4 KiB) apart.
     /// On lavapipe (AMD EPYC) a 64 MiB copy whose SIMD groups each moved 512 bytes in order
-    /// took 11.2 ms, with their steps 4 or 16 KiB apart 9.7-9.9 (256 B to 2 KiB apart, where
-    /// neighbouring groups interleave within a page, 18-29); the `[8192,4096]` slice `::2`
-    /// took 12.7-13.2 ms along its rows and 11.0-11.5 stacked, the flips of `[4096,4096]`
-    /// 12.5-12.8 and 10.6-11.0 (docs/benchmarks/10-cpu-round-20.md). Plain lane-major runs
-    /// (one binding, a whole output), rows of a page or more, the stacked dim (the output's
-    /// second innermost) in whole runs, its rows a page or more apart in the source too, or
-    /// the same row (a broadcast).
+    /// took 10.9-11.6 ms, with their steps 4 or 16 KiB apart 9.65-10.07 (256 B to 2 KiB
+    /// apart, where neighbouring groups interleave within a page, 18-30). The gain needs
+    /// the row and step as constants (a shape compiled for, `plan::specialize`): on
+    /// uniforms the views below took about what they took lane-major (11.8-13.1 ms against
+    /// 12.5-13.0); compiled for their shape the `[8192,4096]` slice `::2` went from 12.7 to
+    /// 10.1 ms and the flips of `[4096,4096]` from 12.7-14.0 to 10.3-11.0
+    /// (docs/benchmarks/10-cpu-round-20.md). Plain lane-major runs (one binding, a whole
+    /// output), rows of a page or more, the stacked dim (the output's second innermost) in
+    /// whole runs, its rows a page or more apart in the source too, or the same row (a
+    /// broadcast).
     pub fn stacked_runs(&self) -> bool {
         let (dims, strides) = self.walk_of(false);
         let (&[.., rows, row], &[.., step, _]) = (&dims[..], &strides[..]) else {
@@ -193,6 +196,11 @@ pub(super) fn choose_walk_tiles(
             why: "it walks the generic kernel's runs (CPU devices) of a plain permute (not a view) in one binding, without wide stores or a scatter, whose output dim nearest in the source is not the one outside the innermost (a transpose's in whole runs)",
         }),
         (Some(false), _) => Ok(None),
+        // Stacked runs first, where they apply: on lavapipe (AMD EPYC) 64 MiB permutes of
+        // rows of 4 or 8 KiB (`[64,256,1024] (1,0,2)`, `[8,64,32,1024] (0,2,1,3)`) took
+        // 12.2-13.1 ms walked in tiles and 9.6-10.3 stacked, as long as their copy
+        // (docs/benchmarks/10-cpu-round-20.md).
+        (None, Some(_)) if plan.stacked_runs() => Ok(None),
         (_, tiles) => Ok(tiles),
     }
 }

@@ -23,7 +23,7 @@ pub(super) const GENERIC_STACKED_RUNS_WGSL: &str =
 pub(super) fn runs_items_fn(v: &GenericVariant) -> Result<String, TemplateError> {
     // Stacked runs (`Plan::stacked_runs`): plain gathers, down the rows of the output's two
     // innermost dims (their extent and source stride).
-    if v.lanes == RunLanes::Down {
+    if v.lanes == RunLanes::Stacked {
         let (row, stack) = (v.rank - 1, v.rank - 2);
         let (row, step) = match v.specialized {
             true => (format!("ix(D{row})"), format!("ix(S{stack})")),

@@ -187,8 +187,8 @@ pub fn all_variants() -> Vec<Variant> {
             Variant::Generic(g) if g.runs && !g.scatter && !g.wide_stores => {
                 let stacks = g.layout == GenericLayout::Plain && g.rank >= 2;
                 let lanes: &[RunLanes] = match stacks {
-                    true => &[RunLanes::Along, RunLanes::Down],
-                    false => &[RunLanes::Along],
+                    true => &[RunLanes::LaneMajor, RunLanes::Stacked],
+                    false => &[RunLanes::LaneMajor],
                 };
                 (lanes.iter())
                     .map(|&lanes| Variant::Generic(GenericVariant { lanes, ..*g }))

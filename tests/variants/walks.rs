@@ -94,3 +94,50 @@ fn walks_in_tiles_are_chosen_and_match_the_reference() {
         assert_eq!(plan.lane_major_runs(), lane_major, "{plan}");
     }
 }
+
+/// Permutes whose innermost dim stays and whose rows are a page or more, a page or more
+/// apart in the source, take stacked runs before walks in tiles (`Plan::stacked_runs`), of
+/// 2, 4 and 16-byte elements, specialised and not, with offsets that differ on each side;
+/// forced, they still walk in tiles. Both match the reference with guard bytes (CPU
+/// adapters: GPUs have no runs).
+#[test]
+fn long_rows_far_apart_stack_before_they_walk_in_tiles() {
+    let Some(p) = gpu() else { return };
+    if !p.caps().cpu {
+        eprintln!("not a CPU adapter: runs are a CPU-device layout; not run");
+        return;
+    }
+    let shapes: [(&[usize], &[usize], usize); 3] = [
+        (&[8, 16, 1024], &[1, 0, 2], 4),
+        (&[2, 8, 4, 2048], &[0, 2, 1, 3], 2),
+        (&[16, 8, 256], &[1, 0, 2], 16),
+    ];
+    let mut cases = Vec::new();
+    let mut walked = Vec::new();
+    for (shape, perm, elem) in shapes {
+        for (specialize, walk_tiles) in [(false, None), (true, None), (false, Some(true))] {
+            let options = Options {
+                specialize: Some(specialize),
+                walk_tiles,
+                ..Options::default()
+            };
+            cases.push(case(
+                shape,
+                perm,
+                elem,
+                options,
+                (2 * elem as u64, 6 * elem as u64),
+            ));
+            walked.push(walk_tiles.is_some());
+        }
+    }
+    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
+    for (result, walked) in check_many(&fresh, &cases).into_iter().zip(walked) {
+        let plan = result.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            (plan.walk_tiles.is_some(), plan.stacked_runs()),
+            (walked, !walked),
+            "{plan}"
+        );
+    }
+}

@@ -9,7 +9,7 @@ mod tiles;
 
 use common::{gpu, materialize, test_bytes};
 use proptest::prelude::*;
-use wgpu_permute::plan::{self, KernelReason, Strip, view};
+use wgpu_permute::plan::{self, GenericLayout, IndexMath, KernelReason, Strip, view};
 use wgpu_permute::{
     Bound, DeviceCaps, Kernel, Options, PermuteError, Relayout, Request, View, ViewRequest,
     reference,
@@ -34,8 +34,9 @@ fn check(v: &View, elem: usize, src_len: usize, fill: &[u8]) {
     check_on(p, v, elem, src_len, fill, Options::default());
 }
 
-/// [`check`] compiled for its shape where the view can be (`plan::specialize`), on a
-/// permuter of its own (with a budget of pipelines of its own).
+/// [`check`] compiled for its shape where the view can be (`plan::specialize`: every
+/// generic view that gathers into a whole output, in one binding), on a permuter of its own
+/// (with a budget of pipelines of its own).
 fn check_specialized(v: &View, elem: usize, src_len: usize, fill: &[u8]) {
     let Some(p) = gpu() else { return };
     let fresh = wgpu_permute::Permuter::new(p.device(), p.queue()).unwrap();
@@ -43,6 +44,12 @@ fn check_specialized(v: &View, elem: usize, src_len: usize, fill: &[u8]) {
         specialize: Some(true),
         ..Options::default()
     };
+    let request = request(v, elem, src_len, fill).with_options(options);
+    let plan = plan::plan_view(&request, p.caps(), &Default::default()).unwrap();
+    let gathers = plan.kernel == Kernel::Generic && plan.generic_layout() == GenericLayout::Plain;
+    if gathers && plan.index == IndexMath::U32 {
+        assert!(plan.specialized, "{plan}");
+    }
     check_on(&fresh, v, elem, src_len, fill, options);
 }
 

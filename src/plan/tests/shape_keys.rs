@@ -128,3 +128,77 @@ fn conversions_are_part_of_the_shape() {
     assert_ne!(keys[1], keys[2]);
     assert_eq!(keys[0].dims, keys[1].dims);
 }
+
+/// Generic views that gather into a whole output compile for their shape as permutes do
+/// (forced here), and so do their reversed units; padded views and strided outputs have no
+/// such variants. Reversed views of the same units and strides but other elements are
+/// shapes of their own (their shaders differ).
+#[test]
+fn generic_views_specialise_where_they_gather_into_a_whole_output() {
+    let on = Options {
+        specialize: Some(true),
+        ..Options::default()
+    };
+    let (rows, row) = (16usize, 1024usize);
+    let flip = |elem: usize, cols: usize, strides: [isize; 2], offset: usize| {
+        let view = View {
+            shape: vec![rows, cols],
+            strides: strides.to_vec(),
+            offset: offset as isize,
+            bounds: vec![],
+            dst_strides: None,
+        };
+        let mut req = ViewRequest::new(&view, elem, 2 * rows * cols, rows * cols);
+        req.options = on;
+        plan::plan_view(&req, &cpu(), &Learned::default()).unwrap()
+    };
+    let (r, half) = (row as isize, row / 2);
+    let rows_flipped = flip(4, row, [-r, 1], (rows - 1) * row);
+    let words_reversed = flip(4, row, [r, -1], row - 1);
+    for p in [&rows_flipped, &words_reversed] {
+        assert_eq!(p.kernel, Kernel::Generic, "{p}");
+        assert_eq!(
+            (p.specialized, p.reasons.specialize),
+            (true, Some(SpecializeReason::Forced)),
+            "{p}"
+        );
+    }
+    // The same 16-byte units and strides, of 8-byte elements reversed.
+    let longs_reversed = flip(8, half, [half as isize, -1], half - 1);
+    assert_eq!(
+        (longs_reversed.unit, &longs_reversed.dims),
+        (words_reversed.unit, &words_reversed.dims)
+    );
+    assert_ne!(longs_reversed.shape_key(), words_reversed.shape_key());
+    // A padded view, and a strided output.
+    let padded = View {
+        shape: vec![rows, row],
+        strides: vec![row as isize, 1],
+        offset: 0,
+        bounds: vec![Bound {
+            dims: vec![1],
+            valid: 0..row - 8,
+        }],
+        dst_strides: None,
+    };
+    let strided = View {
+        dst_strides: Some(vec![2 * row, 1]),
+        bounds: vec![],
+        ..padded.clone()
+    };
+    let zero = [0u8; 4];
+    for (view, dst_len, fill) in [
+        (&padded, rows * row, &zero[..]),
+        (&strided, 2 * rows * row, &[][..]),
+    ] {
+        let mut req = ViewRequest::new(view, 4, rows * row, dst_len).with_fill(fill);
+        req.options = on;
+        let p = plan::plan_view(&req, &cpu(), &Learned::default()).unwrap();
+        assert_eq!(p.kernel, Kernel::Generic, "{p}");
+        assert_eq!(
+            (p.specialized, p.reasons.specialize),
+            (false, Some(SpecializeReason::NotApplicable)),
+            "{p}"
+        );
+    }
+}
