@@ -1,6 +1,7 @@
 //! The bench page (web/bench.html) in headless Chromium on SwiftShader: the benchmark's
 //! suite, shrunk, runs to the end with every case's output checked and timed against the
-//! copies; and the committed suite (web/suite.js) is the one the code makes now.
+//! copies (at the fastest destination offset of their pair); and the committed suite
+//! (web/suite.js) is the one the code makes now.
 
 use wgpu_permute::web;
 
@@ -38,6 +39,23 @@ fn the_bench_page_runs_every_case_in_chromium() {
             .as_str()
             .is_some_and(|a| a.contains("swiftshader")),
         "{report}"
+    );
+    // The copies at the fastest of the destination offsets tried, 0 first.
+    let placement = &report["copy_placement"];
+    let tried: Vec<(u64, f64)> = (placement["tried"].as_array().expect("tried").iter())
+        .map(|t| {
+            (
+                t["dst_offset"].as_u64().unwrap(),
+                t["shader_copy_median_s"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(tried.len() >= 2 && tried[0].0 == 0, "{placement}");
+    let fastest = tried.iter().min_by(|a, b| a.1.total_cmp(&b.1)).unwrap().0;
+    assert_eq!(
+        placement["dst_offset"].as_u64(),
+        Some(fastest),
+        "{placement}"
     );
     eprintln!(
         "the bench page ran {} cases on {}",
