@@ -8,6 +8,8 @@
 mod common;
 #[path = "variants/flat.rs"]
 mod flat;
+#[path = "variants/orders.rs"]
+mod orders;
 #[path = "variants/strips.rs"]
 mod strips;
 #[path = "variants/views.rs"]

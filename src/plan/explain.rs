@@ -278,6 +278,11 @@ impl Plan {
                         why.push(format!(
                             "each invocation moves {run} {rows}x{cols} block(s), {apart} along the {along}, between the input's innermost dim ({c}) and the dim that becomes the output's innermost ({r}), {how}, {batch}"
                         ));
+                        if let Some(k) = self.row_continuation() {
+                            why.push(format!(
+                                "the batch decodes dim {k} innermost, not the input's order: it continues the output's short rows and lies a page or more away in the input, so that a SIMD group writes neighbouring rows back to back (a CPU device)"
+                            ));
+                        }
                         let short = super::runs::short_rows_run(self, &block);
                         if !block.column_runs && short == Some(run) {
                             why.push(format!(

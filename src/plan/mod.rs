@@ -7,6 +7,7 @@
 //! (index width, kernel, shape specialisation, each with its reason), `windows` (binding
 //! windows and grid folding), `explain` (prints what was recorded).
 
+mod batch_order;
 mod channels;
 mod column_runs;
 mod edges;

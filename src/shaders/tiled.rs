@@ -266,7 +266,7 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
     let in_strides = plan.in_strides();
     let out_strides = plan.out_strides_by_input_dim();
     let last = plan.dims.len() - 1;
-    let batch = plan.batch_dims();
+    let batch = plan.box_batch_dims();
     let mut head = [0u64; TILE_BATCH];
     for word in TileWord::ALL {
         head[*word as usize] = match word {

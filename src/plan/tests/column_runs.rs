@@ -279,3 +279,64 @@ fn column_runs_split_into_boxes_of_whole_runs() {
     let r = planned(&[4096, 32], &[1, 0], 1, options, &cpu());
     assert!(matches!(r, Err(PermuteError::ForcedChoice { .. })), "{r:?}");
 }
+
+/// Short output rows (at most `LANE_GROUP` row blocks) continued by a batch dim a page or
+/// more away in the input decode that dim innermost (`Plan::row_continuation`), in every
+/// element size; a nearer continuation, longer rows, a forced order of blocks and GPUs (no
+/// micro kernel) keep the input's order.
+#[test]
+fn short_rows_continued_far_away_decode_their_continuation_innermost() {
+    let auto = Options::default();
+    for caps in [&cpu(), &cpu64()] {
+        // Output rows of 8 units, continued by dim 1 (64 KiB away for 4-byte units).
+        // (16-byte units plan generic on CPU devices unless micro is forced.)
+        for elem in [1, 2, 4, 8, 16] {
+            let options = Options {
+                kernel: (elem == 16).then_some(Kernel::Micro),
+                ..auto
+            };
+            let p = planned(
+                &[8, 8, 8, 8, 8, 32],
+                &[2, 5, 0, 4, 1, 3],
+                elem,
+                options,
+                caps,
+            );
+            let p = p.unwrap();
+            assert_eq!(p.kernel, Kernel::Micro, "{p}");
+            assert_eq!(p.row_continuation(), Some(1), "{p}");
+            assert_eq!(p.box_batch_dims(), [0, 2, 4, 1], "{p}");
+            assert!(
+                p.explain()
+                    .iter()
+                    .any(|w| w.contains("decodes dim 1 innermost")),
+                "{p}"
+            );
+        }
+        for (shape, perm) in [
+            // Rows of 16 units continued by dim 3, 128 units away.
+            (
+                &[16usize, 16, 16, 16, 4, 32][..],
+                &[2usize, 4, 1, 5, 3, 0][..],
+            ),
+            // Rows of 64 units (16 row blocks).
+            (&[64, 64, 64, 64], &[3, 2, 1, 0]),
+            (&[512, 16, 16, 32], &[3, 2, 1, 0]),
+            // The continuation already innermost.
+            (&[8, 32, 8, 32], &[0, 3, 2, 1]),
+        ] {
+            let p = planned(shape, perm, 4, auto, caps).unwrap();
+            assert_eq!(p.kernel, Kernel::Micro, "{p}");
+            assert_eq!(p.row_continuation(), None, "{p}");
+            assert_eq!(p.box_batch_dims(), p.batch_dims(), "{p}");
+        }
+    }
+    let gpu = planned(
+        &[8, 8, 8, 8, 8, 32],
+        &[2, 5, 0, 4, 1, 3],
+        4,
+        auto,
+        &Default::default(),
+    );
+    assert_eq!(gpu.unwrap().row_continuation(), None);
+}

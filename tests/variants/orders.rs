@@ -1,0 +1,66 @@
+//! The order in which micro boxes decode their batch dims (`Plan::box_batch_dims`): short
+//! output rows continued by a batch dim far away in the input decode that dim innermost.
+
+use wgpu_permute::plan::View;
+use wgpu_permute::{Kernel, Options, Permuter, Relayout};
+
+use super::common::{case, check_many, gpu};
+
+/// The suite's 6-D permute (smaller), whose output rows of 8 units are continued by input
+/// dim 1, as a permute of 1 to 16-byte elements (micro forced for 16 bytes, which plan
+/// generic), with 16-byte-aligned offsets (wide blocks) and 4-byte ones (word blocks),
+/// specialised and not, across binding windows, and as a view with that dim reversed (of 4
+/// to 16-byte elements: narrower ones plan generic): each decodes dim 1 innermost where it
+/// plans micro (every one but the windowed ones must), and every output element lands in
+/// its place with the guard bytes untouched.
+#[test]
+fn short_rows_decoded_with_their_continuation_innermost_land_in_place() {
+    let Some(p) = gpu() else { return };
+    if !p.caps().cpu {
+        eprintln!("not a CPU adapter: the micro kernel's order is a CPU-device layout; not run");
+        return;
+    }
+    let (shape, perm) = ([4usize, 8, 8, 8, 8, 32], [2usize, 5, 0, 4, 1, 3]);
+    let mut cases = Vec::new();
+    for elem in [1usize, 2, 4, 8, 16] {
+        let auto = Options {
+            kernel: (elem == 16).then_some(Kernel::Micro),
+            ..Options::default()
+        };
+        let aligned = [(16, 48), (4 * elem as u64, 12 * elem as u64)];
+        for (offsets, specialize) in aligned.into_iter().zip([false, true]) {
+            let options = Options {
+                specialize: Some(specialize),
+                ..auto
+            };
+            cases.push((case(&shape, &perm, elem, options, offsets), true));
+        }
+        let bytes = (shape.iter().product::<usize>() * elem) as u64;
+        let windowed = Options {
+            binding_limit: Some(bytes / 2 + 256),
+            ..Options::default()
+        };
+        cases.push((case(&shape, &perm, elem, windowed, (16, 32)), false));
+        if elem >= 4 {
+            let mut view = View::permuted(&shape, &perm).unwrap();
+            let k = perm.iter().position(|&d| d == 1).unwrap();
+            view.offset += view.strides[k] * (view.shape[k] as isize - 1);
+            view.strides[k] = -view.strides[k];
+            let len = shape.iter().product();
+            cases.push((Relayout::view(view, len, elem).unwrap(), true));
+        }
+    }
+    let ops: Vec<Relayout> = cases.iter().map(|(op, _)| op.clone()).collect();
+    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
+    let mut windowed_micro = 0;
+    for (result, (op, micro)) in check_many(&fresh, &ops).into_iter().zip(&cases) {
+        let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
+        if *micro || plan.kernel == Kernel::Micro {
+            assert_eq!(plan.kernel, Kernel::Micro, "{plan}");
+            assert_eq!(plan.row_continuation(), Some(1), "{plan}");
+            windowed_micro += !*micro as usize;
+        }
+    }
+    // Some windowed plan stays micro, so that windows' boxes decode in this order too.
+    assert!(windowed_micro > 0);
+}
