@@ -39,6 +39,11 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
         // 64-bit accesses of the four 32-bit-index ones.
         let smaller = ELEM_SIZES.iter().filter(|&&e| e < unit).count() * (unit >= 4) as usize;
         let reversed = smaller * (6 + 4 * (unit >= 8) as usize);
+        // Runs in boxes over binding windows (32-bit index math, never specialised), own and
+        // lane-major; reversed units in boxes on the 3 index widths, and in runs both ways;
+        // with 64-bit accesses for 8/16-byte units (the 32-bit-index ones).
+        let boxed_runs = 2 * (unit >= 4) as usize * (1 + (unit >= 8) as usize);
+        let boxed_reversed = smaller * (5 + 3 * (unit >= 8) as usize);
         // Wide stores: every plain runs variant of 4 and 8-byte units (plain, specialised,
         // reversed either way), with and without 64-bit accesses.
         let wide = 2 * (2 + 2 * smaller) * (unit == 4 || unit == 8) as usize;
@@ -65,6 +70,8 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
             + walks
             + access64
             + reversed
+            + boxed_runs
+            + boxed_reversed
             + wide
             + lane_major
             + (rank >= 2) as usize * (1 + micro + strips + flat)

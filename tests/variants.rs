@@ -21,7 +21,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use common::{MICRO, case, check_many, gpu};
 use strips::{blocks_for_run, column_blocks_for_run, strip_case};
-use views::{check_padded, check_padded_micro, check_reversed, check_stacked};
+use views::{check_boxed_runs, check_padded, check_padded_micro, check_reversed, check_stacked};
 use walks::walk_tiles_case;
 use wgpu_permute::plan::tuning::{
     GENERIC_RUN, LANE_GROUP, MAX_SPECIALIZED, MICRO_SHORT_ROW_BYTES, MICRO_WORKGROUP,
@@ -289,6 +289,12 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
         return (!variant.runs() || p.caps().cpu)
             .then(|| Job::View(Box::new(move |p| check_reversed(p, elem, variant))));
     }
+    if variant.boxed() && variant.runs() {
+        return p
+            .caps()
+            .cpu
+            .then(|| Job::View(Box::new(move |p| check_boxed_runs(p, variant))));
+    }
     if variant.padded() && variant.kernel() == Kernel::Generic {
         let (shape, perm) = unmergeable(variant.rank());
         let check = move |p: &Permuter| check_padded(p, &shape, &perm, elem, variant);
@@ -503,36 +509,6 @@ fn micro_bands_cover_every_block() {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(plan.kernel, Kernel::Micro, "{plan}");
         assert_eq!(Some(plan.column_runs), case.options().column_runs, "{plan}");
-    }
-}
-
-/// Without walks in tiles, runs scatter on their own where gathering would read a new page per
-/// output row (`[64,16,64] (1,0,2)` f32: a workgroup's runs gather 128 source rows 4 KiB
-/// apart, and scattered write 16 pages), and match the reference with guard bytes, with
-/// offsets that differ on each side; specialised too (CPU adapters: GPUs have no runs).
-#[test]
-fn scatter_is_chosen_where_gathering_reads_a_page_per_row() {
-    let Some(p) = gpu() else { return };
-    if !p.caps().cpu {
-        eprintln!("not a CPU adapter: runs do not scatter");
-        return;
-    }
-    let cases: Vec<Relayout> = [None, Some(true)]
-        .into_iter()
-        .map(|specialize| {
-            let options = Options {
-                specialize,
-                walk_tiles: Some(false),
-                ..Options::default()
-            };
-            case(&[64, 16, 64], &[1, 0, 2], 4, options, (16, 48))
-        })
-        .collect();
-    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
-    for (result, specialized) in check_many(&fresh, &cases).into_iter().zip([false, true]) {
-        let plan = result.unwrap();
-        assert!(plan.runs && plan.scatter, "{plan}");
-        assert_eq!(plan.specialized, specialized, "{plan}");
     }
 }
 

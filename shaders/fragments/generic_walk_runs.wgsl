@@ -1,7 +1,8 @@
-// A run of a walk in tiles (CPU adapters, plan::walk::choose_walk_tiles): the thread's RUN
-// items are units of the walk's innermost dim, the output's innermost, so one decode over
-// the walk's dims (Plan::walk_tile_dims) gives where the first comes from and goes, and the
-// others follow UNIT_STEP units on, STEP apart in the source and DST_STEP in the output.
+// A run of a walk in tiles (CPU adapters, plan::walk::choose_walk_tiles), or of a box over
+// binding windows: the thread's RUN items are units of the walk's (the box's) innermost dim,
+// the output's innermost, so one decode over the walk's dims (Plan::walk_tile_dims; a box's
+// extents) gives where the first comes from and goes, and the others follow UNIT_STEP units
+// on, STEP apart in the source and DST_STEP in the output.
 // Runs start (fragments/generic_run_start.wgsl) and step as in fragments/generic_runs.wgsl.
 const RUN: u32 = {{RUN}};
 

@@ -416,6 +416,14 @@ fn finish(
     }
     plan.quads = select::choose_quads(&plan, one_binding);
     plan.runs = select::choose_runs(&plan, caps, one_binding);
+    // Past one binding the generic kernel's boxes hold whole runs (`windows::Cut`): where
+    // one such box would not fit a window, its units move one by one.
+    if plan.runs
+        && plan.kernel == Kernel::Generic
+        && select::windows_fit(&plan, Kernel::Generic, caps, limit).is_err()
+    {
+        plan.runs = false;
+    }
     // Before the windows: a box's grain follows the direction of the runs.
     plan.column_runs = column_runs::choose(&plan, caps, opts, limit)?;
     if one_binding {

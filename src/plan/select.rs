@@ -298,10 +298,10 @@ pub fn choose_quads(plan: &Plan, one_binding: bool) -> bool {
 
 /// Whether invocations move runs of neighbours, on CPU devices only: the micro kernel's
 /// blocks along the output's rows (on GPUs they would spread neighbouring lanes'
-/// accesses), and the generic kernel's consecutive output units, for a tensor in one binding of unpacked units written contiguously (no bounds
-/// or destination strides) with 32-bit index math, whose innermost output dim is whole
-/// runs of [`GENERIC_RUN`], so that a run never leaves its output row and its source offsets
-/// step by one stride. A CPU adapter gains nothing from spacing a thread's items a workgroup
+/// accesses), and the generic kernel's consecutive output units, for a tensor in one
+/// binding (or, of unpacked units unconverted, in boxes over binding windows) written contiguously (no bounds or destination strides) with 32-bit index
+/// math, whose innermost output dim is whole runs of [`GENERIC_RUN`], so that a run never
+/// leaves its output row and its source offsets step by one stride. A CPU adapter gains nothing from spacing a thread's items a workgroup
 /// apart (its lanes access memory one at a time) and pays for each decode; on GPUs the
 /// spaced items are what coalesces.
 pub fn choose_runs(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> bool {
@@ -312,12 +312,15 @@ pub fn choose_runs(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> bool {
         .view
         .as_ref()
         .is_none_or(|v| v.bounds.is_empty() && v.dst_contiguous);
+    // Past one binding, runs go through boxes (`GenericLayout::Boxed`: each run's first
+    // unit decodes both offsets), of unpacked, unconverted units.
+    let boxes = plan.pack() == 1 && plan.conversion.is_none();
     // Converting runs fill whole destination words (a run's length is a multiple of any
     // packing); other runs move unpacked units; runs of quads, quads.
     caps.cpu
         && plan.kernel == Kernel::Generic
         && plan.index == IndexMath::U32
-        && one_binding
+        && (one_binding || boxes)
         && (plan.pack() == 1 || plan.conversion.is_some())
         && whole
         && plan
@@ -334,7 +337,8 @@ pub fn choose_wide_stores(plan: &Plan, opts: &Options) -> Result<bool, PermuteEr
     let applies = plan.runs
         && plan.kernel == Kernel::Generic
         && matches!(plan.unit, 4 | 8)
-        && plan.dst_offset.is_multiple_of(16);
+        && plan.dst_offset.is_multiple_of(16)
+        && !plan.boxed();
     match opts.wide_stores {
         Some(true) if !applies => Err(PermuteError::ForcedChoice {
             what: "wide stores",

@@ -1,6 +1,7 @@
 //! Dispatch geometry: splitting a tensor larger than one storage binding into boxes whose
 //! buffer windows fit, and folding workgroup counts into the device's grid limits.
 
+use super::tuning::LANE_GROUP;
 use super::{
     ChannelAt, Chunk, DeviceCaps, GENERIC_ITEMS, GENERIC_WORKGROUP, Kernel, MAX_CHUNKS, Misfit,
     Plan, Strip, TILED_STRIP_WORKGROUP, Tile, select,
@@ -26,11 +27,19 @@ impl Cut {
         let (a, last) = match (kernel, plan.row_dim()) {
             (Kernel::Tiled | Kernel::Micro, Some(a)) => (a, rank - 1),
             _ => {
-                // A padded view's packed output rows in whole words.
-                if plan.generic_padded()
-                    && let Some(&inner) = plan.dims_perm.last()
-                {
-                    grain[inner] = plan.pack() as u64;
+                // A padded view's packed output rows in whole words; runs' rows in whole
+                // runs, lane-major ones in whole SIMD groups' runs (`Plan::lane_major_runs`).
+                if let Some(&inner) = plan.dims_perm.last() {
+                    if plan.generic_padded() {
+                        grain[inner] = plan.pack() as u64;
+                    }
+                    if plan.runs {
+                        let groups = plan.run_units() * LANE_GROUP as u64;
+                        grain[inner] = match plan.dims[inner].is_multiple_of(groups) {
+                            true => groups,
+                            false => plan.run_units(),
+                        };
+                    }
                 }
                 return Ok(Cut { grain, align });
             }
@@ -271,6 +280,11 @@ pub(super) fn split_into_chunks(
                     let words = extents.iter().product::<u64>() / plan.pack() as u64;
                     words.div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64)
                 }
+                // Runs of the box's units.
+                _ if plan.runs => extents
+                    .iter()
+                    .product::<u64>()
+                    .div_ceil(GENERIC_WORKGROUP as u64 * plan.run_units()),
                 _ => {
                     // Units of the box, or (packed data, conversions) words of its window.
                     let items = if plan.pack() == 1 && plan.conversion.is_none() {

@@ -53,8 +53,9 @@ pub(super) fn runs_items_fn(v: &GenericVariant) -> Result<String, TemplateError>
     if !v.quads {
         values.push(("STEP", step));
     }
-    // A walk in tiles steps through the output too (its runs are a box's).
-    let walk_runs = v.layout == GenericLayout::Walk;
+    // A walk in tiles steps through the output too (its runs are a box's), as do runs in
+    // boxes over binding windows.
+    let walk_runs = matches!(v.layout, GenericLayout::Walk | GenericLayout::Boxed);
     if walk_runs {
         values.push(("DST_STEP", format!("ip(DST_STRIDES + {last}u)")));
     }

@@ -110,9 +110,12 @@ pub fn all_variants() -> Vec<Variant> {
                     .into_iter()
                     .filter(|&e| e < unit);
                 // Compiled for their shape too, with 32-bit index math (`plan::specialize`).
+                // In boxes over binding windows too, and their runs.
                 for reverse in smaller.filter(|_| unit >= 4) {
                     let plain = generic(GenericLayout::Plain);
+                    let boxed = generic(GenericLayout::Boxed);
                     all.push(Variant::Generic(GenericVariant { reverse, ..plain }));
+                    all.push(Variant::Generic(GenericVariant { reverse, ..boxed }));
                     if index == IndexMath::U32 {
                         for (runs, specialized) in [(false, true), (true, false), (true, true)] {
                             all.push(Variant::Generic(GenericVariant {
@@ -122,6 +125,11 @@ pub fn all_variants() -> Vec<Variant> {
                                 ..plain
                             }));
                         }
+                        all.push(Variant::Generic(GenericVariant {
+                            reverse,
+                            runs: true,
+                            ..boxed
+                        }));
                     }
                 }
                 if index == IndexMath::U32 {
@@ -138,6 +146,15 @@ pub fn all_variants() -> Vec<Variant> {
                                 specialized,
                                 ..plain
                             }));
+                            // Runs in boxes over binding windows (never compiled for a
+                            // shape: boxes differ).
+                            if !specialized {
+                                all.push(Variant::Generic(GenericVariant {
+                                    runs: true,
+                                    layout: GenericLayout::Boxed,
+                                    ..plain
+                                }));
+                            }
                             // Scattered runs, and walks in tiles (runs through a box): the
                             // innermost dim stays, so from rank 3.
                             if rank >= 3 {

@@ -110,7 +110,8 @@ fn check_filled(
 /// The reversed variant: `x[..., ::-1]` of a tensor whose outer dims (extent 2) are
 /// reversed in order, so that none merge, and whose innermost row is 3 units of `unit`
 /// bytes, or 8 (a run) for runs; the view starts one unit into the source where the unit is
-/// narrower than 16 bytes, so that no wider unit fits.
+/// narrower than 16 bytes, so that no wider unit fits. Boxed variants: more rows (or, at
+/// rank 1, a longer row), so that windows of half the tensor split it (`boxes`).
 pub fn check_reversed(p: &Permuter, unit_elem: usize, variant: Variant) -> Result<(), String> {
     let (unit, elem) = (unit_elem, variant.reverse() as usize);
     // Lane-major runs: rows of whole SIMD groups' runs.
@@ -119,10 +120,11 @@ pub fn check_reversed(p: &Permuter, unit_elem: usize, variant: Variant) -> Resul
         (true, false) => 8,
         (false, _) => 3,
     };
-    let row = units * unit / elem;
     let rank = variant.rank();
     let mut shape = vec![2; rank];
-    shape[rank - 1] = row;
+    shape[rank - 1] = units * unit / elem;
+    shape[0] *= many(variant, units * unit * 2usize.pow(rank as u32 - 1));
+    let row = shape[rank - 1];
     let perm: Vec<usize> = (0..rank - 1).rev().chain([rank - 1]).collect();
     let mut v = View::permuted(&shape, &perm).unwrap();
     let lead = if unit < 16 { unit / elem } else { 0 };
@@ -136,9 +138,60 @@ pub fn check_reversed(p: &Permuter, unit_elem: usize, variant: Variant) -> Resul
         access64: Some(variant.access64()),
         wide_stores: Some(variant.wide_stores()),
         scatter: Some(variant.scatter()),
+        binding_limit: boxes(p, variant, n * elem),
         ..Options::default()
     };
     check_view(p, &v, (&data, n), elem, &[], options, variant)
+}
+
+/// How many times a boxed variant's tensor of `bytes` grows along its outermost dim, so that
+/// windows of half of it are smaller than it whatever the device's offset alignment (up to
+/// 256 bytes); odd, so that a row of rank 1 stays an odd number of runs (not lane-major
+/// unless its runs were); 1 for others.
+fn many(variant: Variant, bytes: usize) -> usize {
+    match variant.boxed() {
+        true => 2048usize.div_ceil(bytes).max(2) | 1,
+        false => 1,
+    }
+}
+
+/// For a boxed variant, a binding limit that splits a tensor of `bytes` into windows of
+/// about half of it.
+fn boxes(p: &Permuter, variant: Variant, bytes: usize) -> Option<u64> {
+    let align = p.caps().storage_offset_alignment as u64;
+    variant.boxed().then(|| align + 4 + bytes as u64 / 2)
+}
+
+/// Runs in boxes over binding windows (`GenericLayout::Boxed` with runs): rows of one run,
+/// or of a SIMD group's runs lane-major, under dims in reverse order (none merge), every
+/// other slab of a source twice as long (`x[::2]`; at rank 1 every other unit), starting one
+/// unit in where the unit is narrower than 16 bytes (no wider unit fits), large enough to
+/// split into windows of half of it.
+pub fn check_boxed_runs(p: &Permuter, variant: Variant) -> Result<(), String> {
+    let (unit, rank) = (variant.unit() as usize, variant.rank());
+    let row = match variant.lane_major() {
+        true => (LANE_GROUP * GENERIC_RUN) as usize,
+        false => GENERIC_RUN as usize,
+    };
+    let mut shape = vec![2; rank];
+    shape[rank - 1] = row;
+    shape[0] *= many(variant, row * unit * 2usize.pow(rank as u32 - 1));
+    let perm: Vec<usize> = (0..rank - 1).rev().chain([rank - 1]).collect();
+    let mut v = View::permuted(&shape, &perm).unwrap();
+    // Every other slab of the source's outermost dim.
+    let outer = perm.iter().position(|&d| d == 0).unwrap();
+    v.strides[outer] *= 2;
+    let lead = (unit < 16) as usize;
+    v.offset += lead as isize;
+    let n = 2 * shape.iter().product::<usize>() + lead;
+    let data = test_bytes(n * unit, rank as u64 + 55);
+    let options = Options {
+        index: Some(variant.index()),
+        access64: Some(variant.access64()),
+        binding_limit: boxes(p, variant, n * unit),
+        ..Options::default()
+    };
+    check_view(p, &v, (&data, n), unit, &[], options, variant)
 }
 
 /// The stacked variant (`Plan::stacked_runs`): a stack of 8 rows of a page (the view's

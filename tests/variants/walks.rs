@@ -1,8 +1,9 @@
 //! Walks in tiles (the generic kernel's runs on CPU devices, `Plan::walk_tiles`): the
-//! variant sweep's shapes of each walk rank, and the walks the planner chooses.
+//! variant sweep's shapes of each walk rank, and the walks the planner chooses (in tiles,
+//! stacked, scattered).
 
 use wgpu_permute::plan::tuning::{GENERIC_RUN, GENERIC_WORKGROUP, WALK_TILE_ROW_BYTES};
-use wgpu_permute::{Kernel, Options, Permuter};
+use wgpu_permute::{Kernel, Options, Permuter, Relayout};
 
 use super::common::{case, check_many, gpu};
 
@@ -139,5 +140,35 @@ fn long_rows_far_apart_stack_before_they_walk_in_tiles() {
             (walked, !walked),
             "{plan}"
         );
+    }
+}
+
+/// Without walks in tiles, runs scatter on their own where gathering would read a new page per
+/// output row (`[64,16,64] (1,0,2)` f32: a workgroup's runs gather 128 source rows 4 KiB
+/// apart, and scattered write 16 pages), and match the reference with guard bytes, with
+/// offsets that differ on each side; specialised too (CPU adapters: GPUs have no runs).
+#[test]
+fn scatter_is_chosen_where_gathering_reads_a_page_per_row() {
+    let Some(p) = gpu() else { return };
+    if !p.caps().cpu {
+        eprintln!("not a CPU adapter: runs do not scatter");
+        return;
+    }
+    let cases: Vec<Relayout> = [None, Some(true)]
+        .into_iter()
+        .map(|specialize| {
+            let options = Options {
+                specialize,
+                walk_tiles: Some(false),
+                ..Options::default()
+            };
+            case(&[64, 16, 64], &[1, 0, 2], 4, options, (16, 48))
+        })
+        .collect();
+    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
+    for (result, specialized) in check_many(&fresh, &cases).into_iter().zip([false, true]) {
+        let plan = result.unwrap();
+        assert!(plan.runs && plan.scatter, "{plan}");
+        assert_eq!(plan.specialized, specialized, "{plan}");
     }
 }
