@@ -417,12 +417,23 @@ fn finish(
     plan.quads = select::choose_quads(&plan, one_binding);
     plan.runs = select::choose_runs(&plan, caps, one_binding);
     // Past one binding the generic kernel's boxes hold whole runs (`windows::Cut`): where
-    // one such box would not fit a window, its units move one by one.
-    if plan.runs
-        && plan.kernel == Kernel::Generic
-        && select::windows_fit(&plan, Kernel::Generic, caps, limit).is_err()
-    {
-        plan.runs = false;
+    // one such box would not fit a window, its units move one by one. A walk in tiles is
+    // chosen before the windows there, so that they cut whole tiles, where those fit.
+    let fits = |plan: &Plan| select::windows_fit(plan, Kernel::Generic, caps, limit).is_ok();
+    if !one_binding {
+        if plan.runs && plan.kernel == Kernel::Generic {
+            plan.runs = fits(&plan);
+        }
+        plan.walk_tiles = walk::choose_walk_tiles(&plan, opts)?;
+        if plan.walk_tiles.is_some() && !fits(&plan) {
+            if opts.walk_tiles == Some(true) {
+                return Err(PermuteError::ForcedChoice {
+                    what: "a walk in tiles",
+                    why: "its boxes over binding windows hold whole tiles, and one does not fit a window",
+                });
+            }
+            plan.walk_tiles = None;
+        }
     }
     // Before the windows: a box's grain follows the direction of the runs.
     plan.column_runs = column_runs::choose(&plan, caps, opts, limit)?;
@@ -454,7 +465,9 @@ fn finish(
         plan.reasons.specialize = Some(why);
     }
     plan.wide_stores = select::choose_wide_stores(&plan, opts)?;
-    plan.walk_tiles = walk::choose_walk_tiles(&plan, opts)?;
+    if one_binding {
+        plan.walk_tiles = walk::choose_walk_tiles(&plan, opts)?;
+    }
     plan.scatter = plan.walk_tiles.is_none() && walk::choose_scatter(&plan, opts)?;
     plan.access64 = select::choose_access64(&plan, caps, opts)?;
     Ok(plan)

@@ -283,8 +283,10 @@ impl Plan {
         match (self.generic_padded(), strided || self.boxed()) {
             (true, true) => GenericLayout::PaddedStrided,
             (true, false) => GenericLayout::Padded,
-            (false, _) if strided || self.boxed() => GenericLayout::Boxed,
+            (false, _) if strided => GenericLayout::Boxed,
+            // In one box or in several, each walked in its own tiles.
             (false, _) if self.walk_tiles.is_some() => GenericLayout::Walk,
+            (false, _) if self.boxed() => GenericLayout::Boxed,
             (false, _) => GenericLayout::Plain,
         }
     }

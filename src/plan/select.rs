@@ -138,7 +138,7 @@ fn by_device(
     (rows, cols): (u64, u64),
     limit: u64,
 ) -> (Kernel, KernelReason) {
-    if prefer_micro(caps) && super::walk::transpose_walks_tiles(plan, opts, limit) {
+    if prefer_micro(caps) && super::walk::transpose_walks_tiles(plan, caps, opts, limit) {
         (Kernel::Generic, KernelReason::CpuWalkTiles)
     } else if prefer_micro(caps) {
         match micro_fits(plan, caps, limit) {

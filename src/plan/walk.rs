@@ -6,7 +6,7 @@ use super::tuning::{
     GENERIC_RUN, GENERIC_WORKGROUP, LANE_GROUP, PAGE_BYTES, WALK_TILE_MIN_ROW_RUNS,
     WALK_TILE_ROW_BYTES,
 };
-use super::{GenericLayout, IndexMath, Kernel, MAX_RANK, Options, Plan};
+use super::{DeviceCaps, GenericLayout, IndexMath, Kernel, MAX_RANK, Options, Plan};
 use crate::PermuteError;
 
 /// A gather's walk in tiles of two output dims (see [`Plan::walk_tiles`]): the dim outside
@@ -52,9 +52,27 @@ impl Plan {
     /// tile (the source-adjacent dim's, then the rows'), then the innermost dim (or run).
     /// Dims of one position are left out.
     pub fn walk_tile_dims(&self) -> Option<Vec<[u64; 3]>> {
+        self.walk_tile_dims_of(&self.dims)
+    }
+
+    /// [`Plan::walk_tile_dims`] of a box of these extents (input order; a binding window's,
+    /// cut in whole tiles: `windows::Cut`): its tiles and positions, with the whole tensor's
+    /// strides, and the same dims as the whole tensor's walk (one of one position is kept
+    /// where the whole tensor's has more), so that every box runs one shader.
+    pub fn walk_tile_dims_of(&self, extents: &[u64]) -> Option<Vec<[u64; 3]>> {
         let tiles = self.walk_tiles?;
         let (out, src) = tile_out_dims(self, tiles.row_runs);
-        Some(tile_dims(&out, &src, tiles))
+        let whole = tile_dims(&out, &out, &src, tiles);
+        let boxed: Vec<u64> = self.dims_perm.iter().map(|&d| extents[d]).collect();
+        let (boxed, _) = split_runs(self, boxed, Vec::new(), tiles.row_runs);
+        let walk = tile_dims(&boxed, &out, &src, tiles);
+        Some(
+            walk.into_iter()
+                .zip(whole)
+                .filter(|(_, w)| w[0] > 1)
+                .map(|(b, _)| b)
+                .collect(),
+        )
     }
 
     /// Whether the generic kernel's runs are lane-major: each SIMD group of [`LANE_GROUP`]
@@ -124,22 +142,37 @@ impl Plan {
 /// The output's dims and their source strides as a walk in tiles splits them: the innermost
 /// in runs (`[extent / run, run]`) where `row_runs`.
 fn tile_out_dims(plan: &Plan, row_runs: bool) -> (Vec<u64>, Vec<u64>) {
-    let (mut out, mut src) = plan.walk_of(false);
+    let (out, src) = plan.walk_of(false);
+    split_runs(plan, out, src, row_runs)
+}
+
+/// Output extents `out` (and their source strides `src`, where given) with the innermost
+/// split into runs (`[extent / run, run]`) where `row_runs`.
+fn split_runs(
+    plan: &Plan,
+    mut out: Vec<u64>,
+    mut src: Vec<u64>,
+    row_runs: bool,
+) -> (Vec<u64>, Vec<u64>) {
     if row_runs {
         let run = plan.run_units();
-        let (n, s) = (out.pop().unwrap_or(1), src.pop().unwrap_or(1));
+        let n = out.pop().unwrap_or(1);
         out.extend([n / run, run]);
-        src.extend([s * run, s]);
+        if let Some(s) = src.pop() {
+            src.extend([s * run, s]);
+        }
     }
     (out, src)
 }
 
-/// [`Plan::walk_tile_dims`] of the output dims `out` with their source strides `src`.
-fn tile_dims(out: &[u64], src: &[u64], t: WalkTiles) -> Vec<[u64; 3]> {
+/// The dims of a walk in tiles (unfiltered: dims of one position included) of a box whose
+/// output extents are `out`, in a tensor whose output extents are `whole` (its strides),
+/// with source strides `src`.
+fn tile_dims(out: &[u64], whole: &[u64], src: &[u64], t: WalkTiles) -> Vec<[u64; 3]> {
     let last = out.len() - 1;
     let mut dst = vec![1u64; out.len()];
     for k in (0..last).rev() {
-        dst[k] = dst[k + 1] * out[k + 1];
+        dst[k] = dst[k + 1] * whole[k + 1];
     }
     let (a, b) = (t.dim, last - 1);
     let mut walk: Vec<[u64; 3]> = (0..last)
@@ -152,27 +185,37 @@ fn tile_dims(out: &[u64], src: &[u64], t: WalkTiles) -> Vec<[u64; 3]> {
     walk.push([t.across, src[a], dst[a]]);
     walk.push([t.rows, src[b], dst[b]]);
     walk.push([out[last], src[last], 1]);
-    walk.retain(|d| d[0] > 1);
     walk
 }
 
 /// Whether a CPU device moves this transpose of 16-byte units on the generic kernel's
 /// walk in tiles rather than micro blocks (2x2 blocks of 16-byte units: a SIMD group's
-/// lanes each read 32 bytes of 2 rows, 16 rows a group): a plain permute in one binding
-/// whose innermost dim moves, in whole runs, with a SIMD group's lanes across the dim
-/// nearest in the source. On lavapipe (AMD EPYC, three alternating suite runs; the shader
-/// copy of the same bytes about 10 ms) `[2048,2048] (1,0)` took 21.2 ms on micro blocks,
-/// 11.6 so.
-pub(super) fn transpose_walks_tiles(plan: &Plan, opts: &Options, limit: u64) -> bool {
+/// lanes each read 32 bytes of 2 rows, 16 rows a group): a plain permute whose innermost
+/// dim moves, in whole runs, with a SIMD group's lanes across the dim nearest in the
+/// source, in one binding or in boxes of whole tiles that fit its windows. On lavapipe (AMD
+/// EPYC, three alternating suite runs; the shader copy of the same bytes about 10 ms)
+/// `[2048,2048] (1,0)` took 21.2 ms on micro blocks, 11.6 so.
+pub(super) fn transpose_walks_tiles(
+    plan: &Plan,
+    caps: &DeviceCaps,
+    opts: &Options,
+    limit: u64,
+) -> bool {
+    let tiles = tiles_of(plan).filter(|t| t.row_runs);
+    let walked = Plan {
+        kernel: Kernel::Generic,
+        runs: true,
+        walk_tiles: tiles,
+        ..plan.clone()
+    };
     plan.unit == 16
         && plan.view.is_none()
         && plan.conversion.is_none()
         && plan.index == IndexMath::U32
         && opts.walk_tiles != Some(false)
         && opts.scatter != Some(true)
-        && plan.src_extent() <= limit
-        && plan.dst_extent() <= limit
-        && tiles_of(plan).is_some_and(|t| t.row_runs)
+        && tiles.is_some()
+        && super::select::windows_fit(&walked, Kernel::Generic, caps, limit).is_ok()
 }
 
 /// Whether the generic kernel's runs gather in tiles ([`Plan::walk_tiles`]): runs (CPU
@@ -182,12 +225,14 @@ pub(super) fn choose_walk_tiles(
     plan: &Plan,
     opts: &Options,
 ) -> Result<Option<WalkTiles>, PermuteError> {
+    // Past one binding it is chosen before the windows (`plan::finish`), which then cut
+    // whole tiles.
     let applies = plan.runs
         && plan.kernel == Kernel::Generic
         && !plan.wide_stores
         && plan.view.is_none()
         && plan.conversion.is_none()
-        && plan.chunks.len() == 1
+        && !plan.boxed()
         && opts.scatter != Some(true);
     let tiles = tiles_of(plan).filter(|_| applies);
     match (opts.walk_tiles, tiles) {
@@ -253,7 +298,8 @@ fn tiles_of(plan: &Plan) -> Option<WalkTiles> {
         row_runs,
     };
     // The walk has up to two dims more than the output: within the kernels' rank.
-    let fits = tile_dims(&out, &src, tiles).len() <= MAX_RANK;
+    let dims = tile_dims(&out, &out, &src, tiles);
+    let fits = dims.iter().filter(|d| d[0] > 1).count() <= MAX_RANK;
     (a != b && across > 1 && !same && fits).then_some(tiles)
 }
 

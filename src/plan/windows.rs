@@ -41,6 +41,18 @@ impl Cut {
                         };
                     }
                 }
+                // A walk in tiles' boxes hold whole tiles (`Plan::walk_tile_dims_of`): of
+                // `across` positions of its dim, and `rows` output rows.
+                if let Some(t) = plan.walk_tiles {
+                    let (out_rank, perm) = (plan.dims.len(), &plan.dims_perm);
+                    // Where the innermost is split into runs, its count is the rows' dim.
+                    if t.dim < out_rank - 1 {
+                        grain[perm[t.dim]] = lcm(grain[perm[t.dim]], t.across);
+                    }
+                    if !t.row_runs && out_rank >= 2 {
+                        grain[perm[out_rank - 2]] = lcm(grain[perm[out_rank - 2]], t.rows);
+                    }
+                }
                 return Ok(Cut { grain, align });
             }
         };

@@ -13,8 +13,9 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
     let in_strides = plan.in_strides();
     let out_strides = plan.out_strides_by_input_dim();
     let (walk_dims, walk_strides) = plan.walk();
-    // A walk in tiles: its dims, and both sides' strides (one box: the whole tensor).
-    let tiled = plan.walk_tile_dims().unwrap_or_default();
+    let extents: Vec<u64> = (0..rank).map(|d| chunk.hi[d] - chunk.lo[d]).collect();
+    // A walk in tiles: its dims over the box, and both sides' strides.
+    let tiled = plan.walk_tile_dims_of(&extents).unwrap_or_default();
     let tiled_column = |i: usize| -> Vec<u64> { tiled.iter().map(|d| d[i]).collect() };
     let in_out_order =
         |per_dim: &[u64]| -> Vec<u64> { plan.dims_perm.iter().map(|&d| per_dim[d]).collect() };
@@ -29,7 +30,6 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
             a.wrapping_add(chunk.lo[d].wrapping_mul(strides[d]))
         })
     };
-    let extents: Vec<u64> = (0..rank).map(|d| chunk.hi[d] - chunk.lo[d]).collect();
     let mut head = [0u64; GenericValue::ALL.len()];
     head[GenericValue::NUnits as usize] = plan.units();
     let (n_items, src_off, dst_off) = match mode(v) {

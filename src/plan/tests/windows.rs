@@ -207,38 +207,59 @@ fn windows_wholly_in_the_padding_bind_a_whole_unit() {
 }
 
 /// On CPU devices the generic kernel's runs go on past one binding, in boxes of whole runs
-/// (of whole SIMD groups' runs where they are lane-major) that fit their windows; where a
-/// box of whole runs cannot fit a window, the units move one by one.
+/// (of whole SIMD groups' runs where they are lane-major) that fit their windows, walked in
+/// tiles where the walk applies, each box in its own whole tiles with the whole tensor's
+/// walk dims; where a box of whole runs cannot fit a window, the units move one by one.
 #[test]
 fn runs_go_on_in_boxes_of_whole_runs_past_one_binding() {
+    use crate::plan::GenericLayout;
     use crate::plan::tuning::{GENERIC_WORKGROUP, LANE_GROUP};
     let caps = cpu(); // 128 MiB bindings
-    // A 256 MiB row move of 16-byte units (rows of 16: two runs each), and the slice `::2`
-    // of `[32768, 4096]` f32 (256 MiB out, rows of 1024 16-byte units: lane-major).
+    // 256 MiB: a row move of 16-byte units (rows of 16: two runs each) and a transpose of
+    // 16-byte units, both walked in tiles; the slice `::2` of `[32768, 4096]` f32 (rows of
+    // 1024 16-byte units: lane-major).
     let row_move = Request::new(&[2048, 512, 64], &[1, 0, 2], 4);
+    let transpose = Request::new(&[8192, 2048], &[1, 0], 16);
     let mut slice = View::contiguous(&[16384, 4096]);
     slice.strides[0] *= 2;
     let slice = ViewRequest::new(&slice, 4, 2 * 16384 * 4096, 16384 * 4096);
     let plans = [
-        (plan::plan(&row_move, &caps).unwrap(), false),
+        (
+            plan::plan(&row_move, &caps).unwrap(),
+            GenericLayout::Walk,
+            false,
+        ),
+        (
+            plan::plan(&transpose, &caps).unwrap(),
+            GenericLayout::Walk,
+            false,
+        ),
         (
             plan::plan_view(&slice, &caps, &Learned::default()).unwrap(),
+            GenericLayout::Boxed,
             true,
         ),
     ];
-    for (p, lane_major) in plans {
+    for (p, layout, lane_major) in plans {
         assert_eq!(p.kernel, Kernel::Generic, "{p}");
         assert!(p.boxed() && p.runs, "{p}");
         assert_eq!(p.lane_major_runs(), lane_major, "{p}");
-        assert_eq!(p.generic_layout(), crate::plan::GenericLayout::Boxed, "{p}");
+        assert_eq!(p.generic_layout(), layout, "{p}");
         check_chunks(&p, &caps, caps.max_storage_binding);
         let inner = *p.dims_perm.last().unwrap();
         let grain = p.run_units() * if lane_major { LANE_GROUP as u64 } else { 1 };
+        let walk_rank = p.walk_tile_dims().map(|w| w.len());
         for c in &p.chunks {
-            assert_eq!((c.hi[inner] - c.lo[inner]) % grain, 0, "{c:?}");
-            let units: u64 = (0..c.lo.len()).map(|d| c.hi[d] - c.lo[d]).product();
+            let extents: Vec<u64> = (0..c.lo.len()).map(|d| c.hi[d] - c.lo[d]).collect();
+            assert_eq!(extents[inner] % grain, 0, "{c:?}");
             let per = GENERIC_WORKGROUP as u64 * p.run_units();
+            let units: u64 = extents.iter().product();
             assert_eq!(c.total_workgroups, units.div_ceil(per), "{c:?}");
+            // Whole tiles: the walk's dims count whole tiles of the box.
+            let walk = p.walk_tile_dims_of(&extents);
+            assert_eq!(walk.as_ref().map(|w| w.len()), walk_rank, "{c:?}");
+            let units_walked: Option<u64> = walk.map(|w| w.iter().map(|d| d[0]).product());
+            assert!(units_walked.is_none_or(|n| n == units), "{c:?}");
         }
     }
     // Windows of a few hundred bytes: a box of one run of `[64, 64] (1, 0)` (whose output
