@@ -50,9 +50,9 @@
 //! |---|---|
 //! | no elements | nothing |
 //! | identity, byte count a multiple of 4 | `copy_buffer_to_buffer` |
-//! | larger than one storage binding | `generic`, one dispatch per window of the buffers |
+//! | larger than one storage binding | the same kernel, one dispatch per box of whole tiles, blocks or runs over windows of the buffers; `generic` where none fits |
 //! | innermost dim stays innermost | `generic`: unrolled index decode, whole rows' units (on CPU devices in runs, walked in tiles where neighbouring output rows come from far apart in the source) |
-//! | innermost dim moves, on a CPU device, 16-byte units in whole runs, one binding | `generic`, runs down the output's rows in a walk of tiles (`plan::WalkTiles`) |
+//! | innermost dim moves, on a CPU device, 16-byte units in whole runs, in one binding or in boxes of whole tiles | `generic`, runs down the output's rows in a walk of tiles (`plan::WalkTiles`) |
 //! | innermost dim moves, on a CPU device, 1/2/4/8-byte units, sides divisible by the block (or one side a short contiguous dim) | `micro`: register blocks, 16 bytes square where they fit, else strips of a whole short dim (`[H*W, 3] -> [3, H*W]`), else 4x4 words |
 //! | the same, sides the blocks do not divide, reads of an output row spanning > 1 MiB | in parts: the body on `micro`, the edges on `generic` ([`plan::edge_parts`]) |
 //! | innermost dim moves, on a GPU, tile sides >= 16 | `tiled`: workgroup-memory tiles |

@@ -420,11 +420,11 @@ fn finish(
     // one such box would not fit a window, its units move one by one. A walk in tiles is
     // chosen before the windows there, so that they cut whole tiles, where those fit.
     let fits = |plan: &Plan| select::windows_fit(plan, Kernel::Generic, caps, limit).is_ok();
-    if !one_binding {
+    if !one_binding && !converting {
         if plan.runs && plan.kernel == Kernel::Generic {
             plan.runs = fits(&plan);
         }
-        plan.walk_tiles = walk::choose_walk_tiles(&plan, opts)?;
+        plan.walk_tiles = walk::choose_walk_tiles(&plan, opts, false)?;
         if plan.walk_tiles.is_some() && !fits(&plan) {
             if opts.walk_tiles == Some(true) {
                 return Err(PermuteError::ForcedChoice {
@@ -448,7 +448,15 @@ fn finish(
             workgroups: fold_grid(total, caps.max_workgroups_per_dim)?,
         }];
     } else {
-        plan.chunks = windows::split_into_chunks(&plan, caps, limit)?;
+        // Boxes of whole runs or tiles may need more windows than units would: then the
+        // units move one by one.
+        plan.chunks = match windows::split_into_chunks(&plan, caps, limit) {
+            Err(_) if plan.kernel == Kernel::Generic && plan.runs => {
+                (plan.runs, plan.walk_tiles) = (false, None);
+                windows::split_into_chunks(&plan, caps, limit)?
+            }
+            chunks => chunks?,
+        };
     }
     if converting {
         // Shape constants on the micro kernel only; its wide blocks as 64-bit components.
@@ -466,7 +474,7 @@ fn finish(
     }
     plan.wide_stores = select::choose_wide_stores(&plan, opts)?;
     if one_binding {
-        plan.walk_tiles = walk::choose_walk_tiles(&plan, opts)?;
+        plan.walk_tiles = walk::choose_walk_tiles(&plan, opts, true)?;
     }
     plan.scatter = plan.walk_tiles.is_none() && walk::choose_scatter(&plan, opts)?;
     plan.access64 = select::choose_access64(&plan, caps, opts)?;

@@ -316,6 +316,20 @@ impl Plan {
         }
     }
 
+    /// Workgroups of the generic kernel over a box of these extents of unpacked,
+    /// unconverted units: runs, or items a workgroup apart.
+    pub(super) fn generic_box_workgroups(&self, extents: &[u64]) -> u64 {
+        let per = if self.runs {
+            self.run_units()
+        } else {
+            GENERIC_ITEMS as u64
+        };
+        extents
+            .iter()
+            .product::<u64>()
+            .div_ceil(GENERIC_WORKGROUP as u64 * per)
+    }
+
     /// Workgroups of the tiled or micro kernel over a box of these extents (the whole
     /// tensor's dims, or a binding window's box, cut in whole tiles).
     pub(super) fn box_workgroups(&self, extents: &[u64]) -> u64 {
@@ -363,19 +377,18 @@ impl Plan {
             ..self.clone()
         };
         if self.runs {
-            // The generic kernel's runs are planned in one binding only (one chunk, the
-            // whole tensor); the micro kernel's boxes each count their own blocks.
-            let whole = plan.workgroups();
+            // Each box counts its own blocks, or (the generic kernel's runs: unpacked units)
+            // its items a workgroup apart.
             let totals: Vec<u64> = plan
                 .chunks
                 .iter()
-                .map(|chunk| match plan.kernel {
-                    Kernel::Micro => {
-                        let extents: Vec<u64> =
-                            chunk.lo.iter().zip(&chunk.hi).map(|(l, h)| h - l).collect();
-                        plan.box_workgroups(&extents)
+                .map(|chunk| {
+                    let extents: Vec<u64> =
+                        chunk.lo.iter().zip(&chunk.hi).map(|(l, h)| h - l).collect();
+                    match plan.kernel {
+                        Kernel::Micro => plan.box_workgroups(&extents),
+                        _ => plan.generic_box_workgroups(&extents),
                     }
-                    _ => whole,
                 })
                 .collect();
             for (chunk, total) in plan.chunks.iter_mut().zip(totals) {

@@ -338,7 +338,8 @@ pub fn choose_wide_stores(plan: &Plan, opts: &Options) -> Result<bool, PermuteEr
         && plan.kernel == Kernel::Generic
         && matches!(plan.unit, 4 | 8)
         && plan.dst_offset.is_multiple_of(16)
-        && !plan.boxed();
+        && !plan.boxed()
+        && plan.walk_tiles.is_none();
     match opts.wide_stores {
         Some(true) if !applies => Err(PermuteError::ForcedChoice {
             what: "wide stores",

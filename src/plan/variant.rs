@@ -84,8 +84,9 @@ pub enum GenericLayout {
     /// Boxes of the tensor over binding windows, or unpacked units through a view's
     /// destination strides.
     Boxed,
-    /// A walk in tiles (CPU devices' runs, see [`Plan::walk_tiles`]): one box over the
-    /// walk's own dims, decoding both offsets.
+    /// A walk in tiles (CPU devices' runs, see [`Plan::walk_tiles`]): each box (the whole
+    /// tensor, or one over binding windows) walked over its own tiles' dims, decoding both
+    /// offsets.
     Walk,
     /// A view's mode: positions outside its bounds read a fill value.
     Padded,

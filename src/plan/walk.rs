@@ -214,16 +214,19 @@ pub(super) fn transpose_walks_tiles(
         && plan.index == IndexMath::U32
         && opts.walk_tiles != Some(false)
         && opts.scatter != Some(true)
+        && opts.column_runs != Some(true)
         && tiles.is_some()
         && super::select::windows_fit(&walked, Kernel::Generic, caps, limit).is_ok()
 }
 
 /// Whether the generic kernel's runs gather in tiles ([`Plan::walk_tiles`]): runs (CPU
-/// devices) of a plain permute in one binding, without wide stores, where the output dim
-/// nearest in the source is not the one just outside the innermost ([`tiles_of`]).
+/// devices) of a plain permute, without wide stores, where the output dim nearest in the
+/// source is not the one just outside the innermost ([`tiles_of`]); past one binding
+/// (`one_binding` false) in boxes of whole tiles, chosen before the windows.
 pub(super) fn choose_walk_tiles(
     plan: &Plan,
     opts: &Options,
+    one_binding: bool,
 ) -> Result<Option<WalkTiles>, PermuteError> {
     // Past one binding it is chosen before the windows (`plan::finish`), which then cut
     // whole tiles.
@@ -238,14 +241,15 @@ pub(super) fn choose_walk_tiles(
     match (opts.walk_tiles, tiles) {
         (Some(true), None) => Err(PermuteError::ForcedChoice {
             what: "a walk in tiles",
-            why: "it walks the generic kernel's runs (CPU devices) of a plain permute (not a view) in one binding, without wide stores or a scatter, whose output dim nearest in the source is not the one outside the innermost (a transpose's in whole runs)",
+            why: "it walks the generic kernel's runs (CPU devices) of a plain permute (not a view), without wide stores or a scatter, whose output dim nearest in the source is not the one outside the innermost (a transpose's in whole runs)",
         }),
         (Some(false), _) => Ok(None),
         // Stacked runs first, where they apply: on lavapipe (AMD EPYC) 64 MiB permutes of
         // rows of 4 or 8 KiB (`[64,256,1024] (1,0,2)`, `[8,64,32,1024] (0,2,1,3)`) took
         // 12.2-13.1 ms walked in tiles and 9.6-10.3 stacked, as long as their copy
         // (docs/benchmarks/10-cpu-round-20.md).
-        (None, Some(_)) if plan.stacked_runs() => Ok(None),
+        // (Stacked runs are one-binding.)
+        (None, Some(_)) if one_binding && plan.stacked_runs() => Ok(None),
         (_, tiles) => Ok(tiles),
     }
 }

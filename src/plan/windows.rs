@@ -17,7 +17,8 @@ pub(super) struct Cut {
 }
 
 impl Cut {
-    /// The cut of the plan's kernel on a device: elements for the generic kernel; whole
+    /// The cut of the plan's kernel on a device: elements for the generic kernel (whole runs
+    /// on the output's innermost dim where it has runs, whole tiles where it walks); whole
     /// tiles (the strips' quad tiles, the micro kernel's runs of blocks) along the row and
     /// column dims, window starts on 16 bytes (the widest access), for the others.
     pub(super) fn of(plan: &Plan, kernel: Kernel, caps: &DeviceCaps) -> Result<Cut, Misfit> {
@@ -141,10 +142,10 @@ fn span(lo: &[u64], hi: &[u64], strides: &[u64]) -> Option<(u64, i64)> {
 /// A box that is too large on the source side is cut along the input dim with the largest
 /// stride (the outermost one it spans, that is still above its grain); too large on the
 /// destination side, along the input dim with the largest output stride; each cut as
-/// coarse as the remaining dims allow. This ends: a box of single grains fits (the tiled
-/// and micro kernels' fit checks [`Cut::fits`], a box of one element always fits), or no
-/// dim is left to cut and the plan is refused (a padded view of packed data whose words'
-/// lanes lie far apart in the source).
+/// coarse as the remaining dims allow. This ends: a box of single grains fits (checked by
+/// [`Cut::fits`] where a grain is more than one element: tiles, blocks, runs; a box of one
+/// element always fits), or no dim is left to cut and the plan is refused (a padded view of
+/// packed data whose words' lanes lie far apart in the source).
 pub(super) fn split_into_chunks(
     plan: &Plan,
     caps: &DeviceCaps,
@@ -292,20 +293,12 @@ pub(super) fn split_into_chunks(
                     let words = extents.iter().product::<u64>() / plan.pack() as u64;
                     words.div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64)
                 }
-                // Runs of the box's units.
-                _ if plan.runs => extents
-                    .iter()
-                    .product::<u64>()
-                    .div_ceil(GENERIC_WORKGROUP as u64 * plan.run_units()),
-                _ => {
-                    // Units of the box, or (packed data, conversions) words of its window.
-                    let items = if plan.pack() == 1 && plan.conversion.is_none() {
-                        extents.iter().product()
-                    } else {
-                        dst_window.1 / 4
-                    };
-                    items.div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64)
+                // Runs or items of the box's units.
+                _ if plan.pack() == 1 && plan.conversion.is_none() => {
+                    plan.generic_box_workgroups(&extents)
                 }
+                // Packed data, conversions: words of its window.
+                _ => (dst_window.1 / 4).div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64),
             };
             Ok(Chunk {
                 src_window: window(plan.src_start(), &lo, &hi, &in_strides, unit, reads),

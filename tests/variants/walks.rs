@@ -109,6 +109,36 @@ fn walks_in_tiles_are_chosen_and_match_the_reference() {
     }
 }
 
+/// Walks in tiles past one binding only by an offset (one box over a window that starts
+/// near the tensor), of 4-byte units whose destination starts on 16 bytes (where one binding
+/// takes wide stores; the source one unit off 16 bytes, so that the units stay elements),
+/// against the reference with guard bytes.
+#[test]
+fn a_walk_past_the_limit_by_its_offset_matches_the_reference() {
+    let Some(p) = gpu() else { return };
+    if !p.caps().cpu {
+        eprintln!("not a CPU adapter: runs are a CPU-device layout; not run");
+        return;
+    }
+    let align = p.caps().storage_offset_alignment as u64;
+    let shapes: [&[usize]; 2] = [&[96, 80, 64], &[24, 20, 512]];
+    let cases: Vec<Relayout> = shapes
+        .iter()
+        .map(|shape| {
+            let bytes = (shape.iter().product::<usize>() * 4) as u64;
+            let options = Options {
+                binding_limit: Some(bytes + align + 8),
+                ..Options::default()
+            };
+            case(shape, &[1, 0, 2], 4, options, (64 * align + 4, 0))
+        })
+        .collect();
+    for result in check_many(p, &cases) {
+        let plan = result.unwrap_or_else(|e| panic!("{e}"));
+        assert!(plan.walk_tiles.is_some() && !plan.wide_stores, "{plan}");
+    }
+}
+
 /// Whether the walks test's plan is one whose whole tiles fit windows of half the tensor:
 /// not a prime number of rows walked whole, nor the transposes whose tiles span it.
 fn walks_in_halves(plan: &wgpu_permute::Plan) -> bool {

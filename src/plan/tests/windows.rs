@@ -273,3 +273,28 @@ fn runs_go_on_in_boxes_of_whole_runs_past_one_binding() {
     let p = plan::plan(&req, &caps).unwrap();
     assert!(p.boxed() && !p.runs, "{p}");
 }
+
+/// A tensor past one binding only by its offset is one box: its walk in tiles takes no
+/// wide stores (whose fragment does not walk), its runs none of the one-binding layouts'
+/// choices that boxes lack.
+#[test]
+fn a_walk_one_box_past_the_limit_takes_no_wide_stores() {
+    let (shape, perm) = ([96usize, 80, 64], [1usize, 0, 2]);
+    let bytes = (shape.iter().product::<usize>() * 4) as u64;
+    let options = Options {
+        binding_limit: Some(bytes + 256 + 8),
+        ..Options::default()
+    };
+    let req = Request::new(&shape, &perm, 4)
+        .with_offsets((1 << 20) + 4, 0)
+        .with_options(options);
+    let p = plan::plan(&req, &cpu()).unwrap();
+    assert!(p.src_offset + p.src_extent() > bytes + 256 + 8, "{p}");
+    assert_eq!(p.chunks.len(), 1, "{p}");
+    assert!(p.runs && p.walk_tiles.is_some() && !p.wide_stores, "{p}");
+    assert!(
+        p.variant()
+            .is_some_and(|v| crate::shaders::all_variants().contains(&v)),
+        "{p}"
+    );
+}
