@@ -316,20 +316,6 @@ impl Plan {
         }
     }
 
-    /// Workgroups of the generic kernel over a box of these extents of unpacked,
-    /// unconverted units: runs, or items a workgroup apart.
-    pub(super) fn generic_box_workgroups(&self, extents: &[u64]) -> u64 {
-        let per = if self.runs {
-            self.run_units()
-        } else {
-            GENERIC_ITEMS as u64
-        };
-        extents
-            .iter()
-            .product::<u64>()
-            .div_ceil(GENERIC_WORKGROUP as u64 * per)
-    }
-
     /// Workgroups of the tiled or micro kernel over a box of these extents (the whole
     /// tensor's dims, or a binding window's box, cut in whole tiles).
     pub(super) fn box_workgroups(&self, extents: &[u64]) -> u64 {

@@ -111,6 +111,22 @@ impl Cut {
     }
 }
 
+impl Plan {
+    /// Workgroups of the generic kernel over a box of these extents of unpacked,
+    /// unconverted units: runs, or items a workgroup apart.
+    pub(super) fn generic_box_workgroups(&self, extents: &[u64]) -> u64 {
+        let per = if self.runs {
+            self.run_units()
+        } else {
+            GENERIC_ITEMS as u64
+        };
+        extents
+            .iter()
+            .product::<u64>()
+            .div_ceil(GENERIC_WORKGROUP as u64 * per)
+    }
+}
+
 /// The least common multiple of two positive numbers (saturating).
 fn lcm(a: u64, b: u64) -> u64 {
     let (mut x, mut y) = (a, b);
