@@ -307,9 +307,7 @@ impl Plan {
         match self.kernel {
             Kernel::Tiled | Kernel::Micro => self.box_workgroups(&self.dims),
             // Runs are of units (of elements when converting), never packed words.
-            _ if self.runs => self
-                .units()
-                .div_ceil(GENERIC_WORKGROUP as u64 * self.run_units()),
+            _ if self.runs => self.generic_box_workgroups(&self.dims),
             _ => self
                 .items()
                 .div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64),

@@ -299,11 +299,12 @@ pub fn choose_quads(plan: &Plan, one_binding: bool) -> bool {
 /// Whether invocations move runs of neighbours, on CPU devices only: the micro kernel's
 /// blocks along the output's rows (on GPUs they would spread neighbouring lanes'
 /// accesses), and the generic kernel's consecutive output units, for a tensor in one
-/// binding (or, of unpacked units unconverted, in boxes over binding windows) written contiguously (no bounds or destination strides) with 32-bit index
-/// math, whose innermost output dim is whole runs of [`GENERIC_RUN`], so that a run never
-/// leaves its output row and its source offsets step by one stride. A CPU adapter gains nothing from spacing a thread's items a workgroup
-/// apart (its lanes access memory one at a time) and pays for each decode; on GPUs the
-/// spaced items are what coalesces.
+/// binding (or, of unpacked units unconverted, in boxes over binding windows) written
+/// contiguously (no bounds or destination strides) with 32-bit index math, whose innermost
+/// output dim is whole runs of [`GENERIC_RUN`], so that a run never leaves its output row
+/// and its source offsets step by one stride. A CPU adapter gains nothing from spacing a
+/// thread's items a workgroup apart (its lanes access memory one at a time) and pays for
+/// each decode; on GPUs the spaced items are what coalesces.
 pub fn choose_runs(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> bool {
     if plan.kernel == Kernel::Micro {
         return micro_runs(caps);

@@ -112,8 +112,9 @@ impl Cut {
 }
 
 impl Plan {
-    /// Workgroups of the generic kernel over a box of these extents of unpacked,
-    /// unconverted units: runs, or items a workgroup apart.
+    /// Workgroups of the generic kernel over a box of these extents: its runs (of units, or
+    /// of elements when converting), or, of unpacked unconverted units, items a workgroup
+    /// apart.
     pub(super) fn generic_box_workgroups(&self, extents: &[u64]) -> u64 {
         let per = if self.runs {
             self.run_units()

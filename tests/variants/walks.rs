@@ -99,9 +99,10 @@ fn walks_in_tiles_are_chosen_and_match_the_reference() {
     for ((result, (_, boxed)), lane_major) in results.zip(lane_major) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(plan.boxed(), *boxed, "{plan}");
-        // In boxes, where whole tiles fit half the tensor (the rest, checked above, move
-        // as they can: runs or micro blocks).
+        // In boxes, where whole tiles fit half the tensor; the rest (checked above against
+        // the reference) do not walk.
         if *boxed && !walks_in_halves(&plan) {
+            assert!(plan.walk_tiles.is_none(), "{plan}");
             continue;
         }
         assert!(plan.walk_tiles.is_some() && plan.runs, "{plan}");
