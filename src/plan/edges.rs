@@ -99,7 +99,8 @@ pub fn with_edges(
     learned: &Learned,
 ) -> Result<Vec<Plan>, PermuteError> {
     if let Some((lo, hi, short)) = flat_tail(&plan) {
-        let tail = tail_plan(&plan, (&lo, &hi), short, caps, learned)?;
+        let limit = options.binding_limit;
+        let tail = tail_plan(&plan, (&lo, &hi), short, limit, caps, learned)?;
         return Ok(vec![plan, tail]);
     }
     let Some(parts) = edge_parts(&plan) else {
@@ -137,11 +138,12 @@ pub fn with_edges(
 /// The plan of a flat strip's tail (the last pixels its blocks do not cover, the box
 /// `lo..hi`): a view of the same request, as the view planner plans it (fewer pixels than
 /// a run of blocks: the generic kernel, mostly), its affine (if any) over the short dim
-/// `short`, with no forced choices: the request's were the blocks'.
+/// `short`, with no forced choices (the request's were the blocks') but its binding limit.
 fn tail_plan(
     plan: &Plan,
     (lo, hi): (&[u64], &[u64]),
     short: usize,
+    binding_limit: Option<u64>,
     caps: &DeviceCaps,
     learned: &Learned,
 ) -> Result<Plan, PermuteError> {
@@ -159,7 +161,11 @@ fn tail_plan(
     let req = ViewRequest {
         conversion: conversion.as_ref(),
         ..part_request(plan, &view, first)
-    };
+    }
+    .with_options(Options {
+        binding_limit,
+        ..Options::default()
+    });
     plan_view(&req, caps, learned)
 }
 

@@ -46,8 +46,9 @@ pub use select::modelled_best;
 pub(crate) use select::prefers_access64;
 pub use simplify::{check_perm, element_count};
 pub(crate) use simplify::{movement_unit, pack_of, simplify};
+pub(crate) use strips::flat_box_images;
 pub use strips::flat_planned;
-pub use strips::{flat_blocks, flat_tail};
+pub use strips::{flat_blocks, flat_box_blocks, flat_tail};
 pub(crate) use strips::{flat_strip, tiled_strip};
 use tuning::*;
 pub use variant::*;
@@ -396,21 +397,20 @@ fn finish(
     let one_binding = plan.src_extent() <= limit && plan.dst_extent() <= limit;
     let converting = plan.conversion.is_some();
     // A padded view splits into boxes of whole words of its output rows: packed rows must
-    // be whole words; a conversion's padded or strided output stays in one binding.
+    // be whole words; a conversion's padded or strided output stays in one box (its
+    // windows may start anywhere: a flat strip's tail at the end of a large buffer).
     let inner = plan.dims_perm.last().map_or(1, |&d| plan.dims[d]);
     let whole_words = inner.is_multiple_of(plan.pack() as u64);
-    if !one_binding
+    let one_box = !one_binding
         && plan.kernel == Kernel::Generic
         && plan.generic_padded()
-        && (converting || !whole_words)
-    {
-        return Err(PermuteError::DeviceLimit {
-            what: "a padded view of packed rows that are not whole words, or a padded or strided output of converted elements (these are not split into binding windows yet)",
-            limit: "max_storage_buffer_binding_size",
-            need: plan.src_extent().max(plan.dst_extent()),
-            have: limit,
-        });
-    }
+        && (converting || !whole_words);
+    let unsplit = PermuteError::DeviceLimit {
+        what: "a padded view of packed rows that are not whole words, or a padded or strided output of converted elements, larger than one binding window (these are not split into binding windows yet)",
+        limit: "max_storage_buffer_binding_size",
+        need: plan.src_extent().max(plan.dst_extent()),
+        have: limit,
+    };
     if plan.kernel == Kernel::Tiled && !converting {
         plan.tile = Some(Tile::for_unit(plan.unit));
     }
@@ -457,6 +457,9 @@ fn finish(
             }
             chunks => chunks?,
         };
+        if one_box && plan.chunks.len() > 1 {
+            return Err(unsplit);
+        }
     }
     if converting {
         // Shape constants on the micro kernel only; its wide blocks as 64-bit components.

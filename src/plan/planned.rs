@@ -334,7 +334,7 @@ impl Plan {
             _ => {
                 let invocations = match select::micro_block(self) {
                     // A lane-major run's last blocks may be past the end.
-                    Ok(block) => match super::flat_blocks(self, &block) {
+                    Ok(block) => match super::flat_box_blocks(self, &block, extents) {
                         Some((blocks, _)) => blocks.div_ceil(block.run as u64),
                         None => (b * r * c / block.elements()).div_ceil(block.run as u64),
                     },

@@ -411,14 +411,11 @@ fn micro_fits(plan: &Plan, caps: &DeviceCaps, limit: u64) -> Result<(), Misfit> 
         runs: micro_runs(caps),
         ..plan.clone()
     };
-    let block = micro_block(plan)?;
+    micro_block(plan)?;
     if plan.index != IndexMath::U32 {
         return Err(Misfit::Index64);
     }
-    // A flat strip's blocks are not boxes: one binding.
-    if block.flat && (plan.src_extent() > limit || plan.dst_extent() > limit) {
-        return Err(Misfit::Windowed);
-    }
+    // A flat strip's boxes are whole images (`windows::Cut`).
     windows_fit(plan, Kernel::Micro, caps, limit)
 }
 

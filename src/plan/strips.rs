@@ -144,6 +144,14 @@ fn tail_takes_affine(plan: &Plan, n: u64) -> bool {
 /// [`flat_tail`]); else as many whole blocks as there are. `None` where the plan is not a
 /// flat strip's.
 pub fn flat_blocks(plan: &Plan, block: &Block) -> Option<(u64, u64)> {
+    flat_box_blocks(plan, block, &plan.dims)
+}
+
+/// [`flat_blocks`] of a box over binding windows (`extents` per simplified input dim): its
+/// images whole, starting on a whole run of blocks ([`flat_box_images`]), so that it
+/// counts the blocks it holds of the whole tensor's (all but the last box's are whole
+/// runs; the last one's leave the same pixels to the tail as the whole tensor's).
+pub fn flat_box_blocks(plan: &Plan, block: &Block, extents: &[u64]) -> Option<(u64, u64)> {
     let (b, r, c) = plan.batch_rows_cols()?;
     let (pixels, n) = match block.strip? {
         Strip::Cols(n) => (r, n),
@@ -159,7 +167,32 @@ pub fn flat_blocks(plan: &Plan, block: &Block) -> Option<(u64, u64)> {
         && in_runs > 0
         && b * pixels - in_runs * side <= pixels
         && tail_takes_affine(plan, n as u64);
-    Some((if trim { in_runs } else { whole }, pixels))
+    let (images, ..) = plan.box_batch_rows_cols(extents)?;
+    let whole = images * pixels / side;
+    Some((if trim { whole / run * run } else { whole }, pixels))
+}
+
+/// Images per box of a flat strip's plan past one binding: as few as make a whole run of
+/// blocks (the trimmed runs of [`flat_blocks`] and the block's own), so that each box's
+/// interleaved side starts on a whole 16-byte access and its blocks are the whole
+/// tensor's. `None` where the plan is not a flat strip's of at most one batch dim (more
+/// would cut images out of order).
+pub fn flat_box_images(plan: &Plan, block: &Block) -> Option<u64> {
+    let (_, pixels) = flat_blocks(plan, block)?;
+    if plan.batch_dims().len() > 1 {
+        return None;
+    }
+    let (run, flat_run) = (block.run as u64, MICRO_FLAT_RUN as u64);
+    let pixels_per_box = block.side as u64 * run / gcd(run, flat_run) * flat_run;
+    Some(pixels_per_box / gcd(pixels_per_box, pixels))
+}
+
+/// The greatest common divisor.
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 /// The last pixels of a flat strip's plan that its blocks do not cover ([`flat_blocks`]:

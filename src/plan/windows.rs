@@ -71,6 +71,18 @@ impl Cut {
             }
             _ => {
                 let block = select::micro_block(plan)?;
+                // A flat strip's boxes: whole images, as many as start a whole run of blocks.
+                if block.flat {
+                    let images = super::flat_box_images(plan, &block).ok_or(Misfit::Windowed)?;
+                    for &d in &plan.batch_dims() {
+                        grain[d] = images;
+                    }
+                    (grain[a], grain[last]) = (plan.dims[a], plan.dims[last]);
+                    return Ok(Cut {
+                        grain,
+                        align: align.max(16),
+                    });
+                }
                 let run = block.run as u64;
                 // Runs along the columns: a row strip's, and column runs.
                 match block.column_runs || matches!(block.strip, Some(Strip::Rows(_))) {

@@ -248,7 +248,7 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
                 off(block.elements_in(), plan.unit),
                 off(block.elements_out(), plan.dst_unit()),
             );
-            let flat = crate::plan::flat_blocks(plan, &block).zip(block.strip);
+            let flat = crate::plan::flat_box_blocks(plan, &block, &extents).zip(block.strip);
             (sides, offs, (per as i64, per_d as i64), flat)
         }
     };
@@ -256,7 +256,7 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
     // but for a strip's span side, which the kernel does not read (whole rows back to back).
     let stride = |s: u64| ((s as i64) / per.0) as u64;
     let stride_out = |s: u64| ((s as i64) / per.1) as u64;
-    // A flat strip's blocks run over every image's pixels, as one batch (`plan::flat_blocks`).
+    // A flat strip's blocks run over every image's pixels, as one batch (`plan::flat_box_blocks`).
     let (tiles_c, tiles_r, b) = match flat {
         Some(((blocks, _), Strip::Cols(_))) => (1, blocks, 1),
         Some(((blocks, _), Strip::Rows(_))) => (blocks, 1, 1),

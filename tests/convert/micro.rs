@@ -471,3 +471,68 @@ fn column_strips_run_lane_major_across_images() {
         assert!(plan.total_workgroups() > 16, "{plan}");
     }
 }
+
+/// Flat strips past a binding (a limit of 2.5 KiB here): boxes of whole images (4 of 40
+/// pixels: a whole run of two blocks of 16 each), both ways, the last pixels a tail whose
+/// strided planes sit in one window at the buffers' end; a batch too small to cut (40
+/// images of 299 pixels) and two batch dims out of order run on another kernel. Against
+/// the reference with guard bytes (CPU adapters: GPUs take no flat strips).
+#[test]
+fn flat_strips_split_into_whole_images_past_a_binding() {
+    let Some(p) = common::gpu() else { return };
+    if !p.caps().cpu {
+        eprintln!("not a CPU adapter: no flat strips to check");
+        return;
+    }
+    let (normalise, to_bytes) = image_conversions();
+    let small = |op: Relayout, limit: u64| {
+        op.with_options(Options {
+            binding_limit: Some(limit),
+            ..Options::default()
+        })
+    };
+    let permute = |shape: &[usize], perm: &[usize], c: &Conversion, at: (u64, u64)| {
+        Relayout::permute(shape, perm, c.from().size())
+            .unwrap()
+            .with_offsets(at.0, at.1)
+            .with_conversion(c.clone())
+            .unwrap()
+    };
+    // Each with its parts: the blocks, and a tail where 9 images of 40 pixels leave 8.
+    let flat = [
+        (permute(&[9, 40, 3], &[0, 2, 1], &normalise, (16, 4)), 2),
+        (permute(&[9, 3, 40], &[0, 2, 1], &to_bytes, (4, 16)), 2),
+        (permute(&[8, 40, 3], &[0, 2, 1], &normalise, (0, 0)), 1),
+    ];
+    let ops: Vec<Relayout> = flat.iter().map(|(op, _)| small(op.clone(), 2500)).collect();
+    for ((op, parts), result) in ops
+        .iter()
+        .zip(flat.map(|f| f.1))
+        .zip(common::check_many(p, &ops))
+    {
+        let plan = result.unwrap_or_else(|e| panic!("{e}"));
+        let plans = op.plan(p.caps()).unwrap();
+        let block = plans[0].variant().and_then(|v| v.block());
+        assert!(block.is_some_and(|b| b.flat), "{plan}");
+        assert!(plans[0].chunks.len() > 1, "{}", plans[0]);
+        assert_eq!(plans.len(), parts, "{op:?}");
+    }
+    let normalise_flat = Conversion::new(Dtype::U8, Dtype::F32).unwrap();
+    let others: Vec<Relayout> = vec![
+        small(
+            permute(&[40, 299, 3], &[0, 2, 1], &normalise, (0, 0)),
+            100_000,
+        ),
+        small(
+            permute(&[2, 3, 40, 3], &[1, 0, 3, 2], &normalise_flat, (0, 0)),
+            2000,
+        ),
+    ];
+    for (op, result) in others.iter().zip(common::check_many(p, &others)) {
+        result.unwrap_or_else(|e| panic!("{e}"));
+        let parts = op.plan(p.caps()).unwrap();
+        let flat = parts[0].variant().and_then(|v| v.block());
+        assert!(!flat.is_some_and(|b| b.flat), "{}", parts[0]);
+        assert!(parts[0].chunks.len() > 1, "{}", parts[0]);
+    }
+}

@@ -222,6 +222,20 @@ fn conversions_that_cannot_run_are_refused() {
         view.plan(&DeviceCaps::webgpu()),
         Err(PermuteError::DeviceLimit { .. })
     ));
+    // A small one at the end of a large buffer: one box, its windows where it lies.
+    let padded = View::contiguous(&[64, 64]).pad(0, 1, 1).unwrap();
+    let view = Relayout::view(padded, 64 * 64, 4)
+        .unwrap()
+        .with_offsets(200 << 20, 300 << 20)
+        .with_conversion(f32_to_f16())
+        .unwrap()
+        .with_fill(&[0, 0]);
+    let plans = view.plan(&DeviceCaps::webgpu()).unwrap();
+    let [chunk] = &plans[0].chunks[..] else {
+        panic!("{}", plans[0])
+    };
+    assert!(chunk.src_window.0 >= limit && chunk.dst_window.0 >= limit, "{chunk:?}");
+    assert!(chunk.src_window.1 <= 1 << 20 && chunk.dst_window.1 <= 1 << 20, "{chunk:?}");
 }
 
 #[test]

@@ -211,3 +211,63 @@ fn column_strips_run_lane_major_where_blocks_are_many() {
     let (b, p) = block(&[32, 50176, 3], &[0, 2, 1], &DeviceCaps::default());
     assert!(!b.lane_major && b.run == 1, "{p}");
 }
+
+/// Past one binding (128 MiB), flat strips run in boxes of whole images, as many as start
+/// a whole run of blocks (32 images of 299^2 pixels; the box's interleaved side on whole 16
+/// bytes), both ways; the boxes' blocks add up to the whole tensor's, the tail (one image
+/// more than a box's multiple) left to a part as in one binding. Two batch dims out of
+/// order would cut images out of order: not flat past one binding.
+#[test]
+fn flat_strips_split_into_whole_images_past_one_binding() {
+    use crate::convert::{Conversion, Dtype};
+    let cpu = cpu();
+    let normalise = Conversion::new(Dtype::U8, Dtype::F32)
+        .unwrap()
+        .normalized(1, &[0.485, 0.456, 0.406], &[0.229, 0.224, 0.225])
+        .unwrap();
+    let back = Conversion::new(Dtype::F32, Dtype::U8).unwrap();
+    for (shape, perm, c, interleaved_in) in [
+        ([128, 299, 299, 3], [0, 3, 1, 2], &normalise, true),
+        ([129, 299, 299, 3], [0, 3, 1, 2], &normalise, true),
+        ([128, 3, 299, 299], [0, 2, 3, 1], &back, false),
+    ] {
+        let mut req = Request::new(&shape, &perm, c.from().size());
+        req.conversion = Some(c);
+        let p = plan::plan(&req, &cpu).unwrap();
+        let block = p.variant().and_then(|v| v.block()).unwrap();
+        assert!(block.flat && p.chunks.len() > 1, "{p}");
+        check_chunks(&p, &cpu, cpu.max_storage_binding);
+        let images = plan::flat_box_images(&p, &block).unwrap();
+        assert_eq!(images, 32, "{p}");
+        let (unit, strides) = match interleaved_in {
+            true => (p.unit, p.in_strides()),
+            false => (p.dst_unit(), p.out_strides_by_input_dim()),
+        };
+        let mut blocks = 0;
+        for c in &p.chunks {
+            assert_eq!(c.lo[0] % images, 0, "{p}: {c:?}");
+            assert_eq!(
+                (c.lo[1], c.lo[2], c.hi[1], c.hi[2]),
+                (0, 0, p.dims[1], p.dims[2])
+            );
+            assert_eq!(c.lo[0] * strides[0] * unit as u64 % 16, 0, "{p}: {c:?}");
+            let extents: Vec<u64> = (0..3).map(|d| c.hi[d] - c.lo[d]).collect();
+            blocks += plan::flat_box_blocks(&p, &block, &extents).unwrap().0;
+        }
+        assert_eq!(
+            Some(blocks),
+            plan::flat_blocks(&p, &block).map(|b| b.0),
+            "{p}"
+        );
+        let parts = plan::with_edges(p.clone(), req.options, &cpu, &Default::default()).unwrap();
+        let tail = parts.get(1).map_or(0, |t| t.units());
+        assert_eq!(blocks * block.elements() + tail, p.units(), "{p}");
+        assert_eq!(parts.len(), 1 + (shape[0] == 129) as usize, "{p}");
+    }
+    let p = plan::plan(&Request::new(&[2, 64, 89401, 3], &[1, 0, 3, 2], 4), &cpu).unwrap();
+    assert!(p.chunks.len() > 1, "{p}");
+    assert!(
+        !p.variant().and_then(|v| v.block()).is_some_and(|b| b.flat),
+        "{p}"
+    );
+}
