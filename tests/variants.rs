@@ -5,6 +5,8 @@
 //! `MAX_RANK` and at one rank between, rotating with the combination, so that each family
 //! runs every rank somewhere (checked).
 
+#[path = "variants/boxes.rs"]
+mod boxes;
 mod common;
 #[path = "variants/flat.rs"]
 mod flat;

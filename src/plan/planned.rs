@@ -388,6 +388,15 @@ impl Plan {
         self.chunks.len() > 1
     }
 
+    /// Whether every dispatch's box has the same extents (one box has).
+    pub fn boxes_of_one_shape(&self) -> bool {
+        let extents =
+            |c: &Chunk| -> Vec<u64> { c.lo.iter().zip(&c.hi).map(|(l, h)| h - l).collect() };
+        self.chunks
+            .windows(2)
+            .all(|w| extents(&w[0]) == extents(&w[1]))
+    }
+
     /// Workgroups over all dispatches.
     pub fn total_workgroups(&self) -> u64 {
         self.chunks.iter().map(|c| c.total_workgroups).sum()

@@ -7,8 +7,9 @@ use super::{IndexMath, Kernel, Options, Plan};
 
 /// Whether to bake the shape into the generic or micro kernel: large tensors, while the
 /// budget of specialised pipelines lasts (a shape that has its own pipeline keeps it). Not
-/// for binding windows or 64-bit index math, padded or strided views on the generic
-/// kernel, nor conversions on the generic kernel.
+/// for 64-bit index math, padded or strided views on the generic kernel, nor conversions
+/// on the generic kernel; past one binding, for micro boxes of one shape only (their
+/// offsets stay uniforms: one pipeline runs every box).
 pub(super) fn choose_specialize(
     plan: &Plan,
     opts: &Options,
@@ -39,7 +40,8 @@ pub(super) fn choose_specialize(
             .view
             .as_ref()
             .is_some_and(|v| plan.generic_padded() || !v.dst_contiguous);
-    if plan.index != IndexMath::U32 || plan.boxed() || unlisted_view {
+    let one_shape = plan.kernel == Kernel::Micro && plan.boxes_of_one_shape();
+    if plan.index != IndexMath::U32 || (plan.boxed() && !one_shape) || unlisted_view {
         return Some((false, SpecializeReason::NotApplicable));
     }
     let compiled = learned.specialized.contains(&plan.shape_key());

@@ -333,14 +333,21 @@ pub fn constants(plan: &Plan) -> Vec<(String, f64)> {
             true => vec![("BANDED".to_string(), 1.0)],
             false => Vec::new(),
         };
-        // Specialised plans are in one binding (`plan::specialize`).
-        debug_assert!(!plan.specialized || plan.chunks.len() == 1, "{plan}");
-        if let (true, [chunk]) = (plan.specialized, plan.chunks.as_slice()) {
+        // Specialised plans' boxes have one shape (`plan::specialize`): the same words.
+        if let (true, Some(chunk)) = (plan.specialized, plan.chunks.first()) {
             let words = params(plan, chunk);
             let batch = plan.dims.len().saturating_sub(2);
             let padded = plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
+            let shape = shape_words(batch, padded);
+            debug_assert!(
+                plan.chunks.iter().all(|c| {
+                    let other = params(plan, c);
+                    shape.iter().all(|&i| other[i] == words[i])
+                }),
+                "{plan}"
+            );
             constants.extend(
-                shape_words(batch, padded)
+                shape
                     .into_iter()
                     .map(|i| (format!("P{i}"), words[i] as f64)),
             );

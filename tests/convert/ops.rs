@@ -234,8 +234,14 @@ fn conversions_that_cannot_run_are_refused() {
     let [chunk] = &plans[0].chunks[..] else {
         panic!("{}", plans[0])
     };
-    assert!(chunk.src_window.0 >= limit && chunk.dst_window.0 >= limit, "{chunk:?}");
-    assert!(chunk.src_window.1 <= 1 << 20 && chunk.dst_window.1 <= 1 << 20, "{chunk:?}");
+    assert!(
+        chunk.src_window.0 >= limit && chunk.dst_window.0 >= limit,
+        "{chunk:?}"
+    );
+    assert!(
+        chunk.src_window.1 <= 1 << 20 && chunk.dst_window.1 <= 1 << 20,
+        "{chunk:?}"
+    );
 }
 
 #[test]

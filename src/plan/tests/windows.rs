@@ -298,3 +298,33 @@ fn a_walk_one_box_past_the_limit_takes_no_wide_stores() {
         "{p}"
     );
 }
+
+/// Past one binding the boxes take one shape where up to twice the fewest pieces of each
+/// cut dim are equal (the 256 MiB transpose: 4 x 4 boxes of `[4096, 1024]`, not 3 x 3 of
+/// three shapes), and a micro plan's boxes then run compiled for it; pieces of the output's
+/// rows shorter than a page are not cut finer than the fewest (the 4-D reversal's output
+/// rows of 256 units: 88s, not 64s).
+#[test]
+fn boxes_take_one_shape_where_equal_pieces_are_near() {
+    let cpu = cpu();
+    let forced = Options {
+        specialize: Some(true),
+        ..Options::default()
+    };
+    let p = plan::plan(
+        &Request::new(&[16384, 4096], &[1, 0], 4).with_options(forced),
+        &cpu,
+    )
+    .unwrap();
+    assert_eq!((p.kernel, p.chunks.len()), (Kernel::Micro, 16), "{p}");
+    assert!(p.boxes_of_one_shape() && p.specialized, "{p}");
+    let c = &p.chunks[0];
+    assert_eq!((c.hi[0] - c.lo[0], c.hi[1] - c.lo[1]), (4096, 1024), "{p}");
+    check_chunks(&p, &cpu, cpu.max_storage_binding);
+    let req = Request::new(&[256, 64, 64, 64], &[3, 2, 1, 0], 4).with_options(forced);
+    let p = plan::plan(&req, &cpu).unwrap();
+    assert_eq!((p.kernel, p.chunks.len()), (Kernel::Micro, 12), "{p}");
+    assert!(!p.boxes_of_one_shape() && !p.specialized, "{p}");
+    assert_eq!(p.chunks[0].hi[0] - p.chunks[0].lo[0], 88, "{p}");
+    check_chunks(&p, &cpu, cpu.max_storage_binding);
+}
