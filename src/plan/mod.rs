@@ -337,6 +337,7 @@ pub fn plan_with(
         scatter: false,
         walk_tiles: None,
         column_runs: false,
+        plain_boxes: false,
         view: None,
         reasons: Reasons::empty(),
     };
@@ -460,6 +461,7 @@ fn finish(
         if one_box && plan.chunks.len() > 1 {
             return Err(unsplit);
         }
+        plan.plain_boxes = windows::plain_boxes(&plan);
     }
     if converting {
         // Shape constants on the micro kernel only; its wide blocks as 64-bit components.

@@ -90,6 +90,11 @@ pub struct Plan {
     /// apart (a CPU device's choice, `column_runs::choose`; see
     /// [`Block::column_runs`](super::Block::column_runs)).
     pub column_runs: bool,
+    /// The generic kernel's boxes over binding windows run as a whole tensor in one binding
+    /// does (its plain layout, stacked runs and shape constants included), each over its own
+    /// extents from its corner: boxes of one shape, each a contiguous stretch of the output
+    /// (`windows::plain_boxes`).
+    pub plain_boxes: bool,
     /// A conversion whose innermost dim stays moves 4 consecutive elements per item of the
     /// generic kernel: one source access, 4 conversions, one destination access (see
     /// `select::choose_quads`).
@@ -286,7 +291,7 @@ impl Plan {
             (false, _) if strided => GenericLayout::Boxed,
             // In one box or in several, each walked in its own tiles.
             (false, _) if self.walk_tiles.is_some() => GenericLayout::Walk,
-            (false, _) if self.boxed() => GenericLayout::Boxed,
+            (false, _) if self.boxed() && !self.plain_boxes => GenericLayout::Boxed,
             (false, _) => GenericLayout::Plain,
         }
     }

@@ -8,8 +8,9 @@ use super::{IndexMath, Kernel, Options, Plan};
 /// Whether to bake the shape into the generic or micro kernel: large tensors, while the
 /// budget of specialised pipelines lasts (a shape that has its own pipeline keeps it). Not
 /// for 64-bit index math, padded or strided views on the generic kernel, nor conversions
-/// on the generic kernel; past one binding, for micro boxes of one shape only (their
-/// offsets stay uniforms: one pipeline runs every box).
+/// on the generic kernel; past one binding, for boxes of one shape only (micro boxes, and
+/// the generic kernel's plain boxes): their offsets stay uniforms, one pipeline runs every
+/// box.
 pub(super) fn choose_specialize(
     plan: &Plan,
     opts: &Options,
@@ -40,7 +41,7 @@ pub(super) fn choose_specialize(
             .view
             .as_ref()
             .is_some_and(|v| plan.generic_padded() || !v.dst_contiguous);
-    let one_shape = plan.kernel == Kernel::Micro && plan.boxes_of_one_shape();
+    let one_shape = plan.plain_boxes || (plan.kernel == Kernel::Micro && plan.boxes_of_one_shape());
     if plan.index != IndexMath::U32 || (plan.boxed() && !one_shape) || unlisted_view {
         return Some((false, SpecializeReason::NotApplicable));
     }

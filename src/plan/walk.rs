@@ -133,9 +133,9 @@ impl Plan {
         if scatter {
             return (self.dims.clone(), self.out_strides_by_input_dim());
         }
-        let in_strides = self.in_strides();
+        let (in_strides, dims) = (self.in_strides(), self.walked_dims());
         let strides = self.dims_perm.iter().map(|&d| in_strides[d]).collect();
-        (self.out_dims(), strides)
+        (self.dims_perm.iter().map(|&d| dims[d]).collect(), strides)
     }
 }
 

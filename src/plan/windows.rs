@@ -140,6 +140,51 @@ impl Plan {
     }
 }
 
+impl Plan {
+    /// The extents (input order) one dispatch walks in the generic kernel's plain layout: a
+    /// plain box's ([`plain_boxes`]), else the whole tensor's.
+    pub fn walked_dims(&self) -> Vec<u64> {
+        match (self.plain_boxes, self.chunks.first()) {
+            (true, Some(c)) => c.lo.iter().zip(&c.hi).map(|(l, h)| h - l).collect(),
+            _ => self.dims.clone(),
+        }
+    }
+}
+
+/// Whether the generic kernel's boxes run in its plain layout ([`Plan::plain_boxes`]):
+/// unpacked, unconverted units of a permute or a view gathering into a whole output, not
+/// walked in tiles, in boxes of one shape that are each a contiguous stretch of the output
+/// (cut along one output dim, every dim inside it whole). Each box's dispatch walks its
+/// extents from its corner as a whole tensor's does, so that stacked runs and the shape's
+/// constants apply past one binding too.
+pub(super) fn plain_boxes(plan: &Plan) -> bool {
+    let out_strides = plan.out_strides_by_input_dim();
+    let contiguous = |c: &Chunk| {
+        let units: u64 = c.lo.iter().zip(&c.hi).map(|(l, h)| h - l).product();
+        span(&c.lo, &c.hi, &out_strides).is_some_and(|(len, _)| len == units)
+    };
+    plain_layout(plan)
+        && plan.boxed()
+        && !plan.scatter
+        && plan.boxes_of_one_shape()
+        && plan.chunks.iter().all(contiguous)
+}
+
+/// Whether the generic kernel's plain layout could run the plan's boxes, whatever their
+/// shapes: unpacked, unconverted units of a permute or a view gathering into a whole
+/// output, not walked in tiles.
+fn plain_layout(plan: &Plan) -> bool {
+    let whole = plan
+        .view
+        .as_ref()
+        .is_none_or(|v| v.bounds.is_empty() && v.dst_contiguous);
+    plan.kernel == Kernel::Generic
+        && whole
+        && plan.pack() == 1
+        && plan.conversion.is_none()
+        && plan.walk_tiles.is_none()
+}
+
 /// The least common multiple of two positive numbers (saturating).
 fn lcm(a: u64, b: u64) -> u64 {
     let (mut x, mut y) = (a, b);
@@ -212,6 +257,9 @@ pub(super) fn split_into_chunks(
     };
     let in_strides = plan.in_strides();
     let out_strides = plan.out_strides_by_input_dim();
+    // Boxes of one shape where a pipeline compiled for it can run them all: micro boxes,
+    // and the generic kernel's that may be plain ([`plain_boxes`]).
+    let one_shape = plan.kernel == Kernel::Micro || plain_layout(plan);
 
     let mut todo = vec![(vec![0u64; plan.dims.len()], plan.dims.clone())];
     let mut boxes = Vec::new();
@@ -241,10 +289,10 @@ pub(super) fn split_into_chunks(
             // Micro boxes of one shape run compiled for it; pieces of the output's rows no
             // shorter than a page, unless the fewest pieces make them so: each dispatch
             // writes its own pages. Other kernels take the fewest pieces.
-            let least = match (plan.kernel, plan.dims_perm.last() == Some(&d)) {
-                (Kernel::Micro, true) => PAGE_BYTES.div_ceil(dst_unit),
-                (Kernel::Micro, false) => 0,
-                _ => u64::MAX,
+            let least = match (one_shape, plan.dims_perm.last() == Some(&d)) {
+                (true, true) => PAGE_BYTES.div_ceil(dst_unit),
+                (true, false) => 0,
+                (false, _) => u64::MAX,
             };
             piece[d] = piece[d].min(even_piece(extent, p, grain[d], least));
         }

@@ -33,6 +33,15 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
     let mut head = [0u64; GenericValue::ALL.len()];
     head[GenericValue::NUnits as usize] = plan.units();
     let (n_items, src_off, dst_off) = match mode(v) {
+        // A plain box: the whole tensor's walk over its extents, from its corner.
+        Mode::Whole if plan.plain_boxes => {
+            head[GenericValue::NUnits as usize] = extents.iter().product();
+            (
+                extents.iter().product(),
+                src_bias.wrapping_add(corner(&in_strides)),
+                dst_bias.wrapping_add(corner(&out_strides)),
+            )
+        }
         Mode::Whole => (plan.items(), src_bias, dst_bias),
         // A padded view's box (whole words of packed data: `Cut` keeps them whole).
         Mode::Padded if plan.boxed() => {

@@ -217,7 +217,8 @@ fn runs_go_on_in_boxes_of_whole_runs_past_one_binding() {
     let caps = cpu(); // 128 MiB bindings
     // 256 MiB: a row move of 16-byte units (rows of 16: two runs each) and a transpose of
     // 16-byte units, both walked in tiles; the slice `::2` of `[32768, 4096]` f32 (rows of
-    // 1024 16-byte units: lane-major).
+    // 1024 16-byte units: lane-major, in boxes of one shape each contiguous in the output:
+    // plain).
     let row_move = Request::new(&[2048, 512, 64], &[1, 0, 2], 4);
     let transpose = Request::new(&[8192, 2048], &[1, 0], 16);
     let mut slice = View::contiguous(&[16384, 4096]);
@@ -236,7 +237,7 @@ fn runs_go_on_in_boxes_of_whole_runs_past_one_binding() {
         ),
         (
             plan::plan_view(&slice, &caps, &Learned::default()).unwrap(),
-            GenericLayout::Boxed,
+            GenericLayout::Plain,
             true,
         ),
     ];
@@ -327,4 +328,41 @@ fn boxes_take_one_shape_where_equal_pieces_are_near() {
     assert!(!p.boxes_of_one_shape() && !p.specialized, "{p}");
     assert_eq!(p.chunks[0].hi[0] - p.chunks[0].lo[0], 88, "{p}");
     check_chunks(&p, &cpu, cpu.max_storage_binding);
+}
+
+/// The suite's views at 256 MiB (`bench --scale 4`) past one binding: the slice `::2` and
+/// both flips of 16384 rows of 4096 f32 cut into 4 boxes of 4096 rows, each a contiguous
+/// stretch of the output, run in the generic kernel's plain layout (stacked runs on CPU
+/// devices, compiled for the box's shape where forced); a permute whose boxes are not
+/// contiguous in the output keeps the boxed layout.
+#[test]
+fn contiguous_boxes_of_one_shape_run_plain() {
+    let cpu = cpu();
+    let forced = Options {
+        specialize: Some(true),
+        ..Options::default()
+    };
+    let (rows, cols) = (16384usize, 4096usize);
+    let square = View::contiguous(&[rows, cols]);
+    let mut flip = square.clone();
+    flip.offset += flip.strides[0] * (rows as isize - 1);
+    flip.strides[0] = -flip.strides[0];
+    let slice = View {
+        strides: vec![2 * cols as isize, 1],
+        ..square.clone()
+    };
+    for (view, n) in [(slice, 2 * rows * cols), (flip, rows * cols)] {
+        let mut req = ViewRequest::new(&view, 4, n, rows * cols);
+        req.options = forced;
+        let p = plan::plan_view(&req, &cpu, &Default::default()).unwrap();
+        assert!(p.plain_boxes && p.specialized && p.stacked_runs(), "{p}");
+        assert_eq!((p.chunks.len(), p.walked_dims()[0]), (4, 4096), "{p}");
+        check_chunks(&p, &cpu, cpu.max_storage_binding);
+    }
+    let req = Request::new(&[64, 2048, 1024], &[1, 0, 2], 4).with_options(Options {
+        walk_tiles: Some(false),
+        ..forced
+    });
+    let p = plan::plan(&req, &cpu).unwrap();
+    assert!(p.boxed() && !p.plain_boxes && !p.specialized, "{p}");
 }
