@@ -387,14 +387,11 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
         let check = move |p: &Permuter| check_padded_micro(p, &shape, &perm, elem, variant);
         return Some(Job::View(Box::new(check)));
     }
-    // Boxed variants need tensors larger than one binding window can be.
+    // Boxed variants need tensors larger than one binding window can be, whose outermost
+    // dim no 2 to 6 boxes cut equally (those would run plain).
     if variant.boxed() {
         let rest: usize = shape[1..].iter().product();
-        shape[0] = if variant.rank() == 1 {
-            333
-        } else {
-            (400 / rest).max(2)
-        };
+        shape[0] = views::prime_at_least((400 / rest).max(7));
     }
     // Boxed variants: a binding limit that splits even the smallest of these tensors.
     let bytes = (shape.iter().product::<usize>() * elem) as u64;

@@ -123,7 +123,8 @@ pub fn check_reversed(p: &Permuter, unit_elem: usize, variant: Variant) -> Resul
     let rank = variant.rank();
     let mut shape = vec![2; rank];
     shape[rank - 1] = units * unit / elem;
-    shape[0] *= many(variant, units * unit * 2usize.pow(rank as u32 - 1));
+    let bytes = units * unit * 2usize.pow(rank as u32 - 1);
+    shape[0] = outermost(variant, &shape, units, unit / elem, bytes);
     let row = shape[rank - 1];
     let perm: Vec<usize> = (0..rank - 1).rev().chain([rank - 1]).collect();
     let mut v = View::permuted(&shape, &perm).unwrap();
@@ -146,12 +147,43 @@ pub fn check_reversed(p: &Permuter, unit_elem: usize, variant: Variant) -> Resul
 
 /// How many times a boxed variant's tensor of `bytes` grows along its outermost dim, so that
 /// windows of half of it are smaller than it whatever the device's offset alignment (up to
-/// 256 bytes); odd, so that a row of rank 1 stays an odd number of runs (not lane-major
-/// unless its runs were); 1 for others.
+/// 256 bytes): a prime of at least 7, so that no 2 to 6 boxes cut it equally (boxes of one
+/// shape that are contiguous in the output run plain, `Plan::plain_boxes`), and odd, so
+/// that a row of rank 1 stays an odd number of runs (not lane-major unless its runs were);
+/// 1 for others.
 fn many(variant: Variant, bytes: usize) -> usize {
     match variant.boxed() {
-        true => 2048usize.div_ceil(bytes).max(2) | 1,
+        true => prime_at_least(2048usize.div_ceil(bytes).max(7)),
         false => 1,
+    }
+}
+
+/// The least prime of at least `n`.
+pub fn prime_at_least(n: usize) -> usize {
+    let prime = |k: &usize| {
+        (2..*k)
+            .take_while(|d| d * d <= *k)
+            .all(|d| !k.is_multiple_of(d))
+    };
+    (n.max(2)..).find(prime).unwrap()
+}
+
+/// The outermost extent of a tensor whose outer dims are 2 (rank 2 or more) or whose row is
+/// `units` units of `per_unit` elements (rank 1), for a boxed variant: a prime count of
+/// them ([`many`]), of the row's runs where it has runs (as the boxes cut it).
+fn outermost(
+    variant: Variant,
+    shape: &[usize],
+    units: usize,
+    per_unit: usize,
+    bytes: usize,
+) -> usize {
+    let m = many(variant, bytes);
+    match (variant.boxed(), shape.len()) {
+        (false, _) => shape[0],
+        (true, 1) if variant.runs() => shape[0] * m,
+        (true, 1) => prime_at_least(units * m) * per_unit,
+        (true, _) => m,
     }
 }
 
@@ -175,7 +207,8 @@ pub fn check_boxed_runs(p: &Permuter, variant: Variant) -> Result<(), String> {
     };
     let mut shape = vec![2; rank];
     shape[rank - 1] = row;
-    shape[0] *= many(variant, row * unit * 2usize.pow(rank as u32 - 1));
+    let bytes = row * unit * 2usize.pow(rank as u32 - 1);
+    shape[0] = outermost(variant, &shape, row, 1, bytes);
     let perm: Vec<usize> = (0..rank - 1).rev().chain([rank - 1]).collect();
     let mut v = View::permuted(&shape, &perm).unwrap();
     // Every other slab of the source's outermost dim.
