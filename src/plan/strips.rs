@@ -148,7 +148,7 @@ pub fn flat_blocks(plan: &Plan, block: &Block) -> Option<(u64, u64)> {
 }
 
 /// [`flat_blocks`] of a box over binding windows (`extents` per simplified input dim): its
-/// images whole, starting on a whole run of blocks ([`flat_box_images`]), so that it
+/// images whole, starting on a whole run of blocks (`flat_box_images`), so that it
 /// counts the blocks it holds of the whole tensor's (all but the last box's are whole
 /// runs; the last one's leave the same pixels to the tail as the whole tensor's).
 pub fn flat_box_blocks(plan: &Plan, block: &Block, extents: &[u64]) -> Option<(u64, u64)> {

@@ -142,7 +142,7 @@ impl Plan {
 
 impl Plan {
     /// The extents (input order) one dispatch walks in the generic kernel's plain layout: a
-    /// plain box's ([`plain_boxes`]), else the whole tensor's.
+    /// plain box's ([`Plan::plain_boxes`]), else the whole tensor's.
     pub fn walked_dims(&self) -> Vec<u64> {
         match (self.plain_boxes, self.chunks.first()) {
             (true, Some(c)) => c.lo.iter().zip(&c.hi).map(|(l, h)| h - l).collect(),

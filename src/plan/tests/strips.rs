@@ -11,11 +11,7 @@ use super::*;
 fn flat_strips_take_images_of_any_size() {
     use crate::convert::{Conversion, Dtype};
     let cpu = cpu();
-    let normalise = Conversion::new(Dtype::U8, Dtype::F32)
-        .unwrap()
-        .normalized(1, &[0.485, 0.456, 0.406], &[0.229, 0.224, 0.225])
-        .unwrap();
-    let back = Conversion::new(Dtype::F32, Dtype::U8).unwrap();
+    let (normalise, back) = image_conversions();
     let block = |shape: &[usize], perm: &[usize], elem: usize, c: Option<&Conversion>| {
         let mut req = Request::new(shape, perm, elem);
         req.conversion = c;
@@ -219,13 +215,8 @@ fn column_strips_run_lane_major_where_blocks_are_many() {
 /// order would cut images out of order: not flat past one binding.
 #[test]
 fn flat_strips_split_into_whole_images_past_one_binding() {
-    use crate::convert::{Conversion, Dtype};
     let cpu = cpu();
-    let normalise = Conversion::new(Dtype::U8, Dtype::F32)
-        .unwrap()
-        .normalized(1, &[0.485, 0.456, 0.406], &[0.229, 0.224, 0.225])
-        .unwrap();
-    let back = Conversion::new(Dtype::F32, Dtype::U8).unwrap();
+    let (normalise, back) = image_conversions();
     for (shape, perm, c, interleaved_in) in [
         ([128, 299, 299, 3], [0, 3, 1, 2], &normalise, true),
         ([129, 299, 299, 3], [0, 3, 1, 2], &normalise, true),
@@ -270,4 +261,15 @@ fn flat_strips_split_into_whole_images_past_one_binding() {
         !p.variant().and_then(|v| v.block()).is_some_and(|b| b.flat),
         "{p}"
     );
+}
+
+/// Interleaved u8 images normalised into f32 planes (torchvision's values), and f32 back to
+/// u8.
+fn image_conversions() -> (crate::convert::Conversion, crate::convert::Conversion) {
+    use crate::convert::{Conversion, Dtype};
+    let normalise = Conversion::new(Dtype::U8, Dtype::F32)
+        .unwrap()
+        .normalized(1, &[0.485, 0.456, 0.406], &[0.229, 0.224, 0.225])
+        .unwrap();
+    (normalise, Conversion::new(Dtype::F32, Dtype::U8).unwrap())
 }
