@@ -461,6 +461,14 @@ fn finish(
         if one_box && plan.chunks.len() > 1 {
             return Err(unsplit);
         }
+        // One box is the whole tensor: it runs as in one binding (only its windows move), so
+        // it takes that many workgroups (a padded box counts its source units, not the
+        // destination words one binding walks).
+        let total = plan.workgroups();
+        if let [chunk] = plan.chunks.as_mut_slice() {
+            chunk.total_workgroups = total;
+            chunk.workgroups = fold_grid(total, caps.max_workgroups_per_dim)?;
+        }
         plan.plain_boxes = windows::plain_boxes(&plan);
     }
     if converting {

@@ -248,7 +248,8 @@ pub(super) fn choose_walk_tiles(
         // rows of 4 or 8 KiB (`[64,256,1024] (1,0,2)`, `[8,64,32,1024] (0,2,1,3)`) took
         // 12.2-13.1 ms walked in tiles and 9.6-10.3 stacked, as long as their copy
         // (docs/benchmarks/10-cpu-round-20.md).
-        // (Stacked runs are one-binding.)
+        // Past one binding the walk is chosen before the windows (whose boxes may then run
+        // plain and stacked: `Plan::plain_boxes`), so there it is taken where it applies.
         (None, Some(_)) if one_binding && plan.stacked_runs() => Ok(None),
         (_, tiles) => Ok(tiles),
     }

@@ -220,10 +220,28 @@ fn span(lo: &[u64], hi: &[u64], strides: &[u64]) -> Option<(u64, i64)> {
 /// [`Cut::fits`] where a grain is more than one element: tiles, blocks, runs; a box of one
 /// element always fits), or no dim is left to cut and the plan is refused (a padded view of
 /// packed data whose words' lanes lie far apart in the source).
+///
+/// Boxes of one shape are sought (see [`even_piece`]) for micro plans and those the generic
+/// kernel's plain layout could run; where their finer pieces would need more windows than
+/// a plan may have, the fewest pieces are taken instead.
 pub(super) fn split_into_chunks(
     plan: &Plan,
     caps: &DeviceCaps,
     limit: u64,
+) -> Result<Vec<Chunk>, PermuteError> {
+    let one_shape = plan.kernel == Kernel::Micro || plain_layout(plan);
+    match split_with(plan, caps, limit, one_shape) {
+        Err(PermuteError::DeviceLimit { .. }) if one_shape => split_with(plan, caps, limit, false),
+        chunks => chunks,
+    }
+}
+
+/// [`split_into_chunks`], seeking boxes of one shape where `one_shape`.
+fn split_with(
+    plan: &Plan,
+    caps: &DeviceCaps,
+    limit: u64,
+    one_shape: bool,
 ) -> Result<Vec<Chunk>, PermuteError> {
     // The kernel was chosen where its cut fits (`select::windows_fit`).
     let cut = Cut::of(plan, plan.kernel, caps).map_err(|m| {
@@ -257,9 +275,6 @@ pub(super) fn split_into_chunks(
     };
     let in_strides = plan.in_strides();
     let out_strides = plan.out_strides_by_input_dim();
-    // Boxes of one shape where a pipeline compiled for it can run them all: micro boxes,
-    // and the generic kernel's that may be plain ([`plain_boxes`]).
-    let one_shape = plan.kernel == Kernel::Micro || plain_layout(plan);
 
     let mut todo = vec![(vec![0u64; plan.dims.len()], plan.dims.clone())];
     let mut boxes = Vec::new();
@@ -286,9 +301,10 @@ pub(super) fn split_into_chunks(
             // As many pieces as that needs, balanced (no thin last piece), in whole grains.
             let extent = hi[d] - lo[d];
             let p = (p / grain[d] * grain[d]).max(grain[d]);
-            // Micro boxes of one shape run compiled for it; pieces of the output's rows no
-            // shorter than a page, unless the fewest pieces make them so: each dispatch
-            // writes its own pages. Other kernels take the fewest pieces.
+            // Boxes of one shape (micro boxes run compiled for it, the generic kernel's may
+            // run plain: `plain_boxes`); pieces of the output's rows no shorter than a
+            // page, unless the fewest pieces make them so: each dispatch writes its own
+            // pages. Otherwise the fewest pieces.
             let least = match (one_shape, plan.dims_perm.last() == Some(&d)) {
                 (true, true) => PAGE_BYTES.div_ceil(dst_unit),
                 (true, false) => 0,

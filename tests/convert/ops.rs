@@ -520,3 +520,43 @@ fn conversions_split_into_binding_windows() {
         assert!(plan.chunks.len() > 1, "{op:?}: {plan}");
     }
 }
+
+/// Past a binding, outputs the windows do not split (a padded converted view; a padded view
+/// of 8-bit rows that are not whole words) run in one box wherever they lie in the buffers:
+/// every output element written (the box takes as many workgroups as one binding's plan:
+/// its destination words in 1024 items each, not its source units' words), against the
+/// reference with guard bytes.
+#[test]
+fn outputs_in_one_box_past_a_binding_are_written_whole() {
+    let Some(p) = common::gpu() else { return };
+    let small = Options {
+        binding_limit: Some(24 << 10),
+        ..Options::default()
+    };
+    let padded = View::contiguous(&[64, 64]).pad(0, 1, 1).unwrap();
+    let normalise = Conversion::new(Dtype::U8, Dtype::F32).unwrap();
+    let converted = Relayout::view(padded, 64 * 64, 1)
+        .unwrap()
+        .with_options(small)
+        .with_offsets(40 << 10, 48 << 10)
+        .with_conversion(normalise)
+        .unwrap()
+        .with_fill(&[0; 4]);
+    let row = View::contiguous(&[4095]).pad(0, 1, 1).unwrap();
+    let bytes = Relayout::view(row, 4095, 1)
+        .unwrap()
+        .with_options(small)
+        .with_offsets(40 << 10, 48 << 10)
+        .with_fill(&[7]);
+    let ops = [converted, bytes];
+    // 66 x 64 f32 words; 4097 bytes in 1025 words.
+    let workgroups = [5, 2];
+    for ((op, result), want) in ops.iter().zip(common::check_many(p, &ops)).zip(workgroups) {
+        let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
+        let [chunk] = &plan.chunks[..] else {
+            panic!("{plan}")
+        };
+        assert!(chunk.dst_window.0 > 0, "{plan}");
+        assert_eq!(chunk.total_workgroups, want, "{plan}");
+    }
+}
