@@ -209,9 +209,7 @@ pub fn sample(plan: &Plan, all: bool) -> Vec<(u32, f64)> {
     };
     let total = first.total_workgroups;
     // The first dispatch's box (the whole tensor in one binding).
-    let extents: Vec<u64> = (0..first.lo.len())
-        .map(|d| first.hi[d] - first.lo[d])
-        .collect();
+    let extents = first.extents();
     if total == 0 {
         return Vec::new();
     }

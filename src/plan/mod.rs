@@ -406,12 +406,6 @@ fn finish(
         && plan.kernel == Kernel::Generic
         && plan.generic_padded()
         && (converting || !whole_words);
-    let unsplit = PermuteError::DeviceLimit {
-        what: "a padded view of packed rows that are not whole words, or a padded or strided output of converted elements, larger than one binding window (these are not split into binding windows yet)",
-        limit: "max_storage_buffer_binding_size",
-        need: plan.src_extent().max(plan.dst_extent()),
-        have: limit,
-    };
     if plan.kernel == Kernel::Tiled && !converting {
         plan.tile = Some(Tile::for_unit(plan.unit));
     }
@@ -459,7 +453,12 @@ fn finish(
             chunks => chunks?,
         };
         if one_box && plan.chunks.len() > 1 {
-            return Err(unsplit);
+            return Err(PermuteError::DeviceLimit {
+                what: "a padded view of packed rows that are not whole words, or a padded or strided output of converted elements, larger than one binding window (these are not split into binding windows yet)",
+                limit: "max_storage_buffer_binding_size",
+                need: plan.src_extent().max(plan.dst_extent()),
+                have: limit,
+            });
         }
         // One box is the whole tensor: it runs as in one binding (only its windows move), so
         // it takes that many workgroups (a padded box counts its source units, not the

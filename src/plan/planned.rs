@@ -21,6 +21,13 @@ pub struct Chunk {
     pub workgroups: [u32; 3],
 }
 
+impl Chunk {
+    /// The box's extent per simplified input dim.
+    pub fn extents(&self) -> Vec<u64> {
+        self.lo.iter().zip(&self.hi).map(|(l, h)| h - l).collect()
+    }
+}
+
 /// A complete, printable decision for one request.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
@@ -372,8 +379,7 @@ impl Plan {
                 .chunks
                 .iter()
                 .map(|chunk| {
-                    let extents: Vec<u64> =
-                        chunk.lo.iter().zip(&chunk.hi).map(|(l, h)| h - l).collect();
+                    let extents = chunk.extents();
                     match plan.kernel {
                         Kernel::Micro => plan.box_workgroups(&extents),
                         _ => plan.generic_box_workgroups(&extents),
@@ -391,15 +397,6 @@ impl Plan {
     /// The work is split into windows (more than one dispatch).
     pub fn boxed(&self) -> bool {
         self.chunks.len() > 1
-    }
-
-    /// Whether every dispatch's box has the same extents (one box has).
-    pub fn boxes_of_one_shape(&self) -> bool {
-        let extents =
-            |c: &Chunk| -> Vec<u64> { c.lo.iter().zip(&c.hi).map(|(l, h)| h - l).collect() };
-        self.chunks
-            .windows(2)
-            .all(|w| extents(&w[0]) == extents(&w[1]))
     }
 
     /// Workgroups over all dispatches.

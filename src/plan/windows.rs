@@ -145,9 +145,16 @@ impl Plan {
     /// plain box's ([`Plan::plain_boxes`]), else the whole tensor's.
     pub fn walked_dims(&self) -> Vec<u64> {
         match (self.plain_boxes, self.chunks.first()) {
-            (true, Some(c)) => c.lo.iter().zip(&c.hi).map(|(l, h)| h - l).collect(),
+            (true, Some(c)) => c.extents(),
             _ => self.dims.clone(),
         }
+    }
+
+    /// Whether every dispatch's box has the same extents (one box has).
+    pub fn boxes_of_one_shape(&self) -> bool {
+        self.chunks
+            .windows(2)
+            .all(|w| w[0].extents() == w[1].extents())
     }
 }
 
@@ -160,7 +167,7 @@ impl Plan {
 pub(super) fn plain_boxes(plan: &Plan) -> bool {
     let out_strides = plan.out_strides_by_input_dim();
     let contiguous = |c: &Chunk| {
-        let units: u64 = c.lo.iter().zip(&c.hi).map(|(l, h)| h - l).product();
+        let units: u64 = c.extents().iter().product();
         span(&c.lo, &c.hi, &out_strides).is_some_and(|(len, _)| len == units)
     };
     plain_layout(plan)

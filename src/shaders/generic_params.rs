@@ -13,7 +13,7 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
     let in_strides = plan.in_strides();
     let out_strides = plan.out_strides_by_input_dim();
     let (walk_dims, walk_strides) = plan.walk();
-    let extents: Vec<u64> = (0..rank).map(|d| chunk.hi[d] - chunk.lo[d]).collect();
+    let extents = chunk.extents();
     // A walk in tiles: its dims over the box, and both sides' strides.
     let tiled = plan.walk_tile_dims_of(&extents).unwrap_or_default();
     let tiled_column = |i: usize| -> Vec<u64> { tiled.iter().map(|d| d[i]).collect() };

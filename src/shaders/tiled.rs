@@ -197,9 +197,7 @@ pub(super) fn box_of(plan: &Plan, chunk: &Chunk) -> (Vec<u64>, u64, u64) {
             .wrapping_add(corner(strides).wrapping_mul(unit as u64))
             .wrapping_sub(window)
     };
-    let extents = (0..chunk.lo.len())
-        .map(|d| chunk.hi[d] - chunk.lo[d])
-        .collect();
+    let extents = chunk.extents();
     let src = at(
         plan.src_start(),
         chunk.src_window.0,
