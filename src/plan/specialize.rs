@@ -3,14 +3,14 @@
 use super::reasons::{Learned, SpecializeReason};
 use super::select::micro_block;
 use super::tuning::{SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES};
-use super::{IndexMath, Kernel, Options, Plan};
+use super::{IndexMath, Kernel, Options, Plan, windows};
 
 /// Whether to bake the shape into the generic or micro kernel: large tensors, while the
 /// budget of specialised pipelines lasts (a shape that has its own pipeline keeps it). Not
 /// for 64-bit index math, padded or strided views on the generic kernel, nor conversions
-/// on the generic kernel; past one binding, for boxes of one shape only (micro boxes, and
-/// the generic kernel's plain boxes): their offsets stay uniforms, one pipeline runs every
-/// box.
+/// on the generic kernel; past one binding, for boxes of one shape only (micro boxes, walks
+/// in tiles, and the generic kernel's plain boxes): their offsets stay uniforms, one
+/// pipeline runs every box.
 pub(super) fn choose_specialize(
     plan: &Plan,
     opts: &Options,
@@ -41,7 +41,8 @@ pub(super) fn choose_specialize(
             .view
             .as_ref()
             .is_some_and(|v| plan.generic_padded() || !v.dst_contiguous);
-    let one_shape = plan.plain_boxes || (plan.kernel == Kernel::Micro && plan.boxes_of_one_shape());
+    let own_box_shape = plan.kernel == Kernel::Micro || windows::walk_layout(plan);
+    let one_shape = plan.plain_boxes || (own_box_shape && plan.boxes_of_one_shape());
     if plan.index != IndexMath::U32 || (plan.boxed() && !one_shape) || unlisted_view {
         return Some((false, SpecializeReason::NotApplicable));
     }

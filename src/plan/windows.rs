@@ -192,6 +192,15 @@ fn plain_layout(plan: &Plan) -> bool {
         && plan.walk_tiles.is_none()
 }
 
+/// Whether the generic kernel walks the plan's boxes in tiles
+/// ([`GenericLayout::Walk`](super::GenericLayout::Walk)):
+/// unpadded, into a whole output. Each box's walk has the same dims, its extents its own
+/// (`Plan::walk_tile_dims_of`), so boxes of one shape share the shape's constants.
+pub(super) fn walk_layout(plan: &Plan) -> bool {
+    let whole = plan.view.as_ref().is_none_or(|v| v.dst_contiguous);
+    plan.kernel == Kernel::Generic && plan.walk_tiles.is_some() && whole && !plan.generic_padded()
+}
+
 /// The least common multiple of two positive numbers (saturating).
 fn lcm(a: u64, b: u64) -> u64 {
     let (mut x, mut y) = (a, b);
@@ -228,15 +237,16 @@ fn span(lo: &[u64], hi: &[u64], strides: &[u64]) -> Option<(u64, i64)> {
 /// element always fits), or no dim is left to cut and the plan is refused (a padded view of
 /// packed data whose words' lanes lie far apart in the source).
 ///
-/// Boxes of one shape are sought (see [`even_piece`]) for micro plans and those the generic
-/// kernel's plain layout could run; where their finer pieces would need more windows than
-/// a plan may have, the fewest pieces are taken instead.
+/// Boxes of one shape are sought (see [`even_piece`]) for micro plans, walks in tiles and
+/// those the generic kernel's plain layout could run (each then runs compiled for its box's
+/// shape where the plan is specialised); where their finer pieces would need more windows
+/// than a plan may have, the fewest pieces are taken instead.
 pub(super) fn split_into_chunks(
     plan: &Plan,
     caps: &DeviceCaps,
     limit: u64,
 ) -> Result<Vec<Chunk>, PermuteError> {
-    let one_shape = plan.kernel == Kernel::Micro || plain_layout(plan);
+    let one_shape = plan.kernel == Kernel::Micro || plain_layout(plan) || walk_layout(plan);
     match split_with(plan, caps, limit, one_shape) {
         Err(PermuteError::DeviceLimit { .. }) if one_shape => split_with(plan, caps, limit, false),
         chunks => chunks,

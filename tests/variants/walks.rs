@@ -42,7 +42,8 @@ pub fn walk_tiles_case(rank: usize, elem: usize, row: usize) -> (Vec<usize>, Vec
 /// units; 2, 4, 8 and 16-byte elements), and transposes of 16-byte units (and, forced on the
 /// generic kernel, of 4 and 8-byte ones), and match the reference with guard bytes, offsets
 /// that differ on each side, specialised and not, and in boxes over binding windows of half
-/// the tensor; the last workgroup ends part way (CPU adapters: GPUs have no runs).
+/// the tensor (specialised there too: every box has one shape); the last workgroup ends
+/// part way (CPU adapters: GPUs have no runs).
 #[test]
 fn walks_in_tiles_are_chosen_and_match_the_reference() {
     let Some(p) = gpu() else { return };
@@ -80,7 +81,8 @@ fn walks_in_tiles_are_chosen_and_match_the_reference() {
         // Specialised and not, and in boxes over windows of half the tensor (each box
         // walked in its own whole tiles).
         let bytes = (shape.iter().product::<usize>() * elem) as u64;
-        for (specialize, limit) in [(false, None), (true, None), (false, Some(bytes / 2))] {
+        let half = Some(bytes / 2);
+        for (specialize, limit) in [(false, None), (true, None), (false, half), (true, half)] {
             // Forced 4-byte units would take wide stores (runs without a walk in tiles).
             let options = Options {
                 kernel,
@@ -89,14 +91,15 @@ fn walks_in_tiles_are_chosen_and_match_the_reference() {
                 binding_limit: limit.map(|l| align + 4 + l),
                 ..Options::default()
             };
-            cases.push((case(shape, perm, elem, options, offsets), limit.is_some()));
+            let op = case(shape, perm, elem, options, offsets);
+            cases.push((op, limit.is_some(), specialize));
         }
     }
-    let ops: Vec<_> = cases.iter().map(|(op, _)| op.clone()).collect();
+    let ops: Vec<_> = cases.iter().map(|(op, ..)| op.clone()).collect();
     let fresh = Permuter::new(p.device(), p.queue()).unwrap();
-    let lane_major = shapes.iter().flat_map(|s| [s.5; 3]);
+    let lane_major = shapes.iter().flat_map(|s| [s.5; 4]);
     let results = check_many(&fresh, &ops).into_iter().zip(&cases);
-    for ((result, (_, boxed)), lane_major) in results.zip(lane_major) {
+    for ((result, (_, boxed, specialize)), lane_major) in results.zip(lane_major) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(plan.boxed(), *boxed, "{plan}");
         // In boxes, where whole tiles fit half the tensor; the rest (checked above against
@@ -107,6 +110,12 @@ fn walks_in_tiles_are_chosen_and_match_the_reference() {
         }
         assert!(plan.walk_tiles.is_some() && plan.runs, "{plan}");
         assert_eq!(plan.lane_major_runs(), lane_major, "{plan}");
+        // Boxes of one shape run compiled for it (`plan::specialize`), their walk's dims
+        // the boxes' (`shaders::constants`).
+        if *boxed && *specialize {
+            assert!(plan.boxes_of_one_shape(), "{plan}");
+            assert!(plan.specialized, "{plan}");
+        }
     }
 }
 
