@@ -152,10 +152,13 @@ impl Plan {
 
     /// Whether every dispatch's box has the same extents (one box has).
     pub fn boxes_of_one_shape(&self) -> bool {
-        self.chunks
-            .windows(2)
-            .all(|w| w[0].extents() == w[1].extents())
+        of_one_shape(&self.chunks)
     }
+}
+
+/// Whether every box has the same extents.
+fn of_one_shape(chunks: &[Chunk]) -> bool {
+    chunks.windows(2).all(|w| w[0].extents() == w[1].extents())
 }
 
 /// Whether the generic kernel's boxes run in its plain layout ([`Plan::plain_boxes`]):
@@ -165,16 +168,17 @@ impl Plan {
 /// extents from its corner as a whole tensor's does, so that stacked runs and the shape's
 /// constants apply past one binding too.
 pub(super) fn plain_boxes(plan: &Plan) -> bool {
+    plain_layout(plan) && !plan.scatter && plain_boxes_of(plan, &plan.chunks)
+}
+
+/// Whether `chunks` are several boxes of one shape, each a contiguous stretch of the output.
+fn plain_boxes_of(plan: &Plan, chunks: &[Chunk]) -> bool {
     let out_strides = plan.out_strides_by_input_dim();
     let contiguous = |c: &Chunk| {
         let units: u64 = c.extents().iter().product();
         span(&c.lo, &c.hi, &out_strides).is_some_and(|(len, _)| len == units)
     };
-    plain_layout(plan)
-        && plan.boxed()
-        && !plan.scatter
-        && plan.boxes_of_one_shape()
-        && plan.chunks.iter().all(contiguous)
+    chunks.len() > 1 && of_one_shape(chunks) && chunks.iter().all(contiguous)
 }
 
 /// Whether the generic kernel's plain layout could run the plan's boxes, whatever their
@@ -247,8 +251,12 @@ pub(super) fn split_into_chunks(
     limit: u64,
 ) -> Result<Vec<Chunk>, PermuteError> {
     let one_shape = plan.kernel == Kernel::Micro || plain_layout(plan) || walk_layout(plan);
+    let fewest = || split_with(plan, caps, limit, false);
     match split_with(plan, caps, limit, one_shape) {
-        Err(PermuteError::DeviceLimit { .. }) if one_shape => split_with(plan, caps, limit, false),
+        Err(PermuteError::DeviceLimit { .. }) if one_shape => fewest(),
+        // Equal pieces pay in the plain layout only where the boxes are contiguous stretches
+        // of the output; other boxes take the fewest pieces, as many dispatches as needed.
+        Ok(chunks) if plain_layout(plan) && !plain_boxes_of(plan, &chunks) => fewest(),
         chunks => chunks,
     }
 }

@@ -334,7 +334,8 @@ fn boxes_take_one_shape_where_equal_pieces_are_near() {
 /// both flips of 16384 rows of 4096 f32 cut into 4 boxes of 4096 rows, each a contiguous
 /// stretch of the output, run in the generic kernel's plain layout (stacked runs on CPU
 /// devices, compiled for the box's shape where forced); a permute whose boxes are not
-/// contiguous in the output keeps the boxed layout.
+/// contiguous in the output keeps the boxed layout in the fewest boxes, and walked in tiles,
+/// boxes of one shape compiled for it.
 #[test]
 fn contiguous_boxes_of_one_shape_run_plain() {
     let cpu = cpu();
@@ -364,5 +365,16 @@ fn contiguous_boxes_of_one_shape_run_plain() {
         ..forced
     });
     let p = plan::plan(&req, &cpu).unwrap();
+    // Its boxes take the fewest pieces (5 x 5; equal ones would not run plain).
     assert!(p.boxed() && !p.plain_boxes && !p.specialized, "{p}");
+    assert!(!p.boxes_of_one_shape() && p.chunks.len() == 25, "{p}");
+    check_chunks(&p, &cpu, cpu.max_storage_binding);
+    // Walked in tiles, its boxes take one shape and run compiled for it.
+    let req = Request::new(&[64, 2048, 1024], &[1, 0, 2], 4).with_options(forced);
+    let p = plan::plan(&req, &cpu).unwrap();
+    assert!(
+        p.walk_tiles.is_some() && p.boxes_of_one_shape() && p.specialized,
+        "{p}"
+    );
+    check_chunks(&p, &cpu, cpu.max_storage_binding);
 }
