@@ -365,7 +365,7 @@ impl Plan {
                     SPECIALIZE_PAYBACK_BYTES >> 20
                 ),
                 (false, SpecializeReason::BudgetSpent) => "dims and strides are uniforms: this permuter has compiled its most shape-specialised pipelines".into(),
-                (false, _) => "dims and strides are uniforms: only 32-bit generic permutes and views that gather into a whole output, lane-major strips and square micro blocks of plain permutes, in one binding or in boxes of one shape, are compiled per shape".into(),
+                (false, _) => "dims and strides are uniforms: only 32-bit generic permutes and views that gather into a whole output, lane-major strips and square micro blocks of plain permutes, in one binding or in boxes of one shape (micro blocks, walks in tiles, and generic boxes that are contiguous in the output), are compiled per shape".into(),
             });
         }
         match self.chunks.as_slice() {

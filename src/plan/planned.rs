@@ -368,8 +368,10 @@ impl Plan {
             scatter: false,
             walk_tiles: None,
             column_runs: false,
-            // The micro kernel's shape constants are for its CPU-device runs.
-            specialized: self.specialized && self.kernel != Kernel::Micro,
+            // Constants of micro runs or of a box's walk (CPU devices) are not a GPU's.
+            specialized: self.specialized
+                && self.kernel != Kernel::Micro
+                && !(self.walk_tiles.is_some() && self.boxed()),
             ..self.clone()
         };
         if self.runs {

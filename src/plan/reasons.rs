@@ -288,10 +288,11 @@ pub enum SpecializeReason {
     Small,
     /// Large enough, but [`Learned::max_specialized`] shapes have their own pipelines already.
     BudgetSpent,
-    /// 64-bit index math, windows, a padded or strided view or a conversion off the micro
-    /// kernel, or micro blocks other than lane-major strips and square blocks of plain
-    /// permutes: only those and 32-bit generic permutes and views that gather into a whole
-    /// output, in one binding, specialise.
+    /// 64-bit index math, boxes of several shapes, a padded or strided view or a conversion
+    /// off the micro kernel, or micro blocks other than lane-major strips and square blocks
+    /// of plain permutes: only those and 32-bit generic permutes and views that gather into
+    /// a whole output specialise, in one binding or in boxes of one shape (micro boxes,
+    /// walks in tiles, and the generic kernel's plain boxes).
     NotApplicable,
 }
 

@@ -33,8 +33,9 @@ pub struct WalkTiles {
 impl Plan {
     /// What the generic kernel's items walk: the dims they enumerate (outermost first) and
     /// each dim's stride on the side they decode. A gather walks the output's dims with
-    /// their source strides, or their tiles ([`Plan::walk_tile_dims`]); a scatter
-    /// ([`Plan::scatter`]) the source's dims with their output strides.
+    /// their source strides, or their tiles ([`Plan::walk_tile_dims`]; a box's:
+    /// [`Plan::walk_tile_dims_of`]); a scatter ([`Plan::scatter`]) the source's dims with
+    /// their output strides.
     pub fn walk(&self) -> (Vec<u64>, Vec<u64>) {
         match self.walk_tile_dims() {
             Some(walk) => (

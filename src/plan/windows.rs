@@ -3,8 +3,8 @@
 
 use super::tuning::{LANE_GROUP, PAGE_BYTES};
 use super::{
-    ChannelAt, Chunk, DeviceCaps, GENERIC_ITEMS, GENERIC_WORKGROUP, Kernel, MAX_CHUNKS, Misfit,
-    Plan, Strip, TILED_STRIP_WORKGROUP, Tile, select,
+    ChannelAt, Chunk, DeviceCaps, GENERIC_ITEMS, GENERIC_WORKGROUP, GenericLayout, Kernel,
+    MAX_CHUNKS, Misfit, Plan, Strip, TILED_STRIP_WORKGROUP, Tile, select,
 };
 use crate::PermuteError;
 
@@ -196,13 +196,11 @@ fn plain_layout(plan: &Plan) -> bool {
         && plan.walk_tiles.is_none()
 }
 
-/// Whether the generic kernel walks the plan's boxes in tiles
-/// ([`GenericLayout::Walk`](super::GenericLayout::Walk)):
-/// unpadded, into a whole output. Each box's walk has the same dims, its extents its own
+/// Whether the generic kernel walks the plan's boxes in tiles ([`GenericLayout::Walk`]).
+/// Each box's walk has the whole tensor's rank of dims, its extents its own
 /// (`Plan::walk_tile_dims_of`), so boxes of one shape share the shape's constants.
 pub(super) fn walk_layout(plan: &Plan) -> bool {
-    let whole = plan.view.as_ref().is_none_or(|v| v.dst_contiguous);
-    plan.kernel == Kernel::Generic && plan.walk_tiles.is_some() && whole && !plan.generic_padded()
+    plan.kernel == Kernel::Generic && plan.generic_layout() == GenericLayout::Walk
 }
 
 /// The least common multiple of two positive numbers (saturating).
@@ -244,7 +242,8 @@ fn span(lo: &[u64], hi: &[u64], strides: &[u64]) -> Option<(u64, i64)> {
 /// Boxes of one shape are sought (see [`even_piece`]) for micro plans, walks in tiles and
 /// those the generic kernel's plain layout could run (each then runs compiled for its box's
 /// shape where the plan is specialised); where their finer pieces would need more windows
-/// than a plan may have, the fewest pieces are taken instead.
+/// than a plan may have, or the plain layout's boxes are not contiguous stretches of the
+/// output (so run boxed, on uniforms), the fewest pieces are taken instead.
 pub(super) fn split_into_chunks(
     plan: &Plan,
     caps: &DeviceCaps,
@@ -256,7 +255,9 @@ pub(super) fn split_into_chunks(
         Err(PermuteError::DeviceLimit { .. }) if one_shape => fewest(),
         // Equal pieces pay in the plain layout only where the boxes are contiguous stretches
         // of the output; other boxes take the fewest pieces, as many dispatches as needed.
-        Ok(chunks) if plain_layout(plan) && !plain_boxes_of(plan, &chunks) => fewest(),
+        Ok(chunks) if plain_layout(plan) && !plain_boxes_of(plan, &chunks) => {
+            fewest().or(Ok(chunks))
+        }
         chunks => chunks,
     }
 }
@@ -326,8 +327,8 @@ fn split_with(
             // As many pieces as that needs, balanced (no thin last piece), in whole grains.
             let extent = hi[d] - lo[d];
             let p = (p / grain[d] * grain[d]).max(grain[d]);
-            // Boxes of one shape (micro boxes run compiled for it, the generic kernel's may
-            // run plain: `plain_boxes`); pieces of the output's rows no shorter than a
+            // Boxes of one shape (micro boxes and walks in tiles run compiled for it, the
+            // generic kernel's may run plain: `plain_boxes`); pieces of the output's rows no shorter than a
             // page, unless the fewest pieces make them so: each dispatch writes its own
             // pages. Otherwise the fewest pieces.
             let least = match (one_shape, plan.dims_perm.last() == Some(&d)) {
@@ -438,7 +439,8 @@ fn split_with(
 /// A piece of at most `max` (a multiple of `grain`) of a dim of `extent`: equal pieces of
 /// whole grains where up to twice the fewest pieces make them (more than the fewest only
 /// where the pieces keep `least` positions), so that every box has one shape (a micro
-/// plan's boxes then share one pipeline compiled for it, `plan::specialize`); else the
+/// plan's boxes, or a walk's, then share one pipeline compiled for it, `plan::specialize`;
+/// the generic kernel's may run plain); else the
 /// fewest pieces, balanced (no thin last one).
 ///
 /// On lavapipe (AMD EPYC) the 256 MiB transpose `[16384,4096] (1,0)` took 43.5-44.8 ms in

@@ -323,8 +323,8 @@ fn fill_unit(unit: u32, access64: bool) -> &'static str {
 
 /// Values of the pipeline constants of a plan: a specialised generic plan's `D{i}` and
 /// `S{i}`, the dims its items walk and their strides on the side they decode
-/// ([`Plan::walk`]: output dims and source strides, or for a scatter the reverse; a walk in
-/// tiles over boxes, its boxes'); a micro
+/// ([`Plan::walk`]: output dims and source strides, or for a scatter the reverse; over
+/// boxes of a walk in tiles, a box's walk, [`Plan::walk_tile_dims_of`]); a micro
 /// plan's `BANDED` where it has bands, and specialised, its shape's words `P{i}`
 /// (`shaders::micro::shape_words`, from its one dispatch's parameter block). Empty for
 /// other plans.
@@ -358,11 +358,21 @@ pub fn constants(plan: &Plan) -> Vec<(String, f64)> {
     if !plan.specialized {
         return Vec::new();
     }
-    // A walk in tiles over boxes (of one shape: `plan::specialize`) walks the first's dims.
+    // Boxes compile only where each dispatch walks the same dims (`plan::specialize`).
+    debug_assert!(
+        !plan.boxed() || plan.plain_boxes || plan.walk_tiles.is_some(),
+        "{plan}"
+    );
+    // A walk in tiles over boxes (of one shape) walks the first's dims.
     let (dims, strides) = match (plan.walk_tiles, plan.boxed(), plan.chunks.first()) {
         (Some(_), true, Some(chunk)) => {
             let walk = plan.walk_tile_dims_of(&chunk.extents()).unwrap_or_default();
-            debug_assert!(plan.boxes_of_one_shape(), "{plan}");
+            debug_assert!(
+                plan.chunks
+                    .iter()
+                    .all(|c| plan.walk_tile_dims_of(&c.extents()).as_ref() == Some(&walk)),
+                "{plan}"
+            );
             (
                 walk.iter().map(|d| d[0]).collect(),
                 walk.iter().map(|d| d[1]).collect(),

@@ -146,8 +146,9 @@ pub fn all_variants() -> Vec<Variant> {
                                 specialized,
                                 ..plain
                             }));
-                            // Runs in boxes over binding windows (never compiled for a
-                            // shape: boxes differ).
+                            // Runs in boxed layout over binding windows (never compiled
+                            // for a shape: those boxes are not contiguous stretches of the
+                            // output; walks in tiles and plain boxes compile).
                             if !specialized {
                                 all.push(Variant::Generic(GenericVariant {
                                     runs: true,

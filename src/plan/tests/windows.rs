@@ -372,9 +372,10 @@ fn contiguous_boxes_of_one_shape_run_plain() {
     // Walked in tiles, its boxes take one shape and run compiled for it.
     let req = Request::new(&[64, 2048, 1024], &[1, 0, 2], 4).with_options(forced);
     let p = plan::plan(&req, &cpu).unwrap();
-    assert!(
-        p.walk_tiles.is_some() && p.boxes_of_one_shape() && p.specialized,
-        "{p}"
-    );
+    assert!(p.boxed() && p.walk_tiles.is_some(), "{p}");
+    assert!(p.boxes_of_one_shape() && p.specialized, "{p}");
     check_chunks(&p, &cpu, cpu.max_storage_binding);
+    // As a GPU runs it (what the memory model traces): boxed, on uniforms.
+    let gpu = p.on_gpu().unwrap();
+    assert!(gpu.boxed() && !gpu.specialized, "{gpu}");
 }
