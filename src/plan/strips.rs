@@ -6,6 +6,7 @@
 //! (`select::micro_block`).
 
 use super::tuning::{MICRO_FLAT_RUN, STRIP_MAX};
+use super::view::gcd;
 use super::{Block, ChannelAt, IndexMath, Misfit, Plan, Strip};
 
 /// The tiled kernel's strips for a conversion between an interleaved `[L, n]` and a planar
@@ -185,14 +186,6 @@ pub fn flat_box_images(plan: &Plan, block: &Block) -> Option<u64> {
     let (run, flat_run) = (block.run as u64, MICRO_FLAT_RUN as u64);
     let pixels_per_box = block.side as u64 * run / gcd(run, flat_run) * flat_run;
     Some(pixels_per_box / gcd(pixels_per_box, pixels))
-}
-
-/// The greatest common divisor.
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 /// The last pixels of a flat strip's plan that its blocks do not cover ([`flat_blocks`]:

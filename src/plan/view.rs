@@ -497,6 +497,7 @@ pub fn lower_in(
     }
 }
 
-fn gcd(a: u64, b: u64) -> u64 {
+/// The greatest common divisor (of a positive number and 0: the number).
+pub(super) fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
 }

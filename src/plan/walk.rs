@@ -33,9 +33,9 @@ pub struct WalkTiles {
 impl Plan {
     /// What the generic kernel's items walk: the dims they enumerate (outermost first) and
     /// each dim's stride on the side they decode. A gather walks the output's dims with
-    /// their source strides, or their tiles ([`Plan::walk_tile_dims`]; a box's:
-    /// [`Plan::walk_tile_dims_of`]); a scatter ([`Plan::scatter`]) the source's dims with
-    /// their output strides.
+    /// their source strides, or their tiles ([`Plan::walk_tile_dims`]); a scatter
+    /// ([`Plan::scatter`]) the source's dims with their output strides. Over boxes of one
+    /// shape, one box's ([`Plan::walked_dims`], [`Plan::walk_tile_dims`]).
     pub fn walk(&self) -> (Vec<u64>, Vec<u64>) {
         match self.walk_tile_dims() {
             Some(walk) => (
@@ -51,9 +51,16 @@ impl Plan {
     /// innermost (a transpose's innermost split into runs first: the runs' count is then
     /// the rows' dim), with the two tiled ones counting tiles, then the positions within a
     /// tile (the source-adjacent dim's, then the rows'), then the innermost dim (or run).
-    /// Dims of one position are left out.
+    /// Dims of one position are left out. Over boxes of one shape, a box's walk: what each
+    /// dispatch walks (the shape's constants, `shaders::constants`).
     pub fn walk_tile_dims(&self) -> Option<Vec<[u64; 3]>> {
-        self.walk_tile_dims_of(&self.dims)
+        match (
+            self.boxed() && self.boxes_of_one_shape(),
+            self.chunks.first(),
+        ) {
+            (true, Some(c)) => self.walk_tile_dims_of(&c.extents()),
+            _ => self.walk_tile_dims_of(&self.dims),
+        }
     }
 
     /// [`Plan::walk_tile_dims`] of a box of these extents (input order; a binding window's,

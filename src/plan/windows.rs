@@ -2,6 +2,7 @@
 //! buffer windows fit, and folding workgroup counts into the device's grid limits.
 
 use super::tuning::{LANE_GROUP, PAGE_BYTES};
+use super::view::gcd;
 use super::{
     ChannelAt, Chunk, DeviceCaps, GENERIC_ITEMS, GENERIC_WORKGROUP, GenericLayout, Kernel,
     MAX_CHUNKS, Misfit, Plan, Strip, TILED_STRIP_WORKGROUP, Tile, select,
@@ -205,11 +206,7 @@ pub(super) fn walk_layout(plan: &Plan) -> bool {
 
 /// The least common multiple of two positive numbers (saturating).
 fn lcm(a: u64, b: u64) -> u64 {
-    let (mut x, mut y) = (a, b);
-    while y != 0 {
-        (x, y) = (y, x % y);
-    }
-    (a / x.max(1)).saturating_mul(b)
+    (a / gcd(a, b).max(1)).saturating_mul(b)
 }
 
 /// Units a box `lo..hi` spans with these strides (two's complement where negative), and
@@ -328,9 +325,9 @@ fn split_with(
             let extent = hi[d] - lo[d];
             let p = (p / grain[d] * grain[d]).max(grain[d]);
             // Boxes of one shape (micro boxes and walks in tiles run compiled for it, the
-            // generic kernel's may run plain: `plain_boxes`); pieces of the output's rows no shorter than a
-            // page, unless the fewest pieces make them so: each dispatch writes its own
-            // pages. Otherwise the fewest pieces.
+            // generic kernel's may run plain: `plain_boxes`); pieces of the output's rows
+            // no shorter than a page, unless the fewest pieces make them so: each dispatch
+            // writes its own pages. Otherwise the fewest pieces.
             let least = match (one_shape, plan.dims_perm.last() == Some(&d)) {
                 (true, true) => PAGE_BYTES.div_ceil(dst_unit),
                 (true, false) => 0,
@@ -440,8 +437,8 @@ fn split_with(
 /// whole grains where up to twice the fewest pieces make them (more than the fewest only
 /// where the pieces keep `least` positions), so that every box has one shape (a micro
 /// plan's boxes, or a walk's, then share one pipeline compiled for it, `plan::specialize`;
-/// the generic kernel's may run plain); else the
-/// fewest pieces, balanced (no thin last one).
+/// the generic kernel's may run plain); else the fewest pieces, balanced (no thin last
+/// one).
 ///
 /// On lavapipe (AMD EPYC) the 256 MiB transpose `[16384,4096] (1,0)` took 43.5-44.8 ms in
 /// 3 x 3 boxes and 38.8-39.7 in 4 x 4 of one shape, compiled for it; the 4-D reversal

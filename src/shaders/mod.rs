@@ -324,7 +324,7 @@ fn fill_unit(unit: u32, access64: bool) -> &'static str {
 /// Values of the pipeline constants of a plan: a specialised generic plan's `D{i}` and
 /// `S{i}`, the dims its items walk and their strides on the side they decode
 /// ([`Plan::walk`]: output dims and source strides, or for a scatter the reverse; over
-/// boxes of a walk in tiles, a box's walk, [`Plan::walk_tile_dims_of`]); a micro
+/// boxes of a walk in tiles, a box's); a micro
 /// plan's `BANDED` where it has bands, and specialised, its shape's words `P{i}`
 /// (`shaders::micro::shape_words`, from its one dispatch's parameter block). Empty for
 /// other plans.
@@ -363,23 +363,17 @@ pub fn constants(plan: &Plan) -> Vec<(String, f64)> {
         !plan.boxed() || plan.plain_boxes || plan.walk_tiles.is_some(),
         "{plan}"
     );
-    // A walk in tiles over boxes (of one shape) walks the first's dims.
-    let (dims, strides) = match (plan.walk_tiles, plan.boxed(), plan.chunks.first()) {
-        (Some(_), true, Some(chunk)) => {
-            let walk = plan.walk_tile_dims_of(&chunk.extents()).unwrap_or_default();
-            debug_assert!(
-                plan.chunks
-                    .iter()
-                    .all(|c| plan.walk_tile_dims_of(&c.extents()).as_ref() == Some(&walk)),
-                "{plan}"
-            );
-            (
-                walk.iter().map(|d| d[0]).collect(),
-                walk.iter().map(|d| d[1]).collect(),
-            )
-        }
-        _ => plan.walk(),
-    };
+    // Over boxes of a walk in tiles, every box walks the same dims as the first.
+    debug_assert!(
+        plan.walk_tiles.is_none()
+            || plan.chunks.iter().all(|c| {
+                plan.walk_tile_dims_of(&c.extents())
+                    .map(|w| w.iter().map(|d| d[0]).collect())
+                    == Some(plan.walk().0)
+            }),
+        "{plan}"
+    );
+    let (dims, strides) = plan.walk();
     let dims = dims
         .into_iter()
         .enumerate()
