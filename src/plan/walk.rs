@@ -166,8 +166,9 @@ fn split_runs(
         let run = plan.run_units();
         let n = out.pop().unwrap_or(1);
         out.extend([n / run, run]);
+        // Two's complement: a flipped view's strides are negative.
         if let Some(s) = src.pop() {
-            src.extend([s * run, s]);
+            src.extend([s.wrapping_mul(run), s]);
         }
     }
     (out, src)
@@ -185,8 +186,17 @@ fn tile_dims(out: &[u64], whole: &[u64], src: &[u64], t: WalkTiles) -> Vec<[u64;
     let (a, b) = (t.dim, last - 1);
     let mut walk: Vec<[u64; 3]> = (0..last)
         .map(|k| match k {
-            _ if k == a => [out[a] / t.across, src[a] * t.across, dst[a] * t.across],
-            _ if k == b => [out[b] / t.rows, src[b] * t.rows, dst[b] * t.rows],
+            // Source strides in two's complement (a flipped view's are negative).
+            _ if k == a => [
+                out[a] / t.across,
+                src[a].wrapping_mul(t.across),
+                dst[a] * t.across,
+            ],
+            _ if k == b => [
+                out[b] / t.rows,
+                src[b].wrapping_mul(t.rows),
+                dst[b] * t.rows,
+            ],
             _ => [out[k], src[k], dst[k]],
         })
         .collect();
