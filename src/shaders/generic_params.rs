@@ -65,11 +65,10 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
         ),
     };
     head[GenericValue::NItems as usize] = n_items;
-    // Runs are whole in the items, lane-major groups of runs too (`Plan::lane_major_runs`).
-    debug_assert!(
-        !v.runs || n_items.is_multiple_of(plan.run_units()),
-        "{plan}"
-    );
+    // Runs are whole in the units (items count quads or destination words where elements
+    // convert), lane-major groups of runs too (`Plan::lane_major_runs`).
+    let units = head[GenericValue::NUnits as usize];
+    debug_assert!(!v.runs || units.is_multiple_of(plan.run_units()), "{plan}");
     let group = (LANE_GROUP * GENERIC_RUN) as u64;
     debug_assert!(
         v.lanes == RunLanes::Own || n_items.is_multiple_of(group),

@@ -184,7 +184,9 @@ fn check_batch_now(p: &Permuter, cases: &[Relayout]) -> Vec<Result<Plan, String>
         let seed = case
             .out_shape()
             .iter()
-            .fold(case.elem_size() as u64, |s, &d| s * 31 + d as u64);
+            .fold(case.elem_size() as u64, |s, &d| {
+                s.wrapping_mul(31).wrapping_add(d as u64)
+            });
         let data = test_bytes(bytes(case).0, seed);
         let at = (base + case.offsets().0) as usize;
         src_init[at..at + data.len()].copy_from_slice(&data);
