@@ -302,7 +302,9 @@ pub fn choose_quads(plan: &Plan, one_binding: bool) -> bool {
 /// binding (or, of unpacked units unconverted, in boxes over binding windows) written
 /// contiguously (no bounds or destination strides) with 32-bit index math, whose innermost
 /// output dim is whole runs of [`GENERIC_RUN`], so that a run never leaves its output row
-/// and its source offsets step by one stride. A CPU adapter gains nothing from spacing a
+/// and its source offsets step by one stride; or, in one binding, whose rows stack
+/// ([`Plan::rows_stack`]), whatever their length: a stack's run steps down its column
+/// ([`Plan::stacked_runs`], the only order such rows take). A CPU adapter gains nothing from spacing a
 /// thread's items a workgroup apart (its lanes access memory one at a time) and pays for
 /// each decode; on GPUs the spaced items are what coalesces.
 pub fn choose_runs(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> bool {
@@ -324,10 +326,8 @@ pub fn choose_runs(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> bool {
         && (one_binding || boxes)
         && (plan.pack() == 1 || plan.conversion.is_some())
         && whole
-        && plan
-            .out_dims()
-            .last()
-            .is_some_and(|&d| d.is_multiple_of(plan.run_units()))
+        && (plan.rows_hold_whole_runs()
+            || (one_binding && plan.conversion.is_none() && plan.rows_stack()))
 }
 
 /// Whether the generic kernel's runs write 16 bytes at a time: runs of 4 or 8-byte units
@@ -339,6 +339,7 @@ pub fn choose_wide_stores(plan: &Plan, opts: &Options) -> Result<bool, PermuteEr
         && plan.kernel == Kernel::Generic
         && matches!(plan.unit, 4 | 8)
         && plan.dst_offset.is_multiple_of(16)
+        && plan.rows_hold_whole_runs()
         && !plan.boxed()
         && plan.walk_tiles.is_none();
     match opts.wide_stores {

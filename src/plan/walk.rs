@@ -106,10 +106,16 @@ impl Plan {
                 .is_some_and(|d| d.is_multiple_of(whole_groups))
     }
 
-    /// Whether lane-major runs are stacked: a SIMD group's lanes move neighbouring units of
-    /// an output row and each step takes the next row of a stack of [`GENERIC_RUN`], rather
-    /// than moving on along the row, so that a workgroup streams its rows a page or more
-    /// apart on each side, as the shader copy streams its items a workgroup (4 KiB) apart.
+    /// Whether the output's rows hold whole runs ([`Plan::run_units`]): every order of runs
+    /// but a stack needs them, each run being a stretch of one row.
+    pub fn rows_hold_whole_runs(&self) -> bool {
+        (self.out_dims().last()).is_some_and(|d| d.is_multiple_of(self.run_units()))
+    }
+
+    /// Whether runs are stacked: a SIMD group's lanes move neighbouring units of an output
+    /// row and each step takes the next row of a stack of [`GENERIC_RUN`], rather than
+    /// moving on along the row, so that a workgroup streams its rows a page or more apart
+    /// on each side, as the shader copy streams its items a workgroup (4 KiB) apart.
     /// On lavapipe (AMD EPYC) a 64 MiB copy whose SIMD groups each moved 512 bytes in order
     /// took 10.9-11.6 ms, with their steps 4 or 16 KiB apart 9.65-10.07 (256 B to 2 KiB
     /// apart, where neighbouring groups interleave within a page, 18-30). The gain needs
@@ -117,11 +123,27 @@ impl Plan {
     /// uniforms the views below took about what they took lane-major (11.8-13.1 ms against
     /// 12.5-13.0); compiled for their shape the `[8192,4096]` slice `::2` went from 12.7 to
     /// 10.1 ms and the flips of `[4096,4096]` from 12.7-14.0 to 10.3-11.0
-    /// (docs/benchmarks/10-cpu-round-20.md). Plain lane-major runs (one binding, a whole
-    /// output), rows of a page or more, the stacked dim (the output's second innermost) in
-    /// whole runs, its rows a page or more apart in the source too, or the same row (a
-    /// broadcast).
+    /// (docs/benchmarks/10-cpu-round-20.md). Gathered runs of unconverted units in the plain
+    /// layout (one binding, or boxes that are stretches of a whole output) without wide
+    /// stores, where the rows stack ([`Plan::rows_stack`]). The rows need not hold whole
+    /// runs, nor whole groups' (a stack's lanes take any row's columns): on lavapipe (AMD
+    /// EPYC) `[64,64,56,56] (1,0,2,3)` f32, whose rows of 784 units hold whole runs but not
+    /// whole groups, took 12.3-12.7 ms walked in tiles and 8.1-8.3 stacked (the shader copy
+    /// of its bytes about 7.2; docs/benchmarks/14-cpu-round-24.md).
     pub fn stacked_runs(&self) -> bool {
+        self.runs
+            && self.kernel == Kernel::Generic
+            && !self.scatter
+            && !self.wide_stores
+            && self.conversion.is_none()
+            && self.generic_layout() == GenericLayout::Plain
+            && self.rows_stack()
+    }
+
+    /// Whether the walked output rows stack (see [`Plan::stacked_runs`]): rows of a page or
+    /// more, the stacked dim (the output's second innermost) in whole runs, its rows a page
+    /// or more apart in the source too, or the same row (a broadcast).
+    pub fn rows_stack(&self) -> bool {
         let (dims, strides) = self.walk_of(false);
         let (&[.., rows, row], &[.., step, _]) = (&dims[..], &strides[..]) else {
             return false;
@@ -129,9 +151,7 @@ impl Plan {
         let unit = self.unit as u64;
         // Two's complement: a view's rows may run backwards.
         let apart = (step as i64).unsigned_abs().saturating_mul(unit);
-        self.lane_major_runs()
-            && self.generic_layout() == GenericLayout::Plain
-            && rows.is_multiple_of(GENERIC_RUN as u64)
+        rows.is_multiple_of(GENERIC_RUN as u64)
             && row.saturating_mul(unit) >= PAGE_BYTES
             && (apart == 0 || apart >= PAGE_BYTES)
     }
@@ -254,6 +274,7 @@ pub(super) fn choose_walk_tiles(
         && plan.view.is_none()
         && plan.conversion.is_none()
         && !plan.boxed()
+        && plan.rows_hold_whole_runs()
         && opts.scatter != Some(true);
     let tiles = tiles_of(plan).filter(|_| applies);
     match (opts.walk_tiles, tiles) {
@@ -350,6 +371,7 @@ pub(super) fn choose_scatter(plan: &Plan, opts: &Options) -> Result<bool, Permut
         && plan.view.is_none()
         && (plan.conversion.is_none() || plan.quads)
         && plan.chunks.len() == 1
+        && plan.rows_hold_whole_runs()
         && last > 0
         && plan.dims_perm[last] == last;
     match opts.scatter {

@@ -69,9 +69,14 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
     // convert), lane-major groups of runs too (`Plan::lane_major_runs`).
     let units = head[GenericValue::NUnits as usize];
     debug_assert!(!v.runs || units.is_multiple_of(plan.run_units()), "{plan}");
+    // Rows that are not whole runs run only stacked (`select::choose_runs`).
+    debug_assert!(
+        !v.runs || plan.rows_hold_whole_runs() || v.lanes == RunLanes::Stacked,
+        "{plan}"
+    );
     let group = (LANE_GROUP * GENERIC_RUN) as u64;
     debug_assert!(
-        v.lanes == RunLanes::Own || n_items.is_multiple_of(group),
+        v.lanes != RunLanes::LaneMajor || n_items.is_multiple_of(group),
         "{plan}"
     );
     head[GenericValue::SrcOff as usize] = src_off;

@@ -3,7 +3,7 @@
 //! stacked, scattered).
 
 use wgpu_permute::plan::tuning::{GENERIC_RUN, GENERIC_WORKGROUP, WALK_TILE_ROW_BYTES};
-use wgpu_permute::{Kernel, Options, Permuter, Relayout};
+use wgpu_permute::{Kernel, Options, Permuter, Relayout, View};
 
 use super::common::{case, check_many, gpu};
 
@@ -206,6 +206,67 @@ fn long_rows_far_apart_stack_before_they_walk_in_tiles() {
             (walked, !walked),
             "{plan}"
         );
+    }
+}
+
+/// Rows of a page or more that are not whole SIMD groups' runs stack too: rows of whole
+/// runs (`[8,16,1056] (1,0,2)` f32, 264 units of 16 bytes), and rows that are not whole
+/// runs, which only a stack can take (1030 floats in 8-byte units, 1025 in 4-byte ones),
+/// specialised and not, with offsets that differ on each side, and a flipped view of such
+/// rows; they match the reference with guard bytes (CPU adapters). Forced to walk in tiles, scatter or store wide, rows
+/// that are not whole runs are refused with `ForcedChoice`.
+#[test]
+fn rows_that_are_not_whole_groups_stack() {
+    let Some(p) = gpu() else { return };
+    if !p.caps().cpu {
+        eprintln!("not a CPU adapter: runs are a CPU-device layout; not run");
+        return;
+    }
+    let shapes: [(&[usize], u32); 3] = [
+        (&[8, 16, 1056], 16),
+        (&[8, 16, 1030], 8),
+        (&[8, 8, 1025], 4),
+    ];
+    let mut cases = Vec::new();
+    for (shape, _) in shapes {
+        for specialize in [false, true] {
+            let options = Options {
+                specialize: Some(specialize),
+                ..Options::default()
+            };
+            cases.push(case(shape, &[1, 0, 2], 4, options, (16, 48)));
+        }
+    }
+    // A view too: rows of 1030 floats read bottom up, in 8-byte units.
+    let flipped = View::contiguous(&[16, 1030]).invert_axis(0).unwrap();
+    cases.push(Relayout::view(flipped, 16 * 1030, 4).unwrap());
+    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
+    let units = (shapes.iter().flat_map(|&(_, unit)| [unit, unit])).chain([8]);
+    for (result, unit) in check_many(&fresh, &cases).into_iter().zip(units) {
+        let plan = result.unwrap_or_else(|e| panic!("{e}"));
+        assert!(plan.stacked_runs() && plan.unit == unit, "{plan}");
+        assert_eq!(plan.rows_hold_whole_runs(), unit == 16, "{plan}");
+    }
+    let forced = [
+        Options {
+            walk_tiles: Some(true),
+            ..Options::default()
+        },
+        Options {
+            scatter: Some(true),
+            ..Options::default()
+        },
+        Options {
+            wide_stores: Some(true),
+            ..Options::default()
+        },
+    ];
+    for options in forced {
+        let op = case(&[8, 8, 1025], &[1, 0, 2], 4, options, (16, 48));
+        match op.plan(p.caps()) {
+            Err(wgpu_permute::PermuteError::ForcedChoice { .. }) => {}
+            other => panic!("{options:?}: {other:?}"),
+        }
     }
 }
 
