@@ -320,6 +320,9 @@ impl Plan {
                 true => format!(
                     "each invocation moves a run of {run} neighbouring source units, decoding where the first goes (a scatter: gathering, a workgroup would read a new 4 KiB page per output row, which a CPU's prefetchers do not follow; scattered, it writes few pages; unless forced)"
                 ),
+                false if self.stacked_runs() => format!(
+                    "each invocation moves a run of {run} output units, one down each row of a stack, decoding the first and stepping through the source (a CPU device: items a workgroup apart pay only on GPUs)"
+                ),
                 false => format!(
                     "each invocation moves a run of {run} neighbouring output units, decoding the first and stepping through the source (a CPU device: items a workgroup apart pay only on GPUs)"
                 ),

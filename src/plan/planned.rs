@@ -63,8 +63,9 @@ pub struct Plan {
     pub specialized: bool,
     /// Invocations each move a run of neighbours, decoding the first only (a CPU device's
     /// choice, `select::choose_runs`): the generic kernel's [`GENERIC_RUN`] consecutive
-    /// output units (source units, for a [`Plan::scatter`]) instead of items a workgroup
-    /// apart, the micro kernel's blocks along the output's rows ([`MICRO_RUNS`]) instead of
+    /// output units (source units, for a [`Plan::scatter`]; one column of a stack of output
+    /// rows, for [`Plan::stacked_runs`]) instead of items a workgroup apart, the micro
+    /// kernel's blocks along the output's rows ([`MICRO_RUNS`]) instead of
     /// one.
     pub runs: bool,
     /// 8 and 16-byte units, and the micro kernel's wide block rows, are accessed as

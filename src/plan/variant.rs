@@ -59,8 +59,8 @@ pub enum RunLanes {
     /// Lane-major ([`Plan::lane_major_runs`]): the lanes move neighbouring units, and the
     /// group moves on along the row at each step.
     LaneMajor,
-    /// Stacked ([`Plan::stacked_runs`], lane-major runs that stack): the lanes move
-    /// neighbouring units, and each step moves down to the next of a stack of rows.
+    /// Stacked ([`Plan::stacked_runs`]): the lanes move neighbouring units of a row, and
+    /// each step moves down to the next of a stack of rows.
     Stacked,
 }
 

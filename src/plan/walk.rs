@@ -141,17 +141,20 @@ impl Plan {
     }
 
     /// Whether the walked output rows stack (see [`Plan::stacked_runs`]): rows of a page or
-    /// more, the stacked dim (the output's second innermost) in whole runs, its rows a page
-    /// or more apart in the source too, or the same row (a broadcast).
+    /// more that are rows of the source too (forwards or backwards: a transpose's lanes
+    /// would read a row apart each, which walks in tiles avoid), the stacked dim (the
+    /// output's second innermost) in whole runs, its rows a page or more apart in the source
+    /// too, or the same row (a broadcast).
     pub fn rows_stack(&self) -> bool {
         let (dims, strides) = self.walk_of(false);
-        let (&[.., rows, row], &[.., step, _]) = (&dims[..], &strides[..]) else {
+        let (&[.., rows, row], &[.., step, along]) = (&dims[..], &strides[..]) else {
             return false;
         };
         let unit = self.unit as u64;
         // Two's complement: a view's rows may run backwards.
         let apart = (step as i64).unsigned_abs().saturating_mul(unit);
-        rows.is_multiple_of(GENERIC_RUN as u64)
+        (along as i64).unsigned_abs() == 1
+            && rows.is_multiple_of(GENERIC_RUN as u64)
             && row.saturating_mul(unit) >= PAGE_BYTES
             && (apart == 0 || apart >= PAGE_BYTES)
     }

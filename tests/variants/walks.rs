@@ -212,8 +212,9 @@ fn long_rows_far_apart_stack_before_they_walk_in_tiles() {
 /// Rows of a page or more that are not whole SIMD groups' runs stack too: rows of whole
 /// runs (`[8,16,1056] (1,0,2)` f32, 264 units of 16 bytes), and rows that are not whole
 /// runs, which only a stack can take (1030 floats in 8-byte units, 1025 in 4-byte ones),
-/// specialised and not, with offsets that differ on each side, and a flipped view of such
-/// rows; they match the reference with guard bytes (CPU adapters). Forced to walk in tiles, scatter or store wide, rows
+/// specialised and not, with offsets that differ on each side, at rank 4 too, and views of
+/// such rows flipped, reversed and broadcast; they match the reference with guard bytes
+/// (CPU adapters). A transpose's long rows walk in tiles, never stack. Forced to walk in tiles, scatter or store wide, rows
 /// that are not whole runs are refused with `ForcedChoice`.
 #[test]
 fn rows_that_are_not_whole_groups_stack() {
@@ -237,11 +238,24 @@ fn rows_that_are_not_whole_groups_stack() {
             cases.push(case(shape, &[1, 0, 2], 4, options, (16, 48)));
         }
     }
-    // A view too: rows of 1030 floats read bottom up, in 8-byte units.
-    let flipped = View::contiguous(&[16, 1030]).invert_axis(0).unwrap();
-    cases.push(Relayout::view(flipped, 16 * 1030, 4).unwrap());
+    // Rank 4, and views: rows of 1030 floats read bottom up, each read backwards, and one
+    // row broadcast down 16 (a stack of one source row), in 8-byte units.
+    let options = Options::default();
+    cases.push(case(&[2, 8, 4, 1030], &[0, 2, 1, 3], 4, options, (16, 48)));
+    let rows = View::contiguous(&[16, 1030]);
+    let views = [
+        (rows.clone().invert_axis(0).unwrap(), 16 * 1030),
+        (rows.invert_axis(1).unwrap(), 16 * 1030),
+        (
+            View::contiguous(&[1, 1030]).broadcast(&[16, 1030]).unwrap(),
+            1030,
+        ),
+    ];
+    for (view, len) in views {
+        cases.push(Relayout::view(view, len, 4).unwrap());
+    }
     let fresh = Permuter::new(p.device(), p.queue()).unwrap();
-    let units = (shapes.iter().flat_map(|&(_, unit)| [unit, unit])).chain([8]);
+    let units = (shapes.iter().flat_map(|&(_, unit)| [unit, unit])).chain([8; 4]);
     for (result, unit) in check_many(&fresh, &cases).into_iter().zip(units) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
         assert!(plan.stacked_runs() && plan.unit == unit, "{plan}");
@@ -268,6 +282,10 @@ fn rows_that_are_not_whole_groups_stack() {
             other => panic!("{options:?}: {other:?}"),
         }
     }
+    // A transpose's rows are columns of the source: it walks in tiles, however long they are.
+    let op = Relayout::permute(&[264, 8, 256], &[2, 1, 0], 16).unwrap();
+    let plan = &op.plan(p.caps()).unwrap()[0];
+    assert!(plan.walk_tiles.is_some() && !plan.stacked_runs(), "{plan}");
 }
 
 /// Without walks in tiles, runs scatter on their own where gathering would read a new page per
