@@ -183,10 +183,10 @@ fn bad_operations_are_typed_errors_before_anything_is_recorded() {
 }
 
 /// A permute whose block sides micro blocks do not divide, on a CPU device, runs in parts
-/// where the generic kernel alone would read far apart (`plan::edge_parts`): the body on
+/// where it moves 256 KiB or more (`plan::edge_parts`): the body on
 /// micro blocks, its edges on the generic kernel, each writing its box of the output in
 /// place (guard bytes around, offsets within words), equal to the reference. Where the
-/// edges would split words of packed data, or the reads stay near, one generic plan.
+/// edges would split words of packed data, or the tensor is small, one generic plan.
 #[test]
 fn odd_sides_run_their_body_on_micro_blocks_and_their_edges_generic() {
     use wgpu_permute::plan::{Kernel, Options};
@@ -229,8 +229,10 @@ fn odd_sides_run_their_body_on_micro_blocks_and_their_edges_generic() {
         ),
         // Edges in parts of 16-bit words: one plan.
         (case(&[1001, 1001], &[1, 0], 2, (0, 0)), false, 1),
-        // Reads that stay near (400 KB a row): one plan.
-        (case(&[32, 2048, 49], &[0, 2, 1], 4, (0, 0)), false, 1),
+        // Rows of 49 (a strip would be 8 at most): the body's 48 columns in blocks.
+        (case(&[32, 2048, 49], &[0, 2, 1], 4, (0, 0)), p.caps().cpu, 2),
+        // Below `EDGE_SPLIT_BYTES` (67 KB): one plan.
+        (case(&[129, 131], &[1, 0], 4, (0, 0)), false, 1),
     ];
     let ops: Vec<Relayout> = cases.iter().map(|(op, _, _)| op.clone()).collect();
     for (result, (op, parts, count)) in common::check_many(p, &ops).into_iter().zip(&cases) {

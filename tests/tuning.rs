@@ -98,7 +98,7 @@ fn autotuning_races_a_permute_in_parts_against_each_kernel() {
     let p = wgpu_permute::Permuter::new(shared.device(), shared.queue())
         .unwrap()
         .with_autotune(true);
-    // Reads for an output row span just over `EDGE_SPLIT_SPAN` (1 MiB), sides odd.
+    // Past `EDGE_SPLIT_BYTES` (256 KiB), sides odd.
     let (shape, perm) = ([513usize, 515], [1usize, 0]);
     // Before the first run, a CPU device's plan has the parts among its contenders.
     let req = wgpu_permute::Request::new(&shape, &perm, 4);

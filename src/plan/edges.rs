@@ -4,9 +4,8 @@
 //! in place. The generic kernel alone took 1.3-3x as long on lavapipe (Intel Xeon; three
 //! alternating bench runs, medians): `[4095,4095] (1,0)` f32 96 ms against 44 in parts,
 //! `[4097,4099]` 114 against 41, `[1001,1001]` 2.25 against 1.79, `[63,64,65,64]
-//! (3,2,1,0)` 212 against 71. Only where the generic kernel's reads for one output row
-//! span more than [`EDGE_SPLIT_SPAN`]: below, they stay cached and it wins (`[32,2048,7,7] (0,2,3,1)`,
-//! 400 KiB: 4.5 ms alone, 4.9 in parts, the body's rows too odd for wide blocks).
+//! (3,2,1,0)` 212 against 71. Only where the permute moves [`EDGE_SPLIT_BYTES`] or more:
+//! below, the parts' dispatches cost more than they save.
 //! Autotuning races the parts against each kernel alone ([`Measured::Parts`]).
 //!
 //! A flat strip's plan (`plan::flat_strip`) runs in parts too where the pixels of all its
@@ -45,11 +44,7 @@ pub fn edge_parts(plan: &Plan) -> Option<Vec<(View, usize)>> {
     };
     let (r, c) = (plan.dims[rows], plan.dims[cols]);
     let (r_body, c_body) = (whole(r), whole(c));
-    let in_strides = plan.in_strides();
-    let span = r
-        .saturating_mul(in_strides[rows])
-        .saturating_mul(plan.unit as u64);
-    if span <= EDGE_SPLIT_SPAN {
+    if plan.bytes < EDGE_SPLIT_BYTES {
         return None;
     }
     if r_body == 0 || c_body == 0 || (r_body == r && c_body == c) {

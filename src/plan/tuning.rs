@@ -64,12 +64,18 @@ pub const STRIP_MAX: u32 = 8;
 /// block position serves them all (8% to 10% faster on lavapipe for 1 and 8-byte units).
 pub const MICRO_RUN: u32 = 4;
 
-/// Input bytes the generic kernel's reads for one output row may span before a permute that
-/// micro blocks would take but for its sides runs in parts (`plan::edge_parts`): past it,
-/// every read of a row is a new page and line (`[1001,1001] (1,0)` f32, 4 MB: 2.25 -> 1.79
-/// ms in parts on lavapipe); below, the reads stay cached (`[32,2048,7,7] (0,2,3,1)`, 400 KB: 10%
-/// slower in parts).
-pub const EDGE_SPLIT_SPAN: u64 = 1 << 20;
+/// Bytes a permute that micro blocks would take but for its sides moves before it runs in
+/// parts (`plan::edge_parts`): below, the parts' extra dispatches cost more than the
+/// generic kernel's element-by-element reads. On lavapipe (AMD EPYC; two to three
+/// alternating probe runs, docs/benchmarks/14-cpu-round-24.md) the parts took 1.2-2.5x
+/// less time from 1 MiB up (the ViT transpose `[64,197,768] (0,2,1)` f32 21.0-21.3 ms
+/// against 12.5-13.1, `[128,1030,128] (0,2,1)` 42 against 20, `[64,62,62] (0,2,1)`, 984 KB,
+/// 0.76 against 0.45), tied around 256 KiB (`[258,258] (1,0)`, `[8,130,66] (0,2,1)`) and at
+/// `[32,2048,7,7] (0,2,3,1)` (rows of 49, too odd for wide blocks: 3.3-8.4 ms against
+/// 4.6-6.0 over five runs), and lost below (`[130,130] (1,0)`, 67 KB: 0.11-0.15 ms against
+/// 0.16). Until round 24 the rule was a span of 1 MiB for one output row's reads, which left
+/// those between on the generic kernel at 0.2-0.3 of the shader copy.
+pub const EDGE_SPLIT_BYTES: u64 = 256 << 10;
 
 /// The runs a micro invocation may move, in order of preference: the first that divides the
 /// blocks along the run (else 1). Extents that are not multiples of 16 elements leave row

@@ -311,11 +311,11 @@ fn plan(args: &Planned) -> Result<()> {
         println!("blocks:");
     } else if plans.len() > 1 {
         println!(
-            "runs in {} parts: micro blocks do not divide its sides, and the generic kernel's \
-             reads for one output row would span more than {} KiB; the body in whole blocks, \
-             then the edges, each a view writing its box of the output in place",
+            "runs in {} parts: micro blocks do not divide its sides, and it moves {} KiB or \
+             more; the body in whole blocks, then the edges, each a view writing its box of \
+             the output in place",
             plans.len(),
-            wgpu_permute::plan::tuning::EDGE_SPLIT_SPAN >> 10
+            wgpu_permute::plan::tuning::EDGE_SPLIT_BYTES >> 10
         );
         for part in &plans[1..] {
             println!("edge: {part}");

@@ -2,7 +2,7 @@
 //! permute moves, and come only where the generic kernel would read far apart on a CPU.
 
 use super::*;
-use crate::plan::tuning::{EDGE_SPLIT_SPAN, STRIP_MAX};
+use crate::plan::tuning::{EDGE_SPLIT_BYTES, STRIP_MAX};
 use crate::{
     Relayout,
     plan::{edge_parts, with_edges},
@@ -47,10 +47,10 @@ fn the_parts_tile_the_output_and_move_what_the_permute_moves() {
 
 #[test]
 fn one_plan_where_reads_stay_near_sides_divide_or_the_device_is_a_gpu() {
-    // Both sides of the span: a 2-D f32 transpose's reads for an output row span its bytes.
+    // Both sides of the size: a 2-D f32 transpose of odd sides.
     let just = |bytes: u64| ((bytes / 4) as f64).sqrt() as usize | 1;
-    let below = just(EDGE_SPLIT_SPAN * 9 / 10);
-    let above = just(EDGE_SPLIT_SPAN * 11 / 10);
+    let below = just(EDGE_SPLIT_BYTES * 9 / 10);
+    let above = just(EDGE_SPLIT_BYTES * 11 / 10);
     assert!(parts(&[below, below], &[1, 0], 4).is_none());
     assert!(parts(&[above, above], &[1, 0], 4).is_some());
     // Sides of whole blocks: micro takes it whole.
