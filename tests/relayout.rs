@@ -230,7 +230,11 @@ fn odd_sides_run_their_body_on_micro_blocks_and_their_edges_generic() {
         // Edges in parts of 16-bit words: one plan.
         (case(&[1001, 1001], &[1, 0], 2, (0, 0)), false, 1),
         // Rows of 49 (a strip would be 8 at most): the body's 48 columns in blocks.
-        (case(&[32, 2048, 49], &[0, 2, 1], 4, (0, 0)), p.caps().cpu, 2),
+        (
+            case(&[32, 2048, 49], &[0, 2, 1], 4, (0, 0)),
+            p.caps().cpu,
+            2,
+        ),
         // Below `EDGE_SPLIT_BYTES` (67 KB): one plan.
         (case(&[129, 131], &[1, 0], 4, (0, 0)), false, 1),
     ];
