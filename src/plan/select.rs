@@ -304,9 +304,9 @@ pub fn choose_quads(plan: &Plan, one_binding: bool) -> bool {
 /// output dim is whole runs of [`GENERIC_RUN`], so that a run never leaves its output row
 /// and its source offsets step by one stride; or, in one binding, whose rows stack
 /// ([`Plan::rows_stack`]), whatever their length: a stack's run steps down its column
-/// ([`Plan::stacked_runs`], the only order such rows take). A CPU adapter gains nothing from spacing a
-/// thread's items a workgroup apart (its lanes access memory one at a time) and pays for
-/// each decode; on GPUs the spaced items are what coalesces.
+/// ([`Plan::stacked_runs`], the only order such rows take). A CPU adapter gains nothing
+/// from spacing a thread's items a workgroup apart (its lanes access memory one at a time)
+/// and pays for each decode; on GPUs the spaced items are what coalesces.
 pub fn choose_runs(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> bool {
     if plan.kernel == Kernel::Micro {
         return micro_runs(caps);

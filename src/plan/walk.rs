@@ -109,7 +109,9 @@ impl Plan {
     /// Whether the output's rows hold whole runs ([`Plan::run_units`]): every order of runs
     /// but a stack needs them, each run being a stretch of one row.
     pub fn rows_hold_whole_runs(&self) -> bool {
-        (self.out_dims().last()).is_some_and(|d| d.is_multiple_of(self.run_units()))
+        self.out_dims()
+            .last()
+            .is_some_and(|d| d.is_multiple_of(self.run_units()))
     }
 
     /// Whether runs are stacked: a SIMD group's lanes move neighbouring units of an output
@@ -128,8 +130,8 @@ impl Plan {
     /// stores, where the rows stack ([`Plan::rows_stack`]). The rows need not hold whole
     /// runs, nor whole groups' (a stack's lanes take any row's columns): on lavapipe (AMD
     /// EPYC) `[64,64,56,56] (1,0,2,3)` f32, whose rows of 784 units hold whole runs but not
-    /// whole groups, took 12.3-12.7 ms walked in tiles and 8.1-8.3 stacked (the shader copy
-    /// of its bytes about 7.2; docs/benchmarks/14-cpu-round-24.md).
+    /// whole groups, took 13.2-13.9 ms walked in tiles and 7.8-12.3 stacked (median 8.7; the
+    /// shader copy of its bytes 7.2-8.1 ms; docs/benchmarks/14-cpu-round-24.md).
     pub fn stacked_runs(&self) -> bool {
         self.runs
             && self.kernel == Kernel::Generic
