@@ -7,7 +7,7 @@ use super::{
     Figures, IndexReason, Kernel, KernelReason, MAX_MODELLED, MIN_TILED_EXTENT, Modelling, Plan,
     SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES, SpecializeReason, Strip, Tile, Tuning,
     simplify,
-    tuning::{LANE_GROUP, MICRO_SHORT_ROW_BYTES},
+    tuning::{BATCH_TILE_BYTES, LANE_GROUP, MICRO_SHORT_ROW_BYTES},
 };
 
 impl KernelReason {
@@ -281,6 +281,12 @@ impl Plan {
                         if let Some(k) = self.row_continuation() {
                             why.push(format!(
                                 "the batch decodes dim {k} innermost, not the input's order: it continues the output's short rows and lies a page or more away in the input, so that a SIMD group writes neighbouring rows back to back (a CPU device)"
+                            ));
+                        }
+                        if let Some(t) = self.batch_tiles {
+                            why.push(format!(
+                                "the batch decodes in tiles: dim {} split at {} (at most {BATCH_TILE_BYTES} bytes of the input), with dim {} between its halves, whose neighbours lie within a page in the output, so that a page of output rows is written again before it leaves a CPU's translation caches (a CPU device)",
+                                t.outer, t.inner, t.across
                             ));
                         }
                         let short = super::runs::short_rows_run(self, &block);

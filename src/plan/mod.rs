@@ -32,6 +32,7 @@ mod view_plan;
 mod walk;
 mod windows;
 
+pub use batch_order::BatchTiles;
 pub use channels::{ChannelAt, Channels};
 pub use edges::{edge_parts, with_edges};
 pub use geometry::*;
@@ -337,6 +338,7 @@ pub fn plan_with(
         scatter: false,
         walk_tiles: None,
         column_runs: false,
+        batch_tiles: None,
         plain_boxes: false,
         view: None,
         reasons: Reasons::empty(),
@@ -429,6 +431,9 @@ fn finish(
             }
             plan.walk_tiles = None;
         }
+    }
+    if one_binding && let Some(tiles) = BatchTiles::choose(&plan) {
+        tiles.split(&mut plan);
     }
     // Before the windows: a box's grain follows the direction of the runs.
     plan.column_runs = column_runs::choose(&plan, caps, opts, limit)?;

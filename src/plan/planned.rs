@@ -98,6 +98,9 @@ pub struct Plan {
     /// apart (a CPU device's choice, `column_runs::choose`; see
     /// [`Block::column_runs`](super::Block::column_runs)).
     pub column_runs: bool,
+    /// The micro kernel's batch decodes in tiles: one batch dim split in two, another
+    /// between its halves (a CPU device's choice, `BatchTiles::choose`).
+    pub batch_tiles: Option<BatchTiles>,
     /// The generic kernel's boxes over binding windows run as a whole tensor in one binding
     /// does (its plain layout, stacked runs and shape constants included), each over its own
     /// extents from its corner: boxes of one shape, each a contiguous stretch of the output
@@ -369,6 +372,7 @@ impl Plan {
             scatter: false,
             walk_tiles: None,
             column_runs: false,
+            batch_tiles: None,
             // Constants of micro runs or of a box's walk (CPU devices) are not a GPU's.
             specialized: self.specialized
                 && self.kernel != Kernel::Micro
@@ -498,14 +502,6 @@ impl Plan {
         self.row_dim().map_or(1, |a| {
             (self.in_strides()[a] as i64).unsigned_abs() * self.unit as u64
         })
-    }
-
-    /// Batch dims of a tiled plan: all but the row and column dims, in input order.
-    pub fn batch_dims(&self) -> Vec<usize> {
-        let a = self.row_dim();
-        (0..self.dims.len().saturating_sub(1))
-            .filter(|&d| Some(d) != a)
-            .collect()
     }
 }
 

@@ -30,6 +30,17 @@ pub const GENERIC_RUN: u32 = 8;
 /// [`Plan::scatter`](super::Plan::scatter)).
 pub const PAGE_BYTES: u64 = 4096;
 
+/// Bytes of the input a micro plan's batch tiles span along their split dim (CPU devices,
+/// see [`BatchTiles`](super::BatchTiles), which has the measurements).
+pub const BATCH_TILE_BYTES: u64 = 2048;
+
+/// Pages of output rows the input's order must write before it comes back to them for a
+/// micro plan's batch to decode in tiles ([`BATCH_TILE_BYTES`]): on lavapipe (AMD EPYC)
+/// tiles won from 4,096 (the 4-D reversal, 0.67 -> 0.85 of the shader copy), tied at
+/// 1,024 and lost at 32 (0.53-0.66 -> 0.33), where the pages stay in a CPU's translation
+/// caches anyway.
+pub const BATCH_TILE_MIN_PAGES: u64 = 2048;
+
 /// Bytes of output row each source-adjacent step of the generic kernel's walk in tiles
 /// writes (CPU devices, see [`Plan::walk_tiles`](super::Plan::walk_tiles)): a tile holds
 /// as many output rows as fill it. On lavapipe (AMD EPYC; the shader copy of the same bytes

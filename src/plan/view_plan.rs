@@ -192,6 +192,7 @@ pub fn plan_view(
         scatter: false,
         walk_tiles: None,
         column_runs: false,
+        batch_tiles: None,
         plain_boxes: false,
         view: Some(ViewLayout {
             src_strides: low.src_strides,

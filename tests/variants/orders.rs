@@ -1,5 +1,6 @@
 //! The order in which micro boxes decode their batch dims (`Plan::box_batch_dims`): short
-//! output rows continued by a batch dim far away in the input decode that dim innermost.
+//! output rows continued by a batch dim far away in the input decode that dim innermost;
+//! batch dims swapped between input and output decode in tiles.
 
 use wgpu_permute::plan::View;
 use wgpu_permute::{Kernel, Options, Permuter, Relayout};
@@ -63,4 +64,43 @@ fn short_rows_decoded_with_their_continuation_innermost_land_in_place() {
     }
     // Some windowed plan stays micro, so that windows' boxes decode in this order too.
     assert!(windowed_micro > 0);
+}
+
+/// Batch dims swapped between input and output decode in tiles (`plan::BatchTiles`):
+/// reversals of 4 and 8-byte elements whose split dim divides by 8 or only by 6, and of
+/// rank 5, with 16-byte-aligned offsets (wide blocks) and word offsets (word blocks of 4-byte
+/// elements), specialised and not; every output element lands in its place with the guard bytes
+/// untouched.
+#[test]
+fn batches_decoded_in_tiles_land_in_place() {
+    let Some(p) = gpu() else { return };
+    if !p.caps().cpu {
+        eprintln!("not a CPU adapter: the micro kernel's order is a CPU-device layout; not run");
+        return;
+    }
+    let shapes: [(&[usize], &[usize], usize); 4] = [
+        (&[16, 64, 32, 64], &[3, 2, 1, 0], 4),
+        (&[16, 64, 32, 64], &[3, 2, 1, 0], 8),
+        (&[16, 64, 36, 64], &[3, 2, 1, 0], 4),
+        (&[16, 16, 32, 32, 16], &[4, 3, 2, 1, 0], 4),
+    ];
+    let mut cases = Vec::new();
+    for (shape, perm, elem) in shapes {
+        // Word offsets for 4-byte elements; 8-byte ones need 16 bytes for micro blocks.
+        let other = if elem == 4 { (4, 12) } else { (32, 80) };
+        let aligned = [(16, 48), other];
+        for (offsets, specialize) in aligned.into_iter().zip([false, true]) {
+            let options = Options {
+                specialize: Some(specialize),
+                ..Options::default()
+            };
+            cases.push(case(shape, perm, elem, options, offsets));
+        }
+    }
+    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
+    for (result, op) in check_many(&fresh, &cases).into_iter().zip(&cases) {
+        let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
+        assert_eq!(plan.kernel, Kernel::Micro, "{plan}");
+        assert!(plan.batch_tiles.is_some(), "{plan}");
+    }
 }

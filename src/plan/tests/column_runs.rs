@@ -2,8 +2,10 @@
 //! them is refused, and their binding windows' boxes; and its runs over short input rows.
 
 use super::*;
+use crate::Relayout;
 use crate::convert::{Conversion, Dtype};
 use crate::plan::tuning::{MICRO_BAND_MAX_SPAN, MICRO_COLUMN_RUN_MIN_BAND};
+use crate::plan::{BatchTiles, View};
 
 fn planned(
     shape: &[usize],
@@ -319,16 +321,19 @@ fn short_rows_continued_far_away_decode_their_continuation_innermost() {
                 &[16usize, 16, 16, 16, 4, 32][..],
                 &[2usize, 4, 1, 5, 3, 0][..],
             ),
-            // Rows of 64 units (16 row blocks).
-            (&[64, 64, 64, 64], &[3, 2, 1, 0]),
-            (&[512, 16, 16, 32], &[3, 2, 1, 0]),
+            // Rows of 64 units (16 row blocks), batch dims not swapped.
+            (&[64, 64, 64, 64], &[3, 1, 2, 0]),
             // The continuation already innermost.
             (&[8, 32, 8, 32], &[0, 3, 2, 1]),
         ] {
             let p = planned(shape, perm, 4, auto, caps).unwrap();
             assert_eq!(p.kernel, Kernel::Micro, "{p}");
             assert_eq!(p.row_continuation(), None, "{p}");
-            assert_eq!(p.box_batch_dims(), p.batch_dims(), "{p}");
+            assert_eq!(
+                (p.box_batch_dims(), p.batch_tiles),
+                (p.batch_dims(), None),
+                "{p}"
+            );
         }
     }
     let gpu = planned(
@@ -339,4 +344,86 @@ fn short_rows_continued_far_away_decode_their_continuation_innermost() {
         &Default::default(),
     );
     assert_eq!(gpu.unwrap().row_continuation(), None);
+}
+
+/// Micro plans on CPU devices whose innermost batch dim lies a page or more away in the
+/// output and another batch dim less than a page, where the input's order writes 2,048
+/// pages of output rows or more before it comes back to them, decode the batch in tiles
+/// ([`BatchTiles`]): the first dim split at 2 KiB of the input, the other between its
+/// halves, ahead of a row continuation; the dims then split, the permute the same. Nearer
+/// output neighbours, fewer pages, batch dims that are not swapped, views, plans past one
+/// binding and GPUs keep the input's order.
+#[test]
+fn swapped_batch_dims_decode_in_tiles() {
+    let auto = Options::default();
+    for caps in [&cpu(), &cpu64()] {
+        // Rows of 16 units (continued by dim 1), dim 2 1024 units from its neighbour in the
+        // output, dim 1 16: tiles where 1024 units are a page or more; 64 output rows of a
+        // page each, 32 times before dim 1 moves on.
+        for elem in [1, 2, 4, 8, 16] {
+            let options = Options {
+                kernel: (elem == 16).then_some(Kernel::Micro),
+                ..auto
+            };
+            let p = planned(&[16, 64, 32, 64], &[3, 2, 1, 0], elem, options, caps).unwrap();
+            assert_eq!(p.kernel, Kernel::Micro, "{p}");
+            if elem < 4 {
+                assert_eq!(p.batch_tiles, None, "{p}");
+                continue;
+            }
+            let inner = 2048 / (64 * elem as u64);
+            let tiles = BatchTiles {
+                outer: 2,
+                inner,
+                across: 1,
+            };
+            assert_eq!(p.batch_tiles, Some(tiles), "{p}");
+            assert_eq!(p.dims, [16, 64, 32 / inner, inner, 64], "{p}");
+            assert_eq!(p.dims_perm, [4, 2, 3, 1, 0], "{p}");
+            assert_eq!(p.box_batch_dims(), [2, 1, 3], "{p}");
+            assert_eq!(p.row_continuation(), None, "{p}");
+            let said = format!("decodes in tiles: dim 2 split at {inner}");
+            assert!(p.explain().iter().any(|w| w.contains(&said)), "{p}");
+        }
+        // The suite's 4-D reversal: 8 units of 4 bytes' rows in 2 KiB; an extent that 8
+        // does not divide splits at its largest divisor below.
+        for (shape, inner) in [([64, 64, 64, 64], 8), ([64, 64, 36, 64], 6)] {
+            let p = planned(&shape, &[3, 2, 1, 0], 4, auto, caps).unwrap();
+            let tiles = BatchTiles {
+                outer: 2,
+                inner,
+                across: 1,
+            };
+            assert_eq!(p.batch_tiles, Some(tiles), "{p}");
+        }
+        let limited = Options {
+            binding_limit: Some(48 << 20),
+            ..auto
+        };
+        for (shape, perm, options) in [
+            // Not swapped; fewer pages (12 * 64); a row continuation alone; windows.
+            (&[64usize, 64, 64, 64][..], &[3usize, 1, 2, 0][..], auto),
+            (&[64, 64, 12, 64], &[3, 2, 1, 0], auto),
+            (&[8, 8, 8, 8, 8, 32], &[2, 5, 0, 4, 1, 3], auto),
+            (&[64, 64, 64, 64], &[3, 2, 1, 0], limited),
+        ] {
+            let p = planned(shape, perm, 4, options, caps).unwrap();
+            assert_eq!((p.kernel, p.batch_tiles), (Kernel::Micro, None), "{p}");
+        }
+        let view = View::permuted(&[64, 64, 64, 64], &[3, 2, 1, 0])
+            .unwrap()
+            .invert_axis(3)
+            .unwrap();
+        let op = Relayout::view(view, 64 << 18, 4).unwrap();
+        let p = op.plan(caps).unwrap().remove(0);
+        assert_eq!((p.kernel, p.batch_tiles), (Kernel::Micro, None), "{p}");
+    }
+    let gpu = planned(
+        &[64, 64, 64, 64],
+        &[3, 2, 1, 0],
+        4,
+        auto,
+        &Default::default(),
+    );
+    assert_eq!(gpu.unwrap().batch_tiles, None);
 }
