@@ -1,8 +1,11 @@
 //! The micro kernel's column runs ([`Block::column_runs`](super::Block::column_runs)):
-//! where they apply, and where they pay.
+//! where they apply, and where they pay; and the bands of its usual order.
 
 use super::select::{micro_block, windows_fit};
-use super::tuning::{MICRO_COLUMN_RUN_MIN_BAND, MICRO_RUN};
+use super::tuning::{
+    MICRO_ALIASING_PITCH, MICRO_BAND_BLOCKS, MICRO_BAND_BLOCKS_16B, MICRO_BAND_BLOCKS_SPREAD,
+    MICRO_BAND_MAX_SPAN, MICRO_BAND_ROWS, MICRO_BAND_SPAN, MICRO_COLUMN_RUN_MIN_BAND, MICRO_RUN,
+};
 use super::{DeviceCaps, Kernel, Options, Plan};
 use crate::PermuteError;
 
@@ -98,5 +101,64 @@ fn along_columns(plan: &Plan) -> Plan {
     Plan {
         column_runs: true,
         ..plan.clone()
+    }
+}
+
+impl Plan {
+    /// Row blocks per band of a micro plan's traversal, in whole runs (a dispatch with fewer
+    /// has one band; its last band is shorter): the rows a workgroup reads at a time.
+    /// With 64-bit components, [`MICRO_BAND_ROWS`] rows; with 32-bit ones
+    /// [`MICRO_BAND_BLOCKS`] row blocks where the input's rows alias in L1 sets,
+    /// [`MICRO_BAND_BLOCKS_SPREAD`] where they spread ([`MICRO_BAND_BLOCKS_16B`] of
+    /// 16-byte units), or more where the rows are close: enough for [`MICRO_BAND_SPAN`]
+    /// bytes of them; at most [`MICRO_BAND_MAX_SPAN`] bytes of rows, but never fewer than
+    /// [`MICRO_COLUMN_RUN_MIN_BAND`] blocks. `None` for other plans and orders (strips
+    /// running over images, lane-major and column runs).
+    pub fn micro_band(&self) -> Option<u64> {
+        let block = self.variant()?.block()?;
+        if block.flat || block.lane_major || block.column_runs {
+            // Its blocks run over the images in order, with no rows far apart (a strip's
+            // rows are one span).
+            return None;
+        }
+        let rows = block.rows() as u64;
+        let blocks = if self.access64 {
+            MICRO_BAND_ROWS as u64 / rows
+        } else {
+            let pitch = self.row_pitch();
+            let blocks = match self.unit {
+                16 => MICRO_BAND_BLOCKS_16B,
+                _ if pitch.is_multiple_of(MICRO_ALIASING_PITCH) => MICRO_BAND_BLOCKS,
+                _ => MICRO_BAND_BLOCKS_SPREAD,
+            };
+            (blocks as u64).max(MICRO_BAND_SPAN / pitch.max(1) / rows)
+        };
+        // Never shorter than a SIMD group's rows per column block (column runs take those
+        // that would need shorter ones, where they can).
+        let fit = self.micro_band_fit(block.rows());
+        let blocks = blocks.min(fit.max(MICRO_COLUMN_RUN_MIN_BAND));
+        Some(blocks.next_multiple_of(block.run as u64))
+    }
+
+    /// Row blocks of `rows` input rows each whose rows span at most
+    /// [`MICRO_BAND_MAX_SPAN`] bytes: as many as a micro band keeps cached.
+    pub fn micro_band_fit(&self, rows: u32) -> u64 {
+        MICRO_BAND_MAX_SPAN / (self.row_pitch() * rows as u64).max(1)
+    }
+
+    /// [`Plan::micro_band_fit`] of the output's side: column blocks of `cols` output rows
+    /// each whose rows span at most [`MICRO_BAND_MAX_SPAN`] bytes.
+    pub fn micro_out_fit(&self, cols: u32) -> u64 {
+        let last = self.dims.len() - 1;
+        let pitch =
+            (self.out_strides_by_input_dim()[last] as i64).unsigned_abs() * self.dst_unit() as u64;
+        MICRO_BAND_MAX_SPAN / (pitch * cols as u64).max(1)
+    }
+
+    /// Bytes between neighbouring input rows of a micro block (the row dim's stride).
+    fn row_pitch(&self) -> u64 {
+        self.row_dim().map_or(1, |a| {
+            (self.in_strides()[a] as i64).unsigned_abs() * self.unit as u64
+        })
     }
 }
