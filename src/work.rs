@@ -109,9 +109,27 @@ pub struct Work {
 }
 
 impl Work {
-    /// The work of `plan`: nothing, a buffer copy, or one dispatch per chunk (binding
-    /// window) of its kernel.
+    /// The work of `plan` on buffers that allow copies: nothing, a buffer copy, a buffer
+    /// copy per row ([`Plan::row_copies`]), or one dispatch per chunk (binding window) of
+    /// its kernel.
     pub fn of(plan: &Plan) -> Work {
+        if plan.row_copies {
+            let (rows, bytes) = plan.row_copy_steps();
+            let steps = rows.into_iter().map(|(src_offset, dst_offset)| Step::Copy {
+                src_offset,
+                dst_offset,
+                bytes,
+            });
+            return Work {
+                shader: None,
+                steps: steps.collect(),
+            };
+        }
+        Work::of_kernel(plan)
+    }
+
+    /// The work of `plan`'s kernel, its row copies aside (buffers that do not allow copies).
+    pub fn of_kernel(plan: &Plan) -> Work {
         match (plan.kernel, plan.variant()) {
             (Kernel::Copy, _) => Work {
                 shader: None,

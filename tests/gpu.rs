@@ -222,6 +222,7 @@ fn forced_64_bit_index_math_on_common_permutes() {
                     scatter: None,
                     walk_tiles: None,
                     column_runs: None,
+                    row_copies: Some(false),
                 };
                 total += 1;
                 if let Err(m) = check(p, shape, perm, elem, options, (4, 12)) {

@@ -8,6 +8,8 @@
 #[path = "variants/boxes.rs"]
 mod boxes;
 mod common;
+#[path = "variants/copies.rs"]
+mod copies;
 #[path = "variants/flat.rs"]
 mod flat;
 #[path = "variants/orders.rs"]
@@ -408,6 +410,7 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
         scatter: Some(variant.scatter()),
         walk_tiles: Some(false),
         column_runs: Some(variant.block().is_some_and(|b| b.column_runs)),
+        row_copies: Some(false),
     };
     Some(Job::Permute {
         case: case(&shape, &perm, elem, options, offsets),

@@ -38,6 +38,7 @@ struct Input {
     scatter: u8,
     walk_tiles: u8,
     column_runs: u8,
+    row_copies: u8,
 }
 
 fuzz_target!(|input: Input| {
@@ -76,6 +77,7 @@ fuzz_target!(|input: Input| {
         scatter: [None, Some(false), Some(true)][input.scatter as usize % 3],
         walk_tiles: [None, Some(false), Some(true)][input.walk_tiles as usize % 3],
         column_runs: [None, Some(false), Some(true)][input.column_runs as usize % 3],
+        row_copies: [None, Some(false), Some(true)][input.row_copies as usize % 3],
     };
     let req = Request::new(&shape, &perm, input.elem_size as usize)
         .with_offsets(input.src_offset, input.dst_offset)
@@ -95,7 +97,17 @@ fuzz_target!(|input: Input| {
     }
     assert_eq!(p.units() * p.unit as u64, n * input.elem_size as u64);
     assert!(p.dims.iter().all(|&d| d > 1) || p.dims == [1]);
-    assert!(p.dims_perm.windows(2).all(|w| w[1] != w[0] + 1));
+    // Dims that move together are merged, but for a split of batch tiles.
+    let split = p.batch_tiles.map(|t| t.outer);
+    assert!(p.dims_perm.windows(2).all(|w| w[1] != w[0] + 1 || Some(w[0]) == split));
+    // Row copies move every byte once, each inside the buffers' extents.
+    if p.row_copies {
+        let (steps, bytes) = p.row_copy_steps();
+        assert_eq!(steps.len() as u64 * bytes, p.bytes, "{p}");
+        for (s, d) in steps {
+            assert!(s + bytes <= p.src_extent() && d + bytes <= p.dst_extent(), "{p}");
+        }
+    }
     let limit = caps.max_storage_binding.min(options.binding_limit.unwrap_or(u64::MAX));
     let volume: u64 = p
         .chunks

@@ -185,8 +185,9 @@ impl Permuter {
         Ok(())
     }
 
-    /// Checks the buffers against a plan: with the usages and sizes it needs, usable and of
-    /// this permuter's device ([`Permuter::check_owned`]), and distinct.
+    /// Checks the buffers against a plan: with the usages and sizes it needs (row copies'
+    /// or, where the buffers do not allow copies, its kernel's), usable and of this
+    /// permuter's device ([`Permuter::check_owned`]), and distinct.
     pub(super) fn check_buffers(
         &self,
         plan: &Plan,
@@ -195,11 +196,11 @@ impl Permuter {
     ) -> Result<(), PermuteError> {
         let (usage, names) = match plan.kernel {
             Kernel::Empty => return Ok(()),
-            Kernel::Copy => (
+            _ if copies_run(plan, src, dst) => (
                 [wgpu::BufferUsages::COPY_SRC, wgpu::BufferUsages::COPY_DST],
                 ["COPY_SRC", "COPY_DST"],
             ),
-            Kernel::Generic | Kernel::Tiled | Kernel::Micro => {
+            Kernel::Copy | Kernel::Generic | Kernel::Tiled | Kernel::Micro => {
                 ([wgpu::BufferUsages::STORAGE; 2], ["STORAGE", "STORAGE"])
             }
         };
@@ -265,7 +266,8 @@ impl Permuter {
     }
 
     /// Records a plan made by this permuter: checks the buffers, then its work
-    /// ([`Work::of`]: the copy, or one dispatch per chunk).
+    /// ([`Work::of`]: the copy, the row copies, or one dispatch per chunk; the kernel's
+    /// where the buffers do not allow the row copies).
     pub(super) fn record_plan(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -282,7 +284,11 @@ impl Permuter {
             }
             learned.count_uniform(plan);
         }
-        self.record_work(encoder, src, dst, &Work::of(plan))
+        let work = match copies_run(plan, src, dst) {
+            true => Work::of(plan),
+            false => Work::of_kernel(plan),
+        };
+        self.record_work(encoder, src, dst, &work)
     }
 
     /// Records `work` into `encoder`: its buffer copies, or one compute pass of its
@@ -405,4 +411,12 @@ pub fn gpu_permute(
     permuter.record(&mut encoder, src, dst, &op)?;
     captured(device, || queue.submit([encoder.finish()])).map_err(|e| permuter.or_lost(e))?;
     Ok(op)
+}
+
+/// Whether `plan` runs as buffer copies on these buffers: an identity copy, or row copies
+/// ([`Plan::row_copies`]) where the source allows `COPY_SRC` and the destination `COPY_DST`.
+fn copies_run(plan: &Plan, src: &wgpu::Buffer, dst: &wgpu::Buffer) -> bool {
+    let allowed = src.usage().contains(wgpu::BufferUsages::COPY_SRC)
+        && dst.usage().contains(wgpu::BufferUsages::COPY_DST);
+    plan.kernel == Kernel::Copy || (plan.row_copies && allowed)
 }

@@ -149,6 +149,12 @@ impl Plan {
                 .into(),
             );
         }
+        if let Some((rows, bytes)) = self.row_copy_rows().filter(|_| self.row_copies) {
+            why.push(format!(
+                "each output row moves as a buffer copy ({rows} copies of {bytes} bytes) where the source allows COPY_SRC and the destination COPY_DST: on a CPU device a buffer copy runs at memory-copy speed, past binding windows too, and rows of {} bytes or more take far longer to copy than to record (or forced); on other buffers the kernel below runs",
+                super::tuning::ROW_COPY_MIN_BYTES
+            ));
+        }
         why.push(format!(
             "kernel {}: {}",
             self.kernel.name(),
@@ -410,6 +416,12 @@ impl fmt::Display for Plan {
             self.unit,
             self.kernel.name()
         )?;
+        if let Some((rows, bytes)) = self.row_copy_rows().filter(|_| self.row_copies) {
+            write!(
+                f,
+                " (or {rows} buffer copies of {bytes} B where the buffers allow)"
+            )?;
+        }
         if self.specialized {
             write!(f, " (compiled for this shape)")?;
         }

@@ -16,6 +16,7 @@ mod geometry;
 pub mod parts;
 mod planned;
 mod reasons;
+mod row_copies;
 mod runs;
 mod select;
 mod simplify;
@@ -214,6 +215,11 @@ pub struct Options {
     /// blocks of a permute or view without bounds or a conversion, whose column blocks some
     /// run divides, in binding windows (if any) that fit whole runs.
     pub column_runs: Option<bool>,
+    /// Force moving each output row with a buffer copy where both buffers allow copies (on
+    /// or off) instead of the planner's choice (see [`Plan::row_copies`]); on needs a
+    /// permute or view without bounds or a conversion whose rows stay whole, in whole 32-bit
+    /// words, at most [`ROW_COPY_MAX`] of them.
+    pub row_copies: Option<bool>,
 }
 
 /// A permute request: contiguous row-major tensors, output dim `i` is input dim `perm[i]`.
@@ -339,6 +345,7 @@ pub fn plan_with(
         walk_tiles: None,
         column_runs: false,
         batch_tiles: None,
+        row_copies: false,
         plain_boxes: false,
         view: None,
         reasons: Reasons::empty(),
@@ -495,5 +502,6 @@ fn finish(
     }
     plan.scatter = plan.walk_tiles.is_none() && walk::choose_scatter(&plan, opts)?;
     plan.access64 = select::choose_access64(&plan, caps, opts)?;
+    plan.row_copies = row_copies::choose(&plan, caps, opts)?;
     Ok(plan)
 }

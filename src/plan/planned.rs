@@ -101,6 +101,10 @@ pub struct Plan {
     /// The micro kernel's batch decodes in tiles: one batch dim split in two, another
     /// between its halves (a CPU device's choice, `BatchTiles::choose`).
     pub batch_tiles: Option<BatchTiles>,
+    /// Each output row moves as a buffer copy where both buffers allow copies (`COPY_SRC`,
+    /// `COPY_DST`), else the kernel runs as planned (a CPU device's choice for long rows,
+    /// `row_copies::choose`; see [`Plan::row_copy_steps`]).
+    pub row_copies: bool,
     /// The generic kernel's boxes over binding windows run as a whole tensor in one binding
     /// does (its plain layout, stacked runs and shape constants included), each over its own
     /// extents from its corner: boxes of one shape, each a contiguous stretch of the output
@@ -373,6 +377,7 @@ impl Plan {
             walk_tiles: None,
             column_runs: false,
             batch_tiles: None,
+            row_copies: false,
             // Constants of micro runs or of a box's walk (CPU devices) are not a GPU's.
             specialized: self.specialized
                 && self.kernel != Kernel::Micro
@@ -449,9 +454,14 @@ impl Plan {
 }
 
 /// The kernels `plans` run, in order without repeats, joined by `+` (`micro+generic` for
-/// a permute in parts): how tools name what ran.
+/// a permute in parts; `copies` for row copies, on buffers that allow them): how tools name
+/// what ran.
 pub fn kernel_names(plans: &[Plan]) -> String {
-    let mut names: Vec<&str> = plans.iter().map(|p| p.kernel.name()).collect();
+    let name = |p: &Plan| match p.row_copies {
+        true => "copies",
+        false => p.kernel.name(),
+    };
+    let mut names: Vec<&str> = plans.iter().map(name).collect();
     names.dedup();
     names.join("+")
 }

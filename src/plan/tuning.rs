@@ -30,6 +30,20 @@ pub const GENERIC_RUN: u32 = 8;
 /// [`Plan::scatter`](super::Plan::scatter)).
 pub const PAGE_BYTES: u64 = 4096;
 
+/// Bytes of output row from which a CPU device moves each row as a buffer copy (see
+/// [`Plan::row_copies`](super::Plan::row_copies)). On lavapipe (AMD EPYC), a buffer copy
+/// runs at memory-copy speed, about three times the shader copy, and recording one takes
+/// about 0.4 us of CPU: `[64,8,89401] (1,0,2)` f32 (512 rows of 349 KiB, 183 MB, past one
+/// binding) took 7.7 ms as copies against 156 on the generic kernel (the shader copy of its
+/// bytes 24); rows of 12 and 16 KiB still won on the device's clock (4,096 copies of 12 KiB
+/// 3.2-3.6 ms against 8.0-8.2), but recording them cost half as much again (1.6 ms).
+/// From 64 KiB a row's recording is under a tenth of its copy.
+pub const ROW_COPY_MIN_BYTES: u64 = 64 << 10;
+
+/// Most buffer copies one plan records (see [`ROW_COPY_MIN_BYTES`]): 4 GiB of rows of the
+/// smallest size chosen.
+pub const ROW_COPY_MAX: u64 = 1 << 16;
+
 /// Bytes of the input a micro plan's batch tiles span along their split dim (CPU devices,
 /// see [`BatchTiles`](super::BatchTiles), which has the measurements).
 pub const BATCH_TILE_BYTES: u64 = 2048;

@@ -193,6 +193,7 @@ pub fn plan_view(
         walk_tiles: None,
         column_runs: false,
         batch_tiles: None,
+        row_copies: false,
         plain_boxes: false,
         view: Some(ViewLayout {
             src_strides: low.src_strides,

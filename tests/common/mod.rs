@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use wgpu_permute::{Options, Permuter, Plan, Relayout, read_buffer, reference};
 
-/// Options forcing each shader kernel.
+/// Options forcing each shader kernel (and so never row copies).
 pub const GENERIC: Options = Options {
     kernel: Some(wgpu_permute::Kernel::Generic),
     index: None,
@@ -17,6 +17,7 @@ pub const GENERIC: Options = Options {
     scatter: None,
     walk_tiles: None,
     column_runs: None,
+    row_copies: Some(false),
 };
 pub const TILED: Options = Options {
     kernel: Some(wgpu_permute::Kernel::Tiled),

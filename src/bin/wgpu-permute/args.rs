@@ -207,6 +207,9 @@ pub struct Force {
     /// invocations along the rows (true), or along the output's rows (false).
     #[arg(long)]
     column_runs: Option<bool>,
+    /// Force moving each output row with a buffer copy (true) or on the kernel (false).
+    #[arg(long)]
+    row_copies: Option<bool>,
 }
 
 #[derive(Clone, Copy, ValueEnum, Debug)]
@@ -251,6 +254,7 @@ impl Force {
             scatter: self.scatter,
             walk_tiles: self.walk_tiles,
             column_runs: self.column_runs,
+            row_copies: self.row_copies,
         }
     }
 }

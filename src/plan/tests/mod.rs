@@ -5,6 +5,7 @@ mod basics;
 mod column_runs;
 mod edges;
 mod reasons;
+mod row_copies;
 mod shape_keys;
 mod strips;
 mod variants;
