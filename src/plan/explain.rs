@@ -150,9 +150,15 @@ impl Plan {
             );
         }
         if let Some((rows, bytes)) = self.row_copy_rows().filter(|_| self.row_copies) {
+            let why_copies = match bytes >= super::tuning::ROW_COPY_MIN_BYTES {
+                true => format!(
+                    "on a CPU device a buffer copy runs at memory-copy speed, past binding windows too, and a row of {} bytes or more takes far longer to copy than to record",
+                    super::tuning::ROW_COPY_MIN_BYTES
+                ),
+                false => "forced by the request's options".into(),
+            };
             why.push(format!(
-                "each output row moves as a buffer copy ({rows} copies of {bytes} bytes) where the source allows COPY_SRC and the destination COPY_DST: on a CPU device a buffer copy runs at memory-copy speed, past binding windows too, and rows of {} bytes or more take far longer to copy than to record (or forced); on other buffers the kernel below runs",
-                super::tuning::ROW_COPY_MIN_BYTES
+                "each output row moves as a buffer copy ({rows} copies of {bytes} bytes) where the source allows COPY_SRC and the destination COPY_DST ({why_copies}); on other buffers the kernel below runs"
             ));
         }
         why.push(format!(
