@@ -17,6 +17,15 @@ fn planned(
     plan::plan(&Request::new(shape, perm, elem).with_options(options), caps)
 }
 
+/// The planner's choices, but micro forced for 16-byte units (which plan generic on CPU
+/// devices).
+fn micro_for_16_bytes(elem: usize) -> Options {
+    Options {
+        kernel: (elem == 16).then_some(Kernel::Micro),
+        ..Options::default()
+    }
+}
+
 fn block(p: &crate::Plan) -> crate::plan::Block {
     p.variant().and_then(|v| v.block()).unwrap()
 }
@@ -293,10 +302,7 @@ fn short_rows_continued_far_away_decode_their_continuation_innermost() {
         // Output rows of 8 units, continued by dim 1 (64 KiB away for 4-byte units).
         // (16-byte units plan generic on CPU devices unless micro is forced.)
         for elem in [1, 2, 4, 8, 16] {
-            let options = Options {
-                kernel: (elem == 16).then_some(Kernel::Micro),
-                ..auto
-            };
+            let options = micro_for_16_bytes(elem);
             let p = planned(
                 &[8, 8, 8, 8, 8, 32],
                 &[2, 5, 0, 4, 1, 3],
@@ -361,10 +367,7 @@ fn swapped_batch_dims_decode_in_tiles() {
         // output, dim 1 16: tiles where 1024 units are a page or more; 64 output rows of a
         // page each, 32 times before dim 1 moves on.
         for elem in [1, 2, 4, 8, 16] {
-            let options = Options {
-                kernel: (elem == 16).then_some(Kernel::Micro),
-                ..auto
-            };
+            let options = micro_for_16_bytes(elem);
             let p = planned(&[16, 64, 32, 64], &[3, 2, 1, 0], elem, options, caps).unwrap();
             assert_eq!(p.kernel, Kernel::Micro, "{p}");
             if elem < 4 {
