@@ -113,8 +113,8 @@ impl Work {
     /// copy per row ([`Plan::row_copies`]), or one dispatch per chunk (binding window) of
     /// its kernel.
     pub fn of(plan: &Plan) -> Work {
-        if plan.row_copies {
-            let (rows, bytes) = plan.row_copy_steps();
+        let (rows, bytes) = plan.row_copy_steps();
+        if !rows.is_empty() {
             let steps = rows.into_iter().map(|(src_offset, dst_offset)| Step::Copy {
                 src_offset,
                 dst_offset,

@@ -194,15 +194,15 @@ impl Permuter {
         src: &wgpu::Buffer,
         dst: &wgpu::Buffer,
     ) -> Result<(), PermuteError> {
-        let (usage, names) = match plan.kernel {
-            Kernel::Empty => return Ok(()),
-            _ if copies_run(plan, src, dst) => (
+        if plan.kernel == Kernel::Empty {
+            return Ok(());
+        }
+        let (usage, names) = match copies_run(plan, src, dst) {
+            true => (
                 [wgpu::BufferUsages::COPY_SRC, wgpu::BufferUsages::COPY_DST],
                 ["COPY_SRC", "COPY_DST"],
             ),
-            Kernel::Copy | Kernel::Generic | Kernel::Tiled | Kernel::Micro => {
-                ([wgpu::BufferUsages::STORAGE; 2], ["STORAGE", "STORAGE"])
-            }
+            false => ([wgpu::BufferUsages::STORAGE; 2], ["STORAGE", "STORAGE"]),
         };
         let sides = [
             ("source", src, plan.src_extent()),
@@ -277,14 +277,16 @@ impl Permuter {
     ) -> Result<(), PermuteError> {
         let _serial = serial(&self.device);
         self.check_buffers(plan, src, dst)?;
-        if plan.variant().is_some() {
+        let copies = copies_run(plan, src, dst);
+        // What the kernel's shape moved counts towards compiling it for the shape.
+        if plan.variant().is_some() && !copies {
             let mut learned = self.learned();
             if plan.specialized {
                 learned.specialized.insert(plan.shape_key());
             }
             learned.count_uniform(plan);
         }
-        let work = match copies_run(plan, src, dst) {
+        let work = match copies {
             true => Work::of(plan),
             false => Work::of_kernel(plan),
         };
@@ -418,5 +420,5 @@ pub fn gpu_permute(
 fn copies_run(plan: &Plan, src: &wgpu::Buffer, dst: &wgpu::Buffer) -> bool {
     let allowed = src.usage().contains(wgpu::BufferUsages::COPY_SRC)
         && dst.usage().contains(wgpu::BufferUsages::COPY_DST);
-    plan.kernel == Kernel::Copy || (plan.row_copies && allowed)
+    plan.kernel == Kernel::Copy || (plan.copied_rows().is_some() && allowed)
 }

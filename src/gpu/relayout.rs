@@ -82,7 +82,8 @@ impl Permuter {
     pub fn prepare(&self, op: &Relayout) -> Result<Prepared, PermuteError> {
         let _serial = serial(&self.device);
         let plans = self.plan_op(op)?;
-        for shader in plans.iter().filter_map(|plan| Work::of(plan).shader) {
+        // Row copies' plans compile their kernel too, for buffers that do not allow copies.
+        for shader in plans.iter().filter_map(|plan| Work::of_kernel(plan).shader) {
             self.pipelines
                 .get(&self.device, &shader)
                 .map_err(|e| self.or_lost(e))?;

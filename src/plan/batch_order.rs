@@ -1,7 +1,7 @@
 //! The order in which a box of the tiled or micro kernel decodes its batch dims.
 
 use super::tuning::{BATCH_TILE_BYTES, BATCH_TILE_MIN_PAGES, LANE_GROUP, PAGE_BYTES};
-use super::{Kernel, Plan};
+use super::{Kernel, MAX_RANK, Plan};
 
 /// A micro plan's batch decoded in tiles (CPU devices): the input's innermost batch dim is
 /// split in two, `outer` and `outer + 1` in the plan's dims, and the batch dim `across`,
@@ -53,7 +53,7 @@ impl BatchTiles {
             && plan.view.is_none()
             && plan.conversion.is_none();
         let batch = plan.batch_dims();
-        if !plain || batch.len() < 2 {
+        if !plain || batch.len() < 2 || plan.dims.len() >= MAX_RANK {
             return None;
         }
         let (ins, outs, unit) = (
@@ -109,6 +109,21 @@ impl BatchTiles {
             })
             .collect();
         plan.batch_tiles = Some(self);
+    }
+
+    /// Dims and a permutation of a plan split by these tiles with the split undone: the
+    /// plan's permute as other devices and the shape keys see it.
+    pub fn merged(self, dims: &[u64], dims_perm: &[usize]) -> (Vec<u64>, Vec<usize>) {
+        let k = self.outer;
+        let mut dims = dims.to_vec();
+        let inner = dims.remove(k + 1);
+        dims[k] *= inner;
+        let perm = dims_perm
+            .iter()
+            .filter(|&&d| d != k + 1)
+            .map(|&d| if d > k + 1 { d - 1 } else { d })
+            .collect();
+        (dims, perm)
     }
 }
 

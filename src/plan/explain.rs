@@ -149,16 +149,10 @@ impl Plan {
                 .into(),
             );
         }
-        if let Some((rows, bytes)) = self.row_copy_rows().filter(|_| self.row_copies) {
-            let why_copies = match bytes >= super::tuning::ROW_COPY_MIN_BYTES {
-                true => format!(
-                    "on a CPU device a buffer copy runs at memory-copy speed, past binding windows too, and a row of {} bytes or more takes far longer to copy than to record",
-                    super::tuning::ROW_COPY_MIN_BYTES
-                ),
-                false => "forced by the request's options".into(),
-            };
+        if let Some((rows, bytes)) = self.copied_rows() {
             why.push(format!(
-                "each output row moves as a buffer copy ({rows} copies of {bytes} bytes) where the source allows COPY_SRC and the destination COPY_DST ({why_copies}); on other buffers the kernel below runs"
+                "each output row moves as a buffer copy ({rows} copies of {bytes} bytes) where the source allows COPY_SRC and the destination COPY_DST (chosen on CPU devices, where a buffer copy runs at memory-copy speed, past binding windows too, for rows of {} bytes or more, which take far longer to copy than to record; else forced); on other buffers the kernel below runs",
+                super::tuning::ROW_COPY_MIN_BYTES
             ));
         }
         why.push(format!(
@@ -422,7 +416,7 @@ impl fmt::Display for Plan {
             self.unit,
             self.kernel.name()
         )?;
-        if let Some((rows, bytes)) = self.row_copy_rows().filter(|_| self.row_copies) {
+        if let Some((rows, bytes)) = self.copied_rows() {
             write!(
                 f,
                 " (or {rows} buffer copies of {bytes} B where the buffers allow)"

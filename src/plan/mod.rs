@@ -395,8 +395,9 @@ fn binding_limit(caps: &DeviceCaps, opts: &Options) -> u64 {
 }
 
 /// What every plan of a shader kernel does once the kernel is chosen, permutes and views
-/// alike: the chunks (one, or boxes over binding windows), runs, shape specialisation,
-/// wide stores, the walk (in tiles, or a scatter) and 64-bit accesses.
+/// alike: the chunks (one, or boxes over binding windows), runs, batch tiles, shape
+/// specialisation, wide stores, the walk (in tiles, or a scatter), 64-bit accesses and
+/// row copies.
 fn finish(
     mut plan: Plan,
     caps: &DeviceCaps,
@@ -490,6 +491,8 @@ fn finish(
         }
         plan.scatter = walk::choose_scatter(&plan, opts)?;
         plan.access64 = select::choose_access64(&plan, caps, opts)?;
+        // Never for a conversion (a copy cannot convert): refused where forced.
+        plan.row_copies = row_copies::choose(&plan, caps, opts)?;
         return Ok(plan);
     }
     if let Some((on, why)) = specialize::choose_specialize(&plan, opts, learned) {

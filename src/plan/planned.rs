@@ -41,7 +41,8 @@ pub struct Plan {
     pub src_offset: u64,
     /// The request's destination offset in bytes.
     pub dst_offset: u64,
-    /// Simplified input dims, in movement units.
+    /// Simplified input dims, in movement units (with one batch dim split in two where
+    /// [`Plan::batch_tiles`]).
     pub dims: Vec<u64>,
     /// Simplified permutation over `dims`.
     pub dims_perm: Vec<usize>,
@@ -384,6 +385,13 @@ impl Plan {
                 && !(self.walk_tiles.is_some() && self.boxed()),
             ..self.clone()
         };
+        if let Some(t) = self.batch_tiles {
+            // A GPU plans the permute unsplit (batch tiles run in one binding: one chunk).
+            (plan.dims, plan.dims_perm) = t.merged(&self.dims, &self.dims_perm);
+            for chunk in &mut plan.chunks {
+                (chunk.lo, chunk.hi) = (vec![0; plan.dims.len()], plan.dims.clone());
+            }
+        }
         if self.runs {
             // Each box counts its own blocks, or (the generic kernel's runs: unpacked units)
             // its items a workgroup apart.
@@ -486,9 +494,14 @@ impl Plan {
 
     /// This plan's simplified problem (the key of its shape-specialised pipeline).
     pub fn shape_key(&self) -> ShapeKey {
+        // A split of batch tiles is the planner's own, made after the lookups.
+        let (dims, dims_perm) = match self.batch_tiles {
+            Some(t) => t.merged(&self.dims, &self.dims_perm),
+            None => (self.dims.clone(), self.dims_perm.clone()),
+        };
         ShapeKey {
-            dims: self.dims.clone(),
-            dims_perm: self.dims_perm.clone(),
+            dims,
+            dims_perm,
             unit: self.unit,
             conversion: self.block_convert(),
             view: self
@@ -518,9 +531,10 @@ impl Plan {
     /// This plan's class for autotuning: its shape key with dims rounded up to powers of
     /// two, so that similar shapes share one measurement (a view's layout stays exact).
     pub fn shape_class(&self) -> ShapeKey {
+        let key = self.shape_key();
         ShapeKey {
-            dims: self.dims.iter().map(|d| d.next_power_of_two()).collect(),
-            ..self.shape_key()
+            dims: key.dims.iter().map(|d| d.next_power_of_two()).collect(),
+            ..key
         }
     }
 

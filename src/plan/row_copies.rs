@@ -8,7 +8,8 @@ use crate::PermuteError;
 /// Whether the plan's rows move as buffer copies: on a CPU device, rows of
 /// [`ROW_COPY_MIN_BYTES`] or more that copies can move ([`Plan::row_copy_rows`]); a buffer
 /// copy there runs at memory-copy speed, past binding windows too. GPUs keep their kernels:
-/// how their copies of many rows compare is not measured.
+/// how their copies of many rows compare is not measured. A forced kernel runs as forced
+/// (tests and benchmarks compare kernels) unless row copies are forced too.
 pub(super) fn choose(plan: &Plan, caps: &DeviceCaps, opts: &Options) -> Result<bool, PermuteError> {
     let rows = plan.row_copy_rows();
     match opts.row_copies {
@@ -17,7 +18,9 @@ pub(super) fn choose(plan: &Plan, caps: &DeviceCaps, opts: &Options) -> Result<b
             why: "they need a permute or view without bounds or a conversion whose rows stay whole, in whole 32-bit words, at most 65,536 of them",
         }),
         Some(on) => Ok(on),
-        None => Ok(caps.cpu && rows.is_some_and(|(_, bytes)| bytes >= ROW_COPY_MIN_BYTES)),
+        None => Ok(caps.cpu
+            && opts.kernel.is_none()
+            && rows.is_some_and(|(_, bytes)| bytes >= ROW_COPY_MIN_BYTES)),
     }
 }
 
@@ -46,6 +49,11 @@ impl Plan {
         (contiguous && !bounded && aligned && rows <= ROW_COPY_MAX).then_some((rows, bytes))
     }
 
+    /// [`Plan::row_copy_rows`] where the plan moves its rows as copies ([`Plan::row_copies`]).
+    pub fn copied_rows(&self) -> Option<(u64, u64)> {
+        self.row_copy_rows().filter(|_| self.row_copies)
+    }
+
     /// Source strides in units, negative ones included (a view's; a permute's are its
     /// contiguous input's).
     fn signed_in_strides(&self) -> Vec<i64> {
@@ -58,7 +66,7 @@ impl Plan {
     /// The row copies, in output order: `(source offset, destination offset)` in bytes of
     /// each row, and the bytes of one. Empty unless [`Plan::row_copies`].
     pub fn row_copy_steps(&self) -> (Vec<(u64, u64)>, u64) {
-        let Some((rows, bytes)) = self.row_copy_rows().filter(|_| self.row_copies) else {
+        let Some((rows, bytes)) = self.copied_rows() else {
             return (Vec::new(), 0);
         };
         let (ins, outs, unit) = (

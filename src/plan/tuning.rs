@@ -50,7 +50,7 @@ pub const BATCH_TILE_BYTES: u64 = 2048;
 
 /// Pages of output rows the input's order must write before it comes back to them for a
 /// micro plan's batch to decode in tiles ([`BATCH_TILE_BYTES`]): on lavapipe (AMD EPYC)
-/// tiles won from 4,096 (the 4-D reversal, 0.67 -> 0.85 of the shader copy), tied at
+/// tiles won from 4,096 (the 4-D reversal, 0.67 -> 0.87 of the shader copy in probes), tied at
 /// 1,024 and lost at 32 (0.53-0.66 -> 0.33), where the pages stay in a CPU's translation
 /// caches anyway.
 pub const BATCH_TILE_MIN_PAGES: u64 = 2048;

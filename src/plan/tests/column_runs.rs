@@ -389,16 +389,37 @@ fn swapped_batch_dims_decode_in_tiles() {
             assert!(p.explain().iter().any(|w| w.contains(&said)), "{p}");
         }
         // The suite's 4-D reversal: 8 units of 4 bytes' rows in 2 KiB; an extent that 8
-        // does not divide splits at its largest divisor below.
+        // does not divide splits at its largest divisor below. Its shape keys (autotuning,
+        // shape constants) and its GPU form are the permute's, unsplit.
         for (shape, inner) in [([64, 64, 64, 64], 8), ([64, 64, 36, 64], 6)] {
             let p = planned(&shape, &[3, 2, 1, 0], 4, auto, caps).unwrap();
+            let shape: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
             let tiles = BatchTiles {
                 outer: 2,
                 inner,
                 across: 1,
             };
             assert_eq!(p.batch_tiles, Some(tiles), "{p}");
+            let key = p.shape_key();
+            assert_eq!(
+                (&key.dims[..], &key.dims_perm[..]),
+                (&shape[..], &[3, 2, 1, 0][..])
+            );
+            assert_eq!(p.shape_class().dims, [64, 64, 64, 64]);
+            let gpu = p.on_gpu().unwrap();
+            assert_eq!(
+                (&gpu.dims[..], gpu.batch_tiles),
+                (&shape[..], None),
+                "{gpu}"
+            );
+            assert_eq!(gpu.chunks[0].hi, shape, "{gpu}");
         }
+        // A split never takes a plan past the largest rank.
+        let mut shape = vec![16, 4, 16];
+        shape.splice(1..1, [2; 13]);
+        let perm: Vec<usize> = (0..16).rev().collect();
+        let p = planned(&shape, &perm, 4, auto, caps).unwrap();
+        assert!(p.dims.len() <= MAX_RANK, "{p}");
         let limited = Options {
             binding_limit: Some(48 << 20),
             ..auto

@@ -102,8 +102,9 @@ fn views_of_whole_rows_copy_and_others_do_not() {
     assert!(!planned(req, &cpu()).unwrap().row_copies);
 }
 
-/// Forced on, short rows copy on any device; forced off, long ones keep the kernel; forced
-/// on where rows do not stay whole, the request is refused.
+/// Forced on, short rows copy on any device; forced off, or a kernel forced, long ones keep
+/// the kernel; forced on where rows do not stay whole or elements convert, the request is
+/// refused.
 #[test]
 fn forced_row_copies() {
     let on = Options {
@@ -143,4 +144,27 @@ fn forced_row_copies() {
         ),
         "{r:?}"
     );
+    let c = Conversion::new(Dtype::F32, Dtype::F16).unwrap();
+    let converting = Request {
+        conversion: Some(&c),
+        ..Request::new(&[3, 2, 16384], &[1, 0, 2], 4).with_options(on)
+    };
+    let r = planned(converting, &cpu());
+    assert!(
+        matches!(
+            r,
+            Err(PermuteError::ForcedChoice {
+                what: "row copies",
+                ..
+            })
+        ),
+        "{r:?}"
+    );
+    // A forced kernel runs as forced.
+    let generic = Options {
+        kernel: Some(Kernel::Generic),
+        ..Options::default()
+    };
+    let req = Request::new(&[2, 3, 224, 224], &[1, 0, 2, 3], 4).with_options(generic);
+    assert!(!planned(req, &cpu()).unwrap().row_copies);
 }
