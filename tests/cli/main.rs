@@ -214,6 +214,23 @@ fn plan_takes_choices_forced_for_the_adapter() {
 }
 
 /// Runs `bench` with `args` and `--json` into `dir`; the report it wrote, and its stdout.
+/// On a CPU adapter, NCHW -> CNHW of 224x224 planes plans as row copies, and says so;
+/// `--row-copies false` keeps the kernel. Without a device (a GPU's limits), the kernel.
+#[test]
+fn plan_says_when_rows_move_as_buffer_copies() {
+    let Some(p) = common::gpu() else { return };
+    let shape = ["plan", "--shape", "2,3,224,224", "--perm", "1,0,2,3"];
+    let text = |extra: &[&str]| {
+        let out = Command::new(BIN).args(shape).args(extra).output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let said = "6 buffer copies of 200704 B";
+    assert_eq!(text(&[]).contains(said), p.caps().cpu, "{}", text(&[]));
+    assert!(!text(&["--row-copies", "false"]).contains(said));
+    assert!(!text(&["--no-device"]).contains(said));
+}
+
 fn bench_report(args: &[&str], dir: &Path) -> (serde_json::Value, String) {
     let json = dir.join("b.json");
     let out = Command::new(BIN)
