@@ -50,7 +50,7 @@
 //! |---|---|
 //! | no elements | nothing |
 //! | identity, byte count a multiple of 4 | `copy_buffer_to_buffer` |
-//! | innermost dim stays innermost and contiguous (no bounds, no conversion), on a CPU device, rows of 64 KiB or more in whole 32-bit words, at most 65,536 of them | one `copy_buffer_to_buffer` per output row where the buffers allow copies, else the kernel below ([`Plan::row_copies`]) |
+//! | innermost dim stays innermost and contiguous (no bounds, no conversion), on a CPU device, rows of 12 KiB or more in whole 32-bit words, at most 65,536 of them | one `copy_buffer_to_buffer` per output row where the buffers allow copies, else the kernel below ([`Plan::row_copies`]) |
 //! | larger than one storage binding | the same kernel, one dispatch per box of whole tiles, blocks or runs over windows of the buffers; `generic` where none fits |
 //! | innermost dim stays innermost | `generic`: unrolled index decode, whole rows' units (on CPU devices in runs, walked in tiles where neighbouring output rows come from far apart in the source) |
 //! | innermost dim moves, on a CPU device, 16-byte units in whole runs, in one binding or in boxes of whole tiles | `generic`, runs down the output's rows in a walk of tiles (`plan::WalkTiles`) |

@@ -14,6 +14,11 @@ pub enum Clock {
     GpuTimestamps,
     /// Host time around submit and wait: includes submission overhead.
     WallClock,
+    /// GPU timestamps plus the host's time to record the work (CPU devices, see
+    /// [`Timer::counting_recording`]).
+    GpuTimestampsAndRecording,
+    /// Host time around recording, submit and wait.
+    WallClockAndRecording,
 }
 
 impl Clock {
@@ -21,6 +26,12 @@ impl Clock {
         match self {
             Clock::GpuTimestamps => "GPU timestamp queries",
             Clock::WallClock => "wall clock around submit + wait (no timestamp queries)",
+            Clock::GpuTimestampsAndRecording => {
+                "GPU timestamp queries plus the host's time to record the work (a CPU device: the same cores)"
+            }
+            Clock::WallClockAndRecording => {
+                "wall clock around recording + submit + wait (no timestamp queries; a CPU device)"
+            }
         }
     }
 }
@@ -49,11 +60,13 @@ impl Stats {
 }
 
 /// Times GPU work: timestamps written around it in the command encoder where the device has
-/// `TIMESTAMP_QUERY_INSIDE_ENCODERS`, wall clock around submit and wait otherwise.
+/// `TIMESTAMP_QUERY_INSIDE_ENCODERS`, wall clock around submit and wait otherwise; with
+/// [`Timer::counting_recording`], plus the host's time to record it.
 pub struct Timer {
     device: wgpu::Device,
     queue: wgpu::Queue,
     queries: Option<(wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer)>,
+    recording: bool,
 }
 
 impl Timer {
@@ -90,14 +103,25 @@ impl Timer {
             device: device.clone(),
             queue: queue.clone(),
             queries,
+            recording: false,
         })
     }
 
+    /// Adds the host's time to record the work (and finish its encoder) to each time: on a
+    /// CPU device the host and the device are the same cores, so recording is part of what
+    /// the work costs (thousands of row copies take milliseconds to record, which a
+    /// device's timestamps do not see).
+    pub fn counting_recording(mut self, on: bool) -> Self {
+        self.recording = on;
+        self
+    }
+
     pub fn clock(&self) -> Clock {
-        if self.queries.is_some() {
-            Clock::GpuTimestamps
-        } else {
-            Clock::WallClock
+        match (self.queries.is_some(), self.recording) {
+            (true, false) => Clock::GpuTimestamps,
+            (false, false) => Clock::WallClock,
+            (true, true) => Clock::GpuTimestampsAndRecording,
+            (false, true) => Clock::WallClockAndRecording,
         }
     }
 
@@ -108,28 +132,37 @@ impl Timer {
     ) -> Result<Duration, PermuteError> {
         let (device, queue) = (&self.device, &self.queue);
         let mut encoder = device.create_command_encoder(&Default::default());
-        match &self.queries {
+        let recording = Instant::now();
+        let time = match &self.queries {
             Some((set, resolve, readback)) => {
                 encoder.write_timestamp(set, 0);
                 record(&mut encoder);
                 encoder.write_timestamp(set, 1);
                 encoder.resolve_query_set(set, 0..2, resolve, 0);
                 encoder.copy_buffer_to_buffer(resolve, 0, readback, 0, 16);
-                captured(device, || queue.submit([encoder.finish()]))?;
+                let commands = encoder.finish();
+                let recorded = recording.elapsed();
+                captured(device, || queue.submit([commands]))?;
                 let ticks: Vec<u64> =
                     bytemuck::pod_collect_to_vec(&read_buffer(device, readback, 16)?);
                 let ns =
                     ticks[1].saturating_sub(ticks[0]) as f64 * queue.get_timestamp_period() as f64;
-                Ok(Duration::from_nanos(ns as u64))
+                (Duration::from_nanos(ns as u64), recorded)
             }
             None => {
                 record(&mut encoder);
+                let commands = encoder.finish();
+                let recorded = recording.elapsed();
                 let start = Instant::now();
-                captured(device, || queue.submit([encoder.finish()]))?;
+                captured(device, || queue.submit([commands]))?;
                 wait_for(device)?;
-                Ok(start.elapsed())
+                (start.elapsed(), recorded)
             }
-        }
+        };
+        Ok(match self.recording {
+            true => time.0 + time.1,
+            false => time.0,
+        })
     }
 
     /// Median and minimum over `runs` timed submissions, after `warmups` untimed ones.

@@ -151,7 +151,7 @@ impl Plan {
         }
         if let Some((rows, bytes)) = self.copied_rows() {
             why.push(format!(
-                "each output row moves as a buffer copy ({rows} copies of {bytes} bytes) where the source allows COPY_SRC and the destination COPY_DST (chosen on CPU devices, where a buffer copy runs at memory-copy speed, past binding windows too, for rows of {} bytes or more, which take far longer to copy than to record; else forced); on other buffers the kernel below runs",
+                "each output row moves as a buffer copy ({rows} copies of {bytes} bytes) where the source allows COPY_SRC and the destination COPY_DST (chosen on CPU devices, where a buffer copy runs at memory-copy speed, past binding windows too, for rows of {} bytes or more, whose copies, recorded one by one, still beat the kernel on the wall clock; else forced); on other buffers the kernel below runs",
                 super::tuning::ROW_COPY_MIN_BYTES
             ));
         }

@@ -31,14 +31,14 @@ pub const GENERIC_RUN: u32 = 8;
 pub const PAGE_BYTES: u64 = 4096;
 
 /// Bytes of output row from which a CPU device moves each row as a buffer copy (see
-/// [`Plan::row_copies`](super::Plan::row_copies)). On lavapipe (AMD EPYC), a buffer copy
+/// [`Plan::row_copies`](super::Plan::row_copies)). On lavapipe (AMD EPYC) a buffer copy
 /// runs at memory-copy speed, about three times the shader copy, and recording one takes
-/// about 0.4 us of CPU: `[64,8,89401] (1,0,2)` f32 (512 rows of 349 KiB, 183 MB, past one
-/// binding) took 7.7 ms as copies against 156 on the generic kernel (the shader copy of its
-/// bytes 24); rows of 12 and 16 KiB still won on the device's clock (4,096 copies of 12 KiB
-/// 3.2-3.6 ms against 8.0-8.2), but recording them cost half as much again (1.6 ms).
-/// From 64 KiB a row's recording is under a tenth of its copy.
-pub const ROW_COPY_MIN_BYTES: u64 = 64 << 10;
+/// about 0.4 us of CPU. On the wall clock around record, submit and wait (medians of nine,
+/// two rounds), against the kernel: rows of 349 KiB 34-35 -> 3.8-4.1 ms, of 64 KiB 5.8-6.0
+/// -> 1.6-1.7, of 12.25 and 16 KiB 1.5-2.5 times faster (the slice `::2` of
+/// `[8192,4096]` f32 11.3-12.6 -> 7.2-7.4), of 8 KiB 1.06-1.3 times, of 4 KiB slower
+/// (12.5-15.0 -> 16.7-17.2).
+pub const ROW_COPY_MIN_BYTES: u64 = 12 << 10;
 
 /// Most buffer copies one plan records (see [`ROW_COPY_MIN_BYTES`]): 4 GiB of rows of the
 /// smallest size chosen.

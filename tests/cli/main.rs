@@ -231,6 +231,21 @@ fn plan_says_when_rows_move_as_buffer_copies() {
     assert!(!text(&["--no-device"]).contains(said));
 }
 
+/// The benchmark times a case of row copies to the end (its steady state waits for no
+/// shape constants, which copies never earn) and names its work `copies`.
+#[test]
+fn bench_times_row_copies() {
+    let Some(p) = common::gpu() else { return };
+    if !p.caps().cpu {
+        eprintln!("not a CPU adapter: row copies are a CPU device's choice; not run");
+        return;
+    }
+    let bench = wgpu_permute::bench::Bench::new(p, 3).unwrap();
+    let case = wgpu_permute::bench::Case::new(&[2, 3, 64, 64], &[1, 0, 2, 3], 4);
+    let result = bench.run_case(&case, Default::default()).unwrap();
+    assert_eq!(result.kernels(), "copies");
+}
+
 fn bench_report(args: &[&str], dir: &Path) -> (serde_json::Value, String) {
     let json = dir.join("b.json");
     let out = Command::new(BIN)

@@ -10,9 +10,9 @@ fn planned(req: Request, caps: &DeviceCaps) -> Result<crate::Plan, PermuteError>
 }
 
 /// NCHW -> CNHW of 224x224 f32 planes (196 KiB rows) moves as one buffer copy per plane on
-/// a CPU device, in output order, at the request's offsets; rows of 64 KiB of any element
-/// size do too. GPUs, shorter rows, rows that are not whole words and transposes keep the
-/// kernel.
+/// a CPU device, in output order, at the request's offsets; rows of 12 KiB, and of 64 KiB
+/// of any element size, do too. GPUs, shorter rows, rows that are not whole words and
+/// transposes keep the kernel.
 #[test]
 fn long_rows_move_as_buffer_copies_on_cpu_devices() {
     let plane = 224 * 224 * 4;
@@ -36,6 +36,9 @@ fn long_rows_move_as_buffer_copies_on_cpu_devices() {
         "{p}"
     );
     assert!(p.to_string().contains("or 6 buffer copies"), "{p}");
+    // 12 KiB rows, the least that copy.
+    let p = planned(Request::new(&[2, 3, 48, 64], &[1, 0, 2, 3], 4), &cpu()).unwrap();
+    assert_eq!(p.copied_rows(), Some((6, 12288)), "{p}");
     for elem in [1, 2, 4, 8, 16] {
         let row = 65536 / elem;
         let p = planned(Request::new(&[3, 2, row], &[1, 0, 2], elem), &cpu()).unwrap();
@@ -50,7 +53,7 @@ fn long_rows_move_as_buffer_copies_on_cpu_devices() {
             Request::new(&[2, 3, 224, 224], &[1, 0, 2, 3], 4),
             DeviceCaps::default(),
         ),
-        (Request::new(&[2, 3, 127, 128], &[1, 0, 2, 3], 4), cpu()),
+        (Request::new(&[2, 3, 47, 64], &[1, 0, 2, 3], 4), cpu()),
         (Request::new(&[2, 3, 65537], &[1, 0, 2], 1), cpu()),
         (Request::new(&[2, 3, 32769], &[1, 0, 2], 2), cpu()),
         (Request::new(&[67108865], &[0], 2), cpu()),
