@@ -36,7 +36,9 @@ impl Plan {
         if !kernel || self.conversion.is_some() || self.row_dim().is_some() {
             return None;
         }
-        let (ins, outs) = (self.signed_in_strides(), self.out_strides_by_input_dim());
+        let (ins, outs) = (self.in_strides(), self.out_strides_by_input_dim());
+        // A view's strides are its signed ones as `u64`: casting back is exact.
+        let ins: Vec<i64> = ins.iter().map(|&s| s as i64).collect();
         let contiguous = ins[last] == 1 && outs[last] == 1;
         let bounded = self.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
         let bytes = self.dims[last] * unit;
@@ -54,15 +56,6 @@ impl Plan {
         self.row_copy_rows().filter(|_| self.row_copies)
     }
 
-    /// Source strides in units, negative ones included (a view's; a permute's are its
-    /// contiguous input's).
-    fn signed_in_strides(&self) -> Vec<i64> {
-        match &self.view {
-            Some(v) => v.src_strides.clone(),
-            None => self.in_strides().iter().map(|&s| s as i64).collect(),
-        }
-    }
-
     /// The row copies, in output order: `(source offset, destination offset)` in bytes of
     /// each row, and the bytes of one. Empty unless [`Plan::row_copies`].
     pub fn row_copy_steps(&self) -> (Vec<(u64, u64)>, u64) {
@@ -70,7 +63,7 @@ impl Plan {
             return (Vec::new(), 0);
         };
         let (ins, outs, unit) = (
-            self.signed_in_strides(),
+            self.in_strides(),
             self.out_strides_by_input_dim(),
             self.unit as i64,
         );
@@ -86,7 +79,7 @@ impl Plan {
         let mut steps = Vec::with_capacity(rows as usize);
         for _ in 0..rows {
             let src = (0..last)
-                .map(|d| index[d] as i64 * ins[d] * unit)
+                .map(|d| index[d] as i64 * ins[d] as i64 * unit)
                 .sum::<i64>();
             let dst = (0..last)
                 .map(|d| index[d] * outs[d] * unit as u64)
