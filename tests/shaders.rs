@@ -119,7 +119,9 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
 
 /// The conversions' variants: every pair of types, with and without the affine, at every
 /// index width element by element, in runs and in quads (and runs of them), ranks 1-3 and
-/// 16, runs of quads scattered at ranks 3 and 16; boxes over windows and views' padded modes at ranks 2 and 3; and 12 kinds of micro block at ranks 2 and 3
+/// 16, runs of quads scattered at ranks 3 and 16, the quads with 32-bit index math also
+/// with 64-bit accesses where a side's quad is 8 or 16 bytes (all pairs but the two
+/// byte-to-`u8`); boxes over windows and views' padded modes at ranks 2 and 3; and 12 kinds of micro block at ranks 2 and 3
 /// (the 11 wide ones, runs of 4, 3 and 2 and two lane-major strips among them, also with
 /// 64-bit accesses; the 5 column strips at rank 4 too; the lane-major strips also
 /// specialised, each way), 4 kinds of
@@ -132,6 +134,7 @@ fn every_conversion_variant_validates() {
         variants.len(),
         9 * 4 * (2 * (3 + 1 + 3 + 1) * 4 + 2 * 2 + 3 * 3 * 4 + 12 * 2 + 11 + 5 + 2 * 4 + 22 * 2)
             + 9 * (12 + 3 * 6)
+            + (9 * 4 - 2) * 2 * (4 + 6)
     );
     for v in variants {
         let source = shaders::source(&v).unwrap_or_else(|e| panic!("{v}: {e}"));

@@ -353,9 +353,10 @@ pub fn choose_wide_stores(plan: &Plan, opts: &Options) -> Result<bool, PermuteEr
     }
 }
 
-/// Whether to access storage as 64-bit components: where the units are 8 or 16 bytes or the
-/// stores wide (the generic kernel) or the micro kernel's block rows are 16-byte accesses,
-/// with 32-bit index math, on CPU devices with `SHADER_INT64`. lavapipe loads and stores
+/// Whether to access storage as 64-bit components: where the units are 8 or 16 bytes, the
+/// stores wide or a conversion's quads 8 or 16 bytes on a side (the generic kernel), or the
+/// micro kernel's block rows are 16-byte accesses, with 32-bit index math, on CPU devices
+/// with `SHADER_INT64`. lavapipe loads and stores
 /// each component of an access in a loop over its SIMD lanes, so a `vec2<u64>` costs about half a `vec4<u32>`: a shader copy moved 64
 /// MiB in 38.5 ms instead of 64 ms. GPUs keep 32-bit components, which they coalesce alike.
 pub fn choose_access64(
@@ -365,7 +366,11 @@ pub fn choose_access64(
 ) -> Result<bool, PermuteError> {
     let applies = plan.index == IndexMath::U32
         && match plan.kernel {
-            Kernel::Generic => plan.unit >= 8 || plan.wide_stores,
+            Kernel::Generic => {
+                plan.unit >= 8
+                    || plan.wide_stores
+                    || (plan.quads && plan.unit.max(plan.dst_unit()) >= 2)
+            }
             Kernel::Micro => micro_block(plan).is_ok_and(|b| b.access_bytes == 16),
             _ => false,
         };
@@ -376,7 +381,7 @@ pub fn choose_access64(
     match opts.access64 {
         Some(true) if !caps.int64 => Err(refuse("the device lacks SHADER_INT64")),
         Some(true) if !applies => Err(refuse(
-            "they move the generic kernel's 8/16-byte units and wide micro blocks, with 32-bit index math",
+            "they move the generic kernel's 8/16-byte units, a conversion's quads of 8 or 16 bytes and wide micro blocks, with 32-bit index math",
         )),
         Some(on) => Ok(on),
         None => Ok(applies && prefers_access64(caps)),

@@ -84,10 +84,14 @@ pub fn convert_variants() -> Vec<Variant> {
                 for (index, runs, quads) in kinds {
                     // Runs of quads scatter too (an innermost dim that stays: from rank 3).
                     let scatters = [false, true].into_iter().filter(|&s| !s || runs && quads);
-                    for (rank, scatter) in [1, 2, 3, MAX_RANK]
+                    // Quads of 8 or 16 bytes on a side as 64-bit components (CPU devices).
+                    let wide = quads && index == IndexMath::U32 && from.size().max(to.size()) >= 2;
+                    let access = [false, true].into_iter().filter(|&a| !a || wide);
+                    for (rank, scatter, access64) in [1, 2, 3, MAX_RANK]
                         .into_iter()
                         .flat_map(|r| scatters.clone().map(move |s| (r, s)))
                         .filter(|&(r, s)| !s || r >= 3)
+                        .flat_map(|(r, s)| access.clone().map(move |a| (r, s, a)))
                     {
                         all.push(Variant::Generic(GenericVariant {
                             rank,
@@ -97,7 +101,7 @@ pub fn convert_variants() -> Vec<Variant> {
                             layout: GenericLayout::Plain,
                             specialized: false,
                             runs,
-                            access64: false,
+                            access64,
                             reverse: 0,
                             wide_stores: false,
                             scatter,

@@ -62,12 +62,7 @@ pub(super) fn convert_words() -> usize {
 /// The move of a converting plan (`generic_convert.wgsl`, then its items' move: words, with
 /// `quads` 4 elements, or in the padded mode words of a view) and the conversions it calls.
 /// Runs of quads move them from their own fragment, without an item's decode.
-fn convert_move(
-    c: ConvertKey,
-    quads: bool,
-    runs: bool,
-    mode: Mode,
-) -> Result<String, TemplateError> {
+fn convert_move(v: &GenericVariant, c: ConvertKey, mode: Mode) -> Result<String, TemplateError> {
     let fragment = fill(
         "fragments/generic_convert.wgsl",
         GENERIC_CONVERT_WGSL,
@@ -78,14 +73,14 @@ fn convert_move(
             ("CHANNEL_NEXT", &channel_next_fn("CONVERT_WORDS")?),
         ],
     )?;
-    let item = match (quads, mode) {
+    let item = match (v.quads, mode) {
         (true, _) => {
             let quad = fill(
                 "fragments/generic_convert_quad.wgsl",
                 GENERIC_CONVERT_QUAD_WGSL,
-                &[("QUAD", &quad(c.from.size(), c.to.size()))],
+                &[("QUAD", &quad(c.from.size(), c.to.size(), v.access64))],
             )?;
-            match runs {
+            match v.runs {
                 true => quad,
                 false => quad + "\n" + GENERIC_CONVERT_QUAD_ITEM_WGSL,
             }
@@ -99,18 +94,27 @@ fn convert_move(
 
 /// A quad's conversions (`generic_convert_quad.wgsl`): its 4 elements' bits picked from the
 /// source access `x` (of 4, 8 or 16 bytes), converted, and packed into the destination
-/// access `y`.
-fn quad(from: usize, to: usize) -> String {
+/// access `y`; with `access64` accesses of 8 and 16 bytes are 64-bit components.
+fn quad(from: usize, to: usize, access64: bool) -> String {
     let mut f = String::from("    var ch = channel_at(o);\n");
     for i in 0..4 {
-        let bits = super::strip::quad_bits(from, "x", i);
+        let bits = match (from, access64) {
+            (2, true) => format!("(u32(x >> {}u) & 0xffffu)", 16 * i),
+            (4, true) => format!("u32(x.{} >> {}u)", ["x", "y"][i / 2], 32 * (i % 2)),
+            _ => super::strip::quad_bits(from, "x", i),
+        };
         let _ = writeln!(f, "    let e{i} = converted_at({bits}, ch);");
         if i < 3 {
             f += "    ch = channel_next(ch);\n";
         }
     }
     let e: Vec<String> = (0..4).map(|i| format!("e{i}")).collect();
-    f + &format!("    let y = {};", super::strip::quad_value(to, &e))
+    let y = match (to, access64) {
+        (2, true) => "u64(e0 | (e1 << 16u)) | (u64(e2 | (e3 << 16u)) << 32u)".into(),
+        (4, true) => "vec2<u64>(u64(e0) | (u64(e1) << 32u), u64(e2) | (u64(e3) << 32u))".into(),
+        _ => super::strip::quad_value(to, &e),
+    };
+    f + &format!("    let y = {y};")
 }
 
 /// The word where the generic kernel's index values start (word 0 is the workgroup count,
@@ -334,7 +338,7 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
         param_words += convert_words();
     }
     let convert_fn = match v.convert {
-        Some(c) => convert_move(c, v.quads, v.runs, mode)?,
+        Some(c) => convert_move(v, c, mode)?,
         None => String::new(),
     };
     let move_fn = match (mode, pack_of(v.unit)) {
@@ -360,8 +364,8 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
     let access = match (v.convert, v.quads) {
         // A quad is one access of 4 elements on each side.
         (Some(c), true) => Access {
-            src: store_type(4 * c.from.size() as u32, false),
-            dst: store_type(4 * c.to.size() as u32, false),
+            src: store_type(4 * c.from.size() as u32, v.access64),
+            dst: store_type(4 * c.to.size() as u32, v.access64),
             reversing: false,
         },
         _ => Access {

@@ -328,11 +328,16 @@ fn views_and_rearrangements_convert_as_the_reference_does() {
 
 /// Quads (an innermost dim that stays, moved 4 elements per access on each side), alone
 /// and in runs: every pair, plain conversions (rank 1) and head splits, at offsets of
-/// whole quads; the affine's channel inside a quad and across rows; with guard bytes.
+/// whole quads; the affine's channel inside a quad and across rows; with guard bytes. On
+/// CPU adapters whose copies run faster as 64-bit components the quads of 8 and 16 bytes
+/// move so; forced off, as 32-bit ones.
 #[test]
 fn quads_convert_every_pair() {
     let Some(p) = common::gpu() else { return };
+    let caps = p.caps();
+    let wide_quads = caps.cpu && caps.int64 && caps.access64_faster;
     let mut ops = Vec::new();
+    let mut wide = Vec::new();
     for from in Dtype::ALL {
         for to in Dtype::DESTINATIONS {
             let c = Conversion::new(from, to).unwrap();
@@ -344,15 +349,21 @@ fn quads_convert_every_pair() {
                 (&[64], &[0]),
                 (&[3, 2, 32], &[1, 0, 2]),
             ];
+            let narrow = Options {
+                access64: Some(false),
+                ..Options::default()
+            };
+            let pairs_wide = wide_quads && from.size().max(to.size()) >= 2;
             for (k, (shape, perm)) in shapes.into_iter().enumerate() {
                 let (s, d) = at(k as u64 + 1);
-                ops.push(
-                    Relayout::permute(shape, perm, from.size())
-                        .unwrap()
-                        .with_offsets(s, d)
-                        .with_conversion(c.clone())
-                        .unwrap(),
-                );
+                let op = Relayout::permute(shape, perm, from.size())
+                    .unwrap()
+                    .with_offsets(s, d);
+                for (op, wide_here) in [(op.clone(), pairs_wide), (op.with_options(narrow), false)]
+                {
+                    ops.push(op.with_conversion(c.clone()).unwrap());
+                    wide.push(wide_here);
+                }
             }
             // Channels: the innermost axis (4 per quad), and the head axis.
             for (axis, n) in [(3, 8), (1, 3)] {
@@ -364,6 +375,7 @@ fn quads_convert_every_pair() {
                         .with_conversion(c.clone().with_affine(axis, &scale, &bias).unwrap())
                         .unwrap(),
                 );
+                wide.push(pairs_wide);
             }
             // Runs of quads scattered (CPU adapters): channels along the rows and across.
             let scatter = Options {
@@ -383,20 +395,22 @@ fn quads_convert_every_pair() {
                         .with_conversion(c.clone().with_affine(axis, &scale, &bias).unwrap())
                         .unwrap(),
                 );
+                wide.push(pairs_wide);
             }
         }
     }
     let (mut runs, mut scattered) = (0, 0);
-    for (op, result) in ops.iter().zip(common::check_many(p, &ops)) {
+    for ((op, result), wide) in ops.iter().zip(common::check_many(p, &ops)).zip(wide) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
         assert!(plan.quads, "{op:?}: {plan}");
+        assert_eq!(plan.access64, wide, "{op:?}: {plan}");
         runs += plan.runs as usize;
         scattered += plan.scatter as usize;
     }
     let cpu = p.caps().cpu as usize;
     assert_eq!(
         (runs, scattered),
-        (4 * 36 * cpu, 2 * 36 * cpu),
+        (6 * 36 * cpu, 2 * 36 * cpu),
         "runs of quads"
     );
 }
