@@ -62,9 +62,11 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
         let strips = 4 * (1 + MICRO_RUNS.len() + (rank <= 4) as usize) * extents;
         // Flat strips: every short extent, columns whole for 4-byte units, rows whole for
         // units up to 4 at ranks 2 and 3, with and without 64-bit accesses, one block or
-        // runs of 2 or 3 per invocation (never 4: runs of 2 come first).
+        // runs of 2 or 3 per invocation (never 4: runs of 2 come first); 4-byte planes read
+        // also in pairs (with 64-bit accesses).
         let flat_kinds = (unit == 4) as usize + (unit <= 4 && rank <= 3) as usize;
-        let flat = 2 * 3 * (STRIP_MAX as usize - 1) * flat_kinds;
+        let pairs = (unit == 4 && rank <= 3) as usize;
+        let flat = (2 * flat_kinds + pairs) * 3 * (STRIP_MAX as usize - 1);
         10 + strided
             + runs
             + walks
@@ -125,7 +127,8 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
 /// (the 11 wide ones, runs of 4, 3 and 2 and two lane-major strips among them, also with
 /// 64-bit accesses; the 5 column strips at rank 4 too; the lane-major strips also
 /// specialised, each way), 4 kinds of
-/// flat strip likewise (2 where the planes are read, 2 more where f32 planes are written), and 22 kinds of the tiled kernel's strips
+/// flat strip likewise (2 where the planes are read, 2 more where f32 planes are written;
+/// 4-byte planes read also in pairs, with 64-bit accesses), and 22 kinds of the tiled kernel's strips
 /// at ranks 2 and 3; each validates, shipped and traced.
 #[test]
 fn every_conversion_variant_validates() {
@@ -135,6 +138,7 @@ fn every_conversion_variant_validates() {
         9 * 4 * (2 * (3 + 1 + 3 + 1) * 4 + 2 * 2 + 3 * 3 * 4 + 12 * 2 + 11 + 5 + 2 * 4 + 22 * 2)
             + 9 * (12 + 3 * 6)
             + (9 * 4 - 2) * 2 * (4 + 6)
+            + 3 * 4 * 2
     );
     for v in variants {
         let source = shaders::source(&v).unwrap_or_else(|e| panic!("{v}: {e}"));

@@ -241,7 +241,13 @@ impl Plan {
                                 n * ins
                             ),
                             (Some(Strip::Rows(n)), _) if block.flat => format!(
-                                "a flat strip: each plane's element read alone (the planes' rows and offsets are not whole 16 bytes), the pixels of every image in one run, {cols} of all {n} rows written as one span of {} accesses (a block may end one image and start the next)",
+                                "a flat strip: each plane's {}, the pixels of every image in one run, {cols} of all {n} rows written as one span of {} accesses (a block may end one image and start the next)",
+                                match block.flat_pairs {
+                                    true =>
+                                        "words read two at a time, as 64-bit ones from whichever word the block starts on (the planes' rows and offsets are not whole 16 bytes; a CPU device pays per access; a block across two images reads them one by one)",
+                                    false =>
+                                        "element read alone (the planes' rows and offsets are not whole 16 bytes)",
+                                },
                                 n * outs
                             ),
                             (Some(Strip::Cols(n)), _) => format!(
@@ -445,9 +451,10 @@ impl fmt::Display for Plan {
                 b.rows(),
                 b.cols(),
                 b.run,
-                match (b.lane_major, b.column_runs) {
-                    (true, _) => ", lane-major",
-                    (_, true) => ", along the columns",
+                match (b.lane_major, b.column_runs, b.flat_pairs) {
+                    (true, ..) => ", lane-major",
+                    (_, true, _) => ", along the columns",
+                    (.., true) => ", planes read in pairs",
                     _ => "",
                 }
             )?;

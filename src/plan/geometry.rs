@@ -87,6 +87,12 @@ pub struct Block {
     /// other side moves element by element, so that no side, stride or offset there need
     /// be whole accesses (`[32, 299*299, 3]`). See [`Block::flat_strip`].
     pub flat: bool,
+    /// A flat strip reads its planes' 4-byte elements two at a time, as `u64`s: a SIMD
+    /// group pays per access, and a plane's block of words, at any word offset, lies in
+    /// `side / 2 + 1` of them (CPU devices with 64-bit accesses, a source of whole 8 bytes;
+    /// `select::micro_block`). A block that ends one image and starts the next reads
+    /// element by element.
+    pub flat_pairs: bool,
     /// The run's blocks are [`LANE_GROUP`](super::tuning::LANE_GROUP) apart
     /// along the run instead of neighbours: at each step of the run a SIMD group's
     /// neighbouring invocations move neighbouring blocks, so that its accesses are one span
@@ -138,6 +144,7 @@ impl Block {
             run: 1,
             strip: None,
             flat: false,
+            flat_pairs: false,
             lane_major: false,
             column_runs: false,
         })
@@ -167,6 +174,7 @@ impl Block {
             run: 1,
             strip: None,
             flat: false,
+            flat_pairs: false,
             lane_major: false,
             column_runs: false,
         })

@@ -51,7 +51,7 @@ pub(crate) use simplify::{movement_unit, pack_of, simplify};
 pub(crate) use strips::flat_box_images;
 pub use strips::flat_planned;
 pub use strips::{flat_blocks, flat_box_blocks, flat_tail};
-pub(crate) use strips::{flat_strip, tiled_strip};
+pub(crate) use strips::{flat_pairs, flat_strip, tiled_strip};
 use tuning::*;
 pub use variant::*;
 pub use view::{Bound, View};

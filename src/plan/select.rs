@@ -461,6 +461,17 @@ pub(super) fn windows_fit(
 /// strip, [`MICRO_FLAT_RUN`] first) that divides the blocks along the run, else 1
 /// ([`usual_run`]), unless short input rows shorten it ([`short_rows_run`]).
 pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
+    let block = micro_block_shape(plan)?;
+    let flat_pairs = super::flat_pairs(plan, &block);
+    Ok(Block {
+        flat_pairs,
+        ..block
+    })
+}
+
+/// The micro kernel's block for this plan, but whether a flat strip reads its planes in
+/// pairs ([`Block::flat_pairs`]).
+fn micro_block_shape(plan: &Plan) -> Result<Block, Misfit> {
     let Some((b, r, c)) = plan.batch_rows_cols() else {
         return Err(Misfit::InnermostStays);
     };

@@ -73,6 +73,17 @@ pub fn flat_planned(strip: Strip, src: u32, dst: u32, rank: usize) -> bool {
     }
 }
 
+/// Whether a flat strip reads its planes' 4-byte words in pairs ([`Block::flat_pairs`]):
+/// with 64-bit accesses (chosen after the block's shape), in one binding whose source ends
+/// on whole 8 bytes, so that every pair lies inside it.
+pub fn flat_pairs(plan: &Plan, block: &Block) -> bool {
+    block.elements_in()
+        && plan.unit == 4
+        && plan.access64
+        && plan.src_extent().is_multiple_of(8)
+        && plan.chunks.len() <= 1
+}
+
 /// The micro kernel's flat strip ([`Block::flat_strip`]) for a permute (or conversion)
 /// between interleaved pixels of `n` channels and `n` planes whose images the aligned
 /// strips cannot take (`[32, 299*299, 3]`: neither the batch stride nor the planes' offsets

@@ -368,6 +368,7 @@ impl std::fmt::Display for Variant {
                 }
                 let b = m.block;
                 let strip = match (b.flat, b.strip.is_some()) {
+                    (true, _) if b.flat_pairs => " flat strip (planes in pairs)",
                     (true, _) => " flat strip",
                     (false, true) => " strip",
                     (false, false) => "",

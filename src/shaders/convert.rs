@@ -206,7 +206,18 @@ fn micro_convert_variants(from: Dtype, to: Dtype) -> Vec<Variant> {
                 true => &[false, true][..],
                 false => &[false][..],
             };
-            for &specialized in specialized {
+            // A flat strip's 4-byte planes, read, also in pairs (with 64-bit accesses).
+            let pairs = access64 && block.elements_in() && from.size() == 4;
+            let blocks = [false, true]
+                .into_iter()
+                .filter(|&p| !p || pairs)
+                .map(|flat_pairs| Block {
+                    flat_pairs,
+                    ..block
+                });
+            for (block, &specialized) in
+                blocks.flat_map(|b| specialized.iter().map(move |s| (b, s)))
+            {
                 all.push(Variant::Micro(MicroVariant {
                     rank,
                     unit: from.size() as u32,

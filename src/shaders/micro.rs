@@ -11,9 +11,13 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
         16 => store_type(16, v.access64),
         _ => "u32",
     };
-    // A flat strip's element side accesses words.
+    // A flat strip's element side accesses words (read in pairs, `u64`s).
     let word_or = |elements: bool| if elements { "u32" } else { store };
-    let stores = (word_or(block.elements_in()), word_or(block.elements_out()));
+    let src = match block.flat_pairs {
+        true => "u64",
+        false => word_or(block.elements_in()),
+    };
+    let stores = (src, word_or(block.elements_out()));
     let (bounds_fn, batch_bounds) = match v.padded {
         true => (
             micro_bounds_fn(v.rank.saturating_sub(2)),
@@ -260,7 +264,9 @@ pub(super) fn block_move(
         true if pack_of(unit) == 1 => format!("{name} = load_src({addr});"),
         true => format!("{name} = lane(load_src(({addr}) / PACK), ({addr}) % PACK);"),
     };
-    if !padded {
+    if let (true, Some(Strip::Rows(n))) = (block.flat_pairs, block.strip) {
+        f += &flat_pair_loads(block.side, n, &loads);
+    } else if !padded {
         for l in &loads {
             let _ = writeln!(f, "        let {}", load(l));
         }
@@ -505,6 +511,53 @@ fn square_loads(side: u32, accesses: u32) -> Vec<(String, String)> {
             (0..accesses).map(move |a| (format!("x{r}_{a}"), format!("{r}u * in_row + {a}u")))
         })
         .collect()
+}
+
+/// A flat strip's `n` planes read in pairs ([`Block::flat_pairs`]): `loads` are the block's
+/// words `x{r}_{a}` (plane `r`, pixel `a` of `side`, at `e{a} + r * in_row`). Where the block lies
+/// in one image, plane `r`'s words start at `w`, and pixel `a`'s is in `u64` `(w + a) / 2`
+/// of the `side / 2 + 1` from `w / 2` (the last only for an odd `w`); else each word is read
+/// from its own `u64`.
+fn flat_pair_loads(side: u32, n: u32, loads: &[(String, String)]) -> String {
+    let half = |y: String, k: u32| match k % 2 {
+        0 => format!("u32({y})"),
+        _ => format!("u32({y} >> 32u)"),
+    };
+    let mut f = String::new();
+    for (name, _) in loads {
+        let _ = writeln!(f, "        var {name}: u32;");
+    }
+    f += "        if left >= SIDE {\n";
+    for r in 0..n {
+        let _ = writeln!(f, "            let w{r} = e0 + {r}u * in_row;");
+        let _ = writeln!(f, "            let odd{r} = (w{r} & 1u) == 1u;");
+        for k in 0..side / 2 {
+            let _ = writeln!(
+                f,
+                "            let y{r}_{k} = load_src((w{r} >> 1u) + {k}u);"
+            );
+        }
+        // Read only where it holds the last word: never past the source.
+        let last = side / 2;
+        let _ = writeln!(f, "            var y{r}_{last} = u64(0u);");
+        let _ = writeln!(
+            f,
+            "            if odd{r} {{\n                y{r}_{last} = load_src((w{r} >> 1u) + {last}u);\n            }}"
+        );
+        for a in 0..side {
+            let even = half(format!("y{r}_{}", a / 2), a);
+            let odd = half(format!("y{r}_{}", a.div_ceil(2)), a + 1);
+            let _ = writeln!(f, "            x{r}_{a} = select({even}, {odd}, odd{r});");
+        }
+    }
+    f += "        } else {\n";
+    for (name, addr) in loads {
+        let _ = writeln!(
+            f,
+            "            {name} = u32(load_src(({addr}) >> 1u) >> (32u * (({addr}) & 1u)));"
+        );
+    }
+    f + "        }\n"
 }
 
 /// A flat strip's block, pixel by pixel: `e{i}`, where pixel `i` of the block is on its

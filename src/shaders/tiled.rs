@@ -232,6 +232,7 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
                 run: 1,
                 strip: None,
                 flat: false,
+                flat_pairs: false,
                 lane_major: false,
                 column_runs: false,
             });

@@ -217,21 +217,38 @@ pub fn all_variants() -> Vec<Variant> {
         .collect();
     all.extend(lane_major);
     // 64-bit accesses (CPU devices, 32-bit index math): 8/16-byte units of the generic
-    // kernel and its wide stores, wide micro blocks.
+    // kernel and its wide stores, wide micro blocks (flat strips of 4-byte planes read also
+    // in pairs).
     let access64: Vec<Variant> = all
         .iter()
-        .filter_map(|v| match *v {
+        .flat_map(|v| match *v {
             Variant::Generic(g) if g.index == IndexMath::U32 && (g.unit >= 8 || g.wide_stores) => {
-                Some(Variant::Generic(GenericVariant {
+                vec![Variant::Generic(GenericVariant {
                     access64: true,
                     ..g
-                }))
+                })]
             }
-            Variant::Micro(m) if m.block.access_bytes == 16 => Some(Variant::Micro(MicroVariant {
-                access64: true,
-                ..m
-            })),
-            _ => None,
+            Variant::Micro(m) if m.block.access_bytes == 16 => {
+                let wide = MicroVariant {
+                    access64: true,
+                    ..m
+                };
+                let pairs = Block {
+                    flat_pairs: true,
+                    ..m.block
+                };
+                match m.block.elements_in() && m.unit == 4 {
+                    true => vec![
+                        Variant::Micro(wide),
+                        Variant::Micro(MicroVariant {
+                            block: pairs,
+                            ..wide
+                        }),
+                    ],
+                    false => vec![Variant::Micro(wide)],
+                }
+            }
+            _ => Vec::new(),
         })
         .collect();
     all.extend(access64);

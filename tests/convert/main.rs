@@ -7,6 +7,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod flat;
 mod generic;
 mod gpu;
 mod micro;

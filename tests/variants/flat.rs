@@ -43,7 +43,9 @@ pub fn flat_case(variant: Variant, options: Options, caps: &DeviceCaps) -> Optio
             shape.extend([n, pixels]);
             let mut perm: Vec<usize> = (0..rank - 2).collect();
             perm.extend([rank - 1, rank - 2]);
-            (shape, perm, (16 + 4, 32))
+            // Planes read in pairs need a source of whole 8 bytes: 8 past 16.
+            let src = if block.flat_pairs { 16 + 8 } else { 16 + 4 };
+            (shape, perm, (src, 32))
         }
     };
     // The pixel counts (from a block's side on) for which the planner runs this variant,
