@@ -10,9 +10,10 @@ use super::common;
 
 /// f32 planes into u8 pixels (an affine per channel) and into f32 pixels (a plain
 /// permute), 2 to 4 planes of odd and even pixel counts, so that planes start on odd and
-/// even words and blocks end one image and start the next (those read word by word). Each
-/// with a source that ends on 8 bytes (pairs) and one that ends 4 bytes off (words), and
-/// with 64-bit accesses forced off (words).
+/// even words and blocks end one image and start the next (those read word by word), one
+/// image of 299 x 299 pixels among them. Each with a source that ends on 8 bytes (pairs)
+/// and one that ends 4 bytes off (pairs where the tail part moves the last image's last 2
+/// pixels or more, else words), and with 64-bit accesses forced off (words).
 #[test]
 fn flat_strips_read_planes_in_pairs() {
     let Some(p) = common::gpu() else { return };
@@ -29,7 +30,15 @@ fn flat_strips_read_planes_in_pairs() {
     let mut cases = Vec::new();
     // Images, planes, pixels: 17 and 41 pixels are not whole blocks of 16 (u8 pixels) or
     // of 4 (f32 pixels); 36 is.
-    for (images, n, pixels) in [(5, 3, 17), (3, 3, 41), (4, 3, 36), (6, 2, 19), (3, 4, 23)] {
+    let cases_of = [
+        (5, 3, 17),
+        (3, 3, 41),
+        (4, 3, 36),
+        (6, 2, 19),
+        (3, 4, 23),
+        (1, 3, 299 * 299),
+    ];
+    for (images, n, pixels) in cases_of {
         let words = (images * n * pixels) as u64;
         for convert in [true, false].into_iter().filter(|&c| !c || n == 3) {
             for access64 in [None, Some(false)] {
@@ -48,25 +57,31 @@ fn flat_strips_read_planes_in_pairs() {
                         false => op,
                     };
                     let whole = (src_at + 4 * words).is_multiple_of(8);
-                    cases.push((op, pairs_here && access64.is_none() && whole));
+                    cases.push((op, n, pairs_here && access64.is_none(), whole));
                 }
             }
         }
     }
-    let ops: Vec<Relayout> = cases.iter().map(|(op, _)| op.clone()).collect();
-    let mut paired = 0;
-    for ((op, pairs), result) in cases.iter().zip(common::check_many(p, &ops)) {
+    let ops: Vec<Relayout> = cases.iter().map(|(op, ..)| op.clone()).collect();
+    let (mut whole_pairs, mut tail_pairs) = (0, 0);
+    for ((op, n, wide, whole), result) in cases.iter().zip(common::check_many(p, &ops)) {
         result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
         let parts = op.plan(caps).unwrap();
         let block = parts[0].variant().and_then(|v| v.block());
         assert!(block.is_some_and(|b| b.flat), "{}", parts[0]);
-        assert_eq!(block.unwrap().flat_pairs, *pairs, "{}", parts[0]);
-        paired += *pairs as usize;
+        // The last image's last pixels, of every plane, that the tail part moves.
+        let tail = parts.get(1).map_or(0, |t| t.units() / *n as u64);
+        let pairs = *wide && (*whole || tail >= 2);
+        assert_eq!(block.unwrap().flat_pairs, pairs, "{}", parts[0]);
+        whole_pairs += (pairs && *whole) as usize;
+        tail_pairs += (pairs && !*whole) as usize;
     }
-    // Half the cases whose 64-bit accesses are not forced off.
+    // Half the cases whose 64-bit accesses are not forced off end on whole 8 bytes; of the
+    // others, some have a tail that takes the source's last word.
     assert_eq!(
-        paired,
+        whole_pairs,
         pairs_here as usize * cases.len() / 4,
         "planes read in pairs"
     );
+    assert!(!pairs_here || tail_pairs > 0, "no pairs beside a tail");
 }
