@@ -89,9 +89,9 @@ pub struct Block {
     pub flat: bool,
     /// A flat strip reads its planes' 4-byte elements two at a time, as `u64`s: a SIMD
     /// group pays per access, and a plane's block of words, at any word offset, lies in
-    /// `side / 2 + 1` of them (CPU devices with 64-bit accesses, a source of whole 8 bytes;
-    /// `select::micro_block`). A block that ends one image and starts the next reads
-    /// element by element.
+    /// `side / 2 + 1` of them (CPU devices with 64-bit accesses, where every pair lies in
+    /// the source: [`flat_pairs`](super::flat_pairs)). A block that ends one image and
+    /// starts the next reads element by element.
     pub flat_pairs: bool,
     /// The run's blocks are [`LANE_GROUP`](super::tuning::LANE_GROUP) apart
     /// along the run instead of neighbours: at each step of the run a SIMD group's
