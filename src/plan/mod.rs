@@ -192,8 +192,8 @@ pub struct Options {
     /// choice (see [`SpecializeReason`]).
     pub specialize: Option<bool>,
     /// Force moving data as 64-bit components (on or off) instead of the planner's choice
-    /// (see [`Plan::access64`]); on needs `SHADER_INT64` and 8/16-byte units or wide micro
-    /// blocks.
+    /// (see [`Plan::access64`]); on needs `SHADER_INT64` and 8/16-byte units, a conversion's
+    /// quads of 8/16 bytes on a side or wide micro blocks.
     pub access64: Option<bool>,
     /// Force writing the generic kernel's runs 16 bytes at a time (on or off) instead of the
     /// planner's choice (see [`Plan::wide_stores`]); on needs runs of 4/8-byte units into a

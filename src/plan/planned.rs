@@ -69,10 +69,11 @@ pub struct Plan {
     /// kernel's blocks along the output's rows ([`MICRO_RUNS`]) instead of
     /// one.
     pub runs: bool,
-    /// 8 and 16-byte units, and the micro kernel's wide block rows, are accessed as
-    /// `u64` / `vec2<u64>` rather than `vec2<u32>` / `vec4<u32>`: on a CPU adapter an access
-    /// costs per component, so halving the components speeds every access (see
-    /// `select::choose_access64`).
+    /// 8 and 16-byte units, a conversion's quads of 8 and 16 bytes, and the micro kernel's
+    /// wide block rows are accessed as `u64` / `vec2<u64>` rather than `vec2<u32>` /
+    /// `vec4<u32>` (and a flat strip's 4-byte planes read in pairs, [`Block::flat_pairs`]):
+    /// on a CPU adapter an access costs per component, so halving the components speeds
+    /// every access (see `select::choose_access64`).
     pub access64: bool,
     /// The generic kernel's runs of 4 or 8-byte units are written 16 bytes at a time, their
     /// units gathered into one wide store: a CPU adapter pays per access (see

@@ -356,9 +356,9 @@ pub fn choose_wide_stores(plan: &Plan, opts: &Options) -> Result<bool, PermuteEr
 /// Whether to access storage as 64-bit components: where the units are 8 or 16 bytes, the
 /// stores wide or a conversion's quads 8 or 16 bytes on a side (the generic kernel), or the
 /// micro kernel's block rows are 16-byte accesses, with 32-bit index math, on CPU devices
-/// with `SHADER_INT64`. lavapipe loads and stores
-/// each component of an access in a loop over its SIMD lanes, so a `vec2<u64>` costs about half a `vec4<u32>`: a shader copy moved 64
-/// MiB in 38.5 ms instead of 64 ms. GPUs keep 32-bit components, which they coalesce alike.
+/// with `SHADER_INT64`. lavapipe loads and stores each component of an access in a loop
+/// over its SIMD lanes, so a `vec2<u64>` costs about half a `vec4<u32>`: a shader copy
+/// moved 64 MiB in 38.5 ms instead of 64 ms. GPUs keep 32-bit components.
 pub fn choose_access64(
     plan: &Plan,
     caps: &DeviceCaps,

@@ -76,8 +76,9 @@ pub fn flat_planned(strip: Strip, src: u32, dst: u32, rank: usize) -> bool {
 /// Whether a flat strip reads its planes' 4-byte words in pairs ([`Block::flat_pairs`]):
 /// with 64-bit accesses (chosen after the block's shape), in one binding, where every pair
 /// it reads lies inside the source: the source ends on whole 8 bytes, or the tail part
-/// moves the last 2 pixels of the last image or more (the source's last word, alone in its
-/// pair, is one of them: no view, so it is the last image's last pixel).
+/// moves the last image's last pixels (the source's last word, alone in its pair, is one
+/// of them: no view, so it is the last image's last pixel; a block that ends on the word
+/// before it starts on an even word, as sides are even, so it reads no ninth pair).
 pub fn flat_pairs(plan: &Plan, block: &Block) -> bool {
     let tail = |(blocks, pixels): (u64, u64)| {
         let images = plan.batch_rows_cols().map_or(0, |(b, ..)| b);
@@ -88,7 +89,7 @@ pub fn flat_pairs(plan: &Plan, block: &Block) -> bool {
         && plan.access64
         && plan.chunks.len() <= 1
         && (plan.src_extent().is_multiple_of(8)
-            || flat_blocks(plan, block).is_some_and(|f| tail(f) >= 2))
+            || flat_blocks(plan, block).is_some_and(|f| tail(f) >= 1))
 }
 
 /// The micro kernel's flat strip ([`Block::flat_strip`]) for a permute (or conversion)

@@ -13,6 +13,7 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
     };
     // A flat strip's element side accesses words (read in pairs, `u64`s).
     let word_or = |elements: bool| if elements { "u32" } else { store };
+    debug_assert!(!block.flat_pairs || (block.elements_in() && v.access64 && v.unit == 4));
     let src = match block.flat_pairs {
         true => "u64",
         false => word_or(block.elements_in()),

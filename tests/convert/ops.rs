@@ -330,7 +330,8 @@ fn views_and_rearrangements_convert_as_the_reference_does() {
 /// and in runs: every pair, plain conversions (rank 1) and head splits, at offsets of
 /// whole quads; the affine's channel inside a quad and across rows; with guard bytes. On
 /// CPU adapters whose copies run faster as 64-bit components the quads of 8 and 16 bytes
-/// move so; forced off, as 32-bit ones.
+/// move so; forced on (devices with `SHADER_INT64`, whatever their timing chose) too, and
+/// forced off, as 32-bit ones.
 #[test]
 fn quads_convert_every_pair() {
     let Some(p) = common::gpu() else { return };
@@ -353,14 +354,20 @@ fn quads_convert_every_pair() {
                 access64: Some(false),
                 ..Options::default()
             };
-            let pairs_wide = wide_quads && from.size().max(to.size()) >= 2;
+            let quad_wide = from.size().max(to.size()) >= 2;
+            let pairs_wide = wide_quads && quad_wide;
+            let forced = Options {
+                access64: Some(true),
+                ..Options::default()
+            };
             for (k, (shape, perm)) in shapes.into_iter().enumerate() {
                 let (s, d) = at(k as u64 + 1);
                 let op = Relayout::permute(shape, perm, from.size())
                     .unwrap()
                     .with_offsets(s, d);
-                for (op, wide_here) in [(op.clone(), pairs_wide), (op.with_options(narrow), false)]
-                {
+                let on = (caps.int64 && quad_wide).then(|| (op.clone().with_options(forced), true));
+                let kinds = [(op.clone(), pairs_wide), (op.with_options(narrow), false)];
+                for (op, wide_here) in kinds.into_iter().chain(on) {
                     ops.push(op.with_conversion(c.clone()).unwrap());
                     wide.push(wide_here);
                 }
@@ -407,10 +414,11 @@ fn quads_convert_every_pair() {
         runs += plan.runs as usize;
         scattered += plan.scatter as usize;
     }
-    let cpu = p.caps().cpu as usize;
+    // Runs on the last two shapes, and the channels' scatters; 34 pairs have wide quads.
+    let (cpu, int64) = (caps.cpu as usize, caps.int64 as usize);
     assert_eq!(
         (runs, scattered),
-        (6 * 36 * cpu, 2 * 36 * cpu),
+        ((6 * 36 + 2 * 34 * int64) * cpu, 2 * 36 * cpu),
         "runs of quads"
     );
 }

@@ -9,7 +9,7 @@ pub type FlatCase = (Vec<usize>, Vec<usize>, (u64, u64));
 /// with its byte offsets: images of pixels interleaved on one side, planes on the other,
 /// `(B.., P, n) -> (B.. reversed, n, P)` (columns whole; the planes are written) or `(B, n,
 /// P) -> (B, P, n)` (rows whole; the planes are read; `B` 8). Their element side starts 4
-/// bytes past 16, which the aligned strips refuse; and where the planner allows, `P` is not
+/// bytes past 16 (8 where the planes are read in pairs), which the aligned strips refuse; and where the planner allows, `P` is not
 /// a whole number of blocks, so that blocks end one image and start the next, and the
 /// blocks leave the last pixels of the last image to a part of their own
 /// (`plan::flat_tail`). `None` where not run here: extent 3 of every kind, and each other

@@ -187,8 +187,8 @@ pub struct Force {
     /// Force compiling the generic kernel for the shape (true) or not (false).
     #[arg(long)]
     specialize: Option<bool>,
-    /// Force moving 8/16-byte units and wide micro blocks as 64-bit components (true) or
-    /// 32-bit ones (false).
+    /// Force moving 8/16-byte units, conversions' 8/16-byte quads and wide micro blocks as
+    /// 64-bit components (true) or 32-bit ones (false).
     #[arg(long)]
     access64: Option<bool>,
     /// Force the generic kernel's runs of 4/8-byte units to write 16 bytes at a time (true)
