@@ -98,23 +98,17 @@ fn convert_move(v: &GenericVariant, c: ConvertKey, mode: Mode) -> Result<String,
 fn quad(from: usize, to: usize, access64: bool) -> String {
     let mut f = String::from("    var ch = channel_at(o);\n");
     for i in 0..4 {
-        let bits = match (from, access64) {
-            (2, true) => format!("(u32(x >> {}u) & 0xffffu)", 16 * i),
-            (4, true) => format!("u32(x.{} >> {}u)", ["x", "y"][i / 2], 32 * (i % 2)),
-            _ => super::strip::quad_bits(from, "x", i),
-        };
+        let bits = super::strip::quad_bits(from, "x", i, access64);
         let _ = writeln!(f, "    let e{i} = converted_at({bits}, ch);");
         if i < 3 {
             f += "    ch = channel_next(ch);\n";
         }
     }
     let e: Vec<String> = (0..4).map(|i| format!("e{i}")).collect();
-    let y = match (to, access64) {
-        (2, true) => "u64(e0 | (e1 << 16u)) | (u64(e2 | (e3 << 16u)) << 32u)".into(),
-        (4, true) => "vec2<u64>(u64(e0) | (u64(e1) << 32u), u64(e2) | (u64(e3) << 32u))".into(),
-        _ => super::strip::quad_value(to, &e),
-    };
-    f + &format!("    let y = {y};")
+    f + &format!(
+        "    let y = {};",
+        super::strip::quad_value(to, &e, access64)
+    )
 }
 
 /// The word where the generic kernel's index values start (word 0 is the workgroup count,

@@ -514,11 +514,11 @@ fn square_loads(side: u32, accesses: u32) -> Vec<(String, String)> {
         .collect()
 }
 
-/// A flat strip's `n` planes read in pairs ([`Block::flat_pairs`]): `loads` are the block's
-/// words `x{r}_{a}` (plane `r`, pixel `a` of `side`, at `e{a} + r * in_row`). Where the block lies
-/// in one image, plane `r`'s words start at `w`, and pixel `a`'s is in `u64` `(w + a) / 2`
-/// of the `side / 2 + 1` from `w / 2` (the last only for an odd `w`); else each word is read
-/// from its own `u64`.
+/// A flat strip's `n` planes read in pairs ([`Block::flat_pairs`]): `loads` are the
+/// block's words `x{r}_{a}` (plane `r`, pixel `a` of `side`, at `e{a} + r * in_row`).
+/// Where the block lies in one image, plane `r`'s words start at `w`, and pixel `a`'s is in
+/// `u64` `(w + a) / 2` of the `side / 2 + 1` from `w / 2` (the last only for an odd `w`);
+/// else each word is read from its own `u64`.
 fn flat_pair_loads(side: u32, n: u32, loads: &[(String, String)]) -> String {
     let half = |y: String, k: u32| match k % 2 {
         0 => format!("u32({y})"),

@@ -22,28 +22,40 @@ fn tile_fns(build: Build) -> &'static str {
 }
 
 /// Bits of element `k` (0-3) of a quad of `size`-byte elements held in `x` (one word of
-/// bytes, two words of 16-bit elements, four of 32-bit ones).
-pub(super) fn quad_bits(size: usize, x: &str, k: usize) -> String {
+/// bytes, two words of 16-bit elements, four of 32-bit ones; with `access64` the 8 and
+/// 16-byte quads as a `u64` and a `vec2<u64>`).
+pub(super) fn quad_bits(size: usize, x: &str, k: usize, access64: bool) -> String {
     const LANES: [&str; 4] = ["x", "y", "z", "w"];
-    match size {
-        1 => format!("(({x} >> {}u) & 0xffu)", 8 * k),
-        2 => format!("(({x}.{} >> {}u) & 0xffffu)", LANES[k / 2], 16 * (k % 2)),
-        _ => format!("{x}.{}", LANES[k]),
+    match (size, access64) {
+        (1, _) => format!("(({x} >> {}u) & 0xffu)", 8 * k),
+        (2, true) => format!("(u32({x} >> {}u) & 0xffffu)", 16 * k),
+        (2, false) => format!("(({x}.{} >> {}u) & 0xffffu)", LANES[k / 2], 16 * (k % 2)),
+        (_, true) => format!("u32({x}.{} >> {}u)", LANES[k / 2], 32 * (k % 2)),
+        (_, false) => format!("{x}.{}", LANES[k]),
     }
 }
 
-/// A quad of 4 `size`-byte destination elements as one access.
-pub(super) fn quad_value(size: usize, e: &[String]) -> String {
-    match size {
-        1 => format!(
+/// A quad of 4 `size`-byte destination elements as one access (with `access64` the 8 and
+/// 16-byte quads as a `u64` and a `vec2<u64>`).
+pub(super) fn quad_value(size: usize, e: &[String], access64: bool) -> String {
+    match (size, access64) {
+        (1, _) => format!(
             "{} | ({} << 8u) | ({} << 16u) | ({} << 24u)",
             e[0], e[1], e[2], e[3]
         ),
-        2 => format!(
+        (2, true) => format!(
+            "u64({} | ({} << 16u)) | (u64({} | ({} << 16u)) << 32u)",
+            e[0], e[1], e[2], e[3]
+        ),
+        (2, false) => format!(
             "vec2<u32>({} | ({} << 16u), {} | ({} << 16u))",
             e[0], e[1], e[2], e[3]
         ),
-        _ => format!("vec4<u32>({}, {}, {}, {})", e[0], e[1], e[2], e[3]),
+        (_, true) => format!(
+            "vec2<u64>(u64({}) | (u64({}) << 32u), u64({}) | (u64({}) << 32u))",
+            e[0], e[1], e[2], e[3]
+        ),
+        (_, false) => format!("vec4<u32>({}, {}, {}, {})", e[0], e[1], e[2], e[3]),
     }
 }
 
@@ -176,7 +188,7 @@ fn quad_move(s: TiledStrip, ss: usize, ds: usize) -> String {
                 .collect();
             f += &format!(
                 "        store_dst((out_base + {c}u * param(OUT_ROW) + 4u * q) / 4u, {});\n",
-                quad_value(ds, &e)
+                quad_value(ds, &e, false)
             );
         }
         f += "    }\n";
@@ -196,7 +208,7 @@ fn quad_move(s: TiledStrip, ss: usize, ds: usize) -> String {
                 .map(|l| {
                     let at = j * per + l;
                     let (k, c) = (at / n, at % n);
-                    let e = cvt(quad_bits(ss, &format!("x{c}"), k), k, c);
+                    let e = cvt(quad_bits(ss, &format!("x{c}"), k, false), k, c);
                     match l {
                         0 => e,
                         _ => format!("({e} << {}u)", 8 * ds * l),
