@@ -94,8 +94,9 @@ fn numpy_round_trip_over_dtypes_ranks_and_layouts() {
     let dir = temp_dir("numpy");
     python(MAKE, &dir);
     let manifest = std::fs::read_to_string(dir.join("manifest")).unwrap();
-    let mut count = 0;
-    for line in manifest.lines() {
+    let lines: Vec<&str> = manifest.lines().collect();
+    // Each run makes its own device: one per core at a time.
+    common::per_core(&lines, |line| {
         let (name, perm) = line.split_once(' ').unwrap();
         let out = Command::new(BIN)
             .args(["permute", "--check", "--perm", perm])
@@ -109,8 +110,8 @@ fn numpy_round_trip_over_dtypes_ranks_and_layouts() {
             String::from_utf8_lossy(&out.stderr)
         );
         assert!(String::from_utf8_lossy(&out.stdout).contains("check: equal to the CPU reference"));
-        count += 1;
-    }
+    });
+    let count = lines.len();
     let report = python(CHECK, &dir);
     assert!(
         report.contains(&format!("numpy agrees on {count} arrays")),

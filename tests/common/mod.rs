@@ -428,3 +428,34 @@ pub fn prepared(
 ) -> Result<Plan, wgpu_permute::PermuteError> {
     Ok(p.prepare(&Relayout::from_request(req)?)?.plans()[0].clone())
 }
+
+/// `f` of each item, on one thread per core (at most 4), in the items' order: for tests
+/// that run many independent processes (CLI runs, dawn.node runs), which one after
+/// another leave a core idle. A panic in `f` fails the caller with its message.
+pub fn per_core<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let mut done: Vec<(usize, R)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else {
+                            break done;
+                        };
+                        done.push((i, f(item)));
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    done.sort_by_key(|&(i, _)| i);
+    done.into_iter().map(|(_, r)| r).collect()
+}

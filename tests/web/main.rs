@@ -14,6 +14,8 @@
 //! the tests fail with instructions, unless `WGPU_PERMUTE_SKIP_WEB=1` says to skip them
 //! (they then say so).
 
+#[path = "../common/mod.rs"]
+mod common;
 // The page's suites are JSON (the `json` and `bench` features, which `cli` includes).
 #[cfg(all(feature = "json", feature = "bench"))]
 mod page;
