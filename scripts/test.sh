@@ -4,11 +4,30 @@
 # backend (llvmpipe through EGL, headless): the downlevel path, without SHADER_INT64 or
 # SHADER_F16, then the same subset and the views on SwiftShader (Chromium's Vulkan driver),
 # then an app that depends on the crate alone. Release mode: lavapipe is slow enough. Extra
-# arguments go to the first run.
+# arguments make the first part one fully optimised `cargo test` with them.
 export WGPU_PERMUTE_SWIFTSHADER=1
 source "$(dirname "$0")/setup.sh"
 cd "$(dirname "$0")/.."
-cargo test --release --features cli "$@"
+run_tests=(cargo test --release --features cli)
+# The sweeps compile thousands of pipelines, and lavapipe spends most of their time in
+# LLVM: they run with its optimisation passes off (GALLIVM_PERF=nopt; the variant sweep
+# took 294 s instead of 382, the conversions 88 instead of 133), which changes no result of
+# a correct shader. The other tests run fully optimised code, as do the GL subset of
+# gpu.rs below and the bench's check of each case against the reference.
+sweeps=(variants convert gpu)
+if [ $# -gt 0 ]; then
+    "${run_tests[@]}" "$@"
+else
+    others=()
+    for file in tests/*.rs tests/*/main.rs; do
+        name="$(basename "${file%/main.rs}" .rs)"
+        [[ " ${sweeps[*]} " == *" $name "* ]] || others+=(--test "$name")
+    done
+    "${run_tests[@]}" --lib --bins --examples "${others[@]}"
+    "${run_tests[@]}" --doc
+    echo "The sweeps (${sweeps[*]}), with LLVM's optimisation passes off (GALLIVM_PERF=nopt):"
+    GALLIVM_PERF=nopt "${run_tests[@]}" "${sweeps[@]/#/--test=}"
+fi
 # With Mesa's shader cache off, as on a new machine: cold compiles hold wgpu's GL context
 # lock for seconds, which a warm cache would hide (see `wgpu_permute::serialized`).
 # What other drivers run: every kernel family, element size, index width and movement
@@ -22,7 +41,8 @@ subset=(every_permutation edges_of_every_kernel colour_channels random_permutes 
 echo "GL backend subset (WGPU_BACKEND=gl, shader cache off):"
 WGPU_BACKEND=gl MESA_SHADER_CACHE_DISABLE=true cargo test --release --features cli \
     --test gpu --test reliability -- "${subset[@]}"
-WGPU_BACKEND=gl MESA_SHADER_CACHE_DISABLE=true cargo test --release --features cli --test convert
+WGPU_BACKEND=gl MESA_SHADER_CACHE_DISABLE=true GALLIVM_PERF=nopt cargo test --release \
+    --features cli --test convert
 # SwiftShader: the same subset, then views, regions, recorded operations and the element
 # conversions (GL runs those too). Not the
 # variant sweep: SwiftShader keeps every compiled pipeline's code (its 880 took 11 GiB).
@@ -37,8 +57,10 @@ VK_ICD_FILENAMES="$SWIFTSHADER_ICD" cargo test --release --features cli \
     --test views --test regions --test relayout --test rearrange --test convert -- \
     --skip micro::every_pair --skip micro::the_affine \
     --skip ops::permutes_convert_every_pair --skip ops::quads_convert_every_pair
-# Its own workspace (no dev-dependencies), built into this target directory.
+# Its own workspace (no dev-dependencies), built into this target directory, unoptimised:
+# it checks features and errors, not speed (release builds of its two feature sets took
+# 108 s, these about 70).
 echo "An app that depends on wgpu-permute alone (tests/crate-only), with the default features, then with none:"
-app=(cargo run --release --quiet --manifest-path tests/crate-only/Cargo.toml)
+app=(cargo run --quiet --manifest-path tests/crate-only/Cargo.toml)
 CARGO_TARGET_DIR="$PWD/target" "${app[@]}"
 CARGO_TARGET_DIR="$PWD/target" "${app[@]}" --no-default-features
