@@ -150,8 +150,8 @@ fn every_webgpu_variant_compiles_under_tint_and_dawn() {
     let (mut compiled, mut pipelines) = (0, 0);
     let dir = root.join("target/tint-variants");
     let manifests = write_shaders(&dir, &variants);
-    // One run of dawn.node per core: Tint compiles on one thread (one at a time, this test
-    // took 131 s on 2 cores, 67 s so).
+    // One run of dawn.node per core: Tint compiles on one thread (on 2 cores this test took
+    // 131 s with one run at a time, 67 s so).
     let summaries = crate::common::per_core(&manifests, |manifest| {
         super::node(&root, "tint.mjs", manifest, &icd, "TINT-JSON ")
     });
