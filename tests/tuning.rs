@@ -117,6 +117,49 @@ fn autotuning_races_a_permute_in_parts_against_each_kernel() {
     println!("autotuned {shape:?}: {:?} ({plans} plans)", tuned[0].1);
 }
 
+/// Where column runs apply (a CPU device), autotuning times the micro kernel in both
+/// orders and the faster serves the class whenever micro runs it, even where another
+/// kernel won the race or micro is forced; both orders are correct.
+#[test]
+fn autotuning_times_the_micro_kernels_two_orders() {
+    let Some(shared) = gpu() else { return };
+    let p = Permuter::new(shared.device(), shared.queue())
+        .unwrap()
+        .with_autotune(true);
+    let (shape, perm) = ([8usize, 8, 8, 8, 8, 32], [2usize, 5, 0, 4, 1, 3]);
+    let micro = Options {
+        kernel: Some(Kernel::Micro),
+        ..Options::default()
+    };
+    let rule = check(shared, &shape, &perm, 4, micro, (0, 0)).unwrap_or_else(|m| panic!("{m}"));
+    assert!(!rule.reasons.column_runs_measured, "{rule}");
+    let plan =
+        check(&p, &shape, &perm, 4, Options::default(), (0, 0)).unwrap_or_else(|m| panic!("{m}"));
+    let forced = check(&p, &shape, &perm, 4, micro, (0, 0)).unwrap_or_else(|m| panic!("{m}"));
+    let cpu = p.caps().cpu;
+    assert_eq!(forced.reasons.column_runs_measured, cpu, "{forced}");
+    if plan.kernel == Kernel::Micro {
+        assert_eq!(plan.column_runs, forced.column_runs, "{plan}");
+    }
+    // The other order, forced, is correct too.
+    let other = Options {
+        column_runs: Some(!forced.column_runs),
+        ..micro
+    };
+    if cpu {
+        check(&p, &shape, &perm, 4, other, (0, 0)).unwrap_or_else(|m| panic!("{m}"));
+    }
+    println!(
+        "autotuned {shape:?} {perm:?}: {} ({}), micro with column runs: {}",
+        plan.kernel.name(),
+        match plan.column_runs {
+            true => "column runs",
+            false => "usual order",
+        },
+        forced.column_runs
+    );
+}
+
 /// A permuter compiles at most `MAX_SPECIALIZED` pipelines for shapes, however many views
 /// of one shape with other strides ask for their own: each view is a shape of its own.
 #[test]

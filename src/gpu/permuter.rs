@@ -75,9 +75,10 @@ impl Permuter {
     /// Chooses kernels by measurement instead of the heuristic: the first request of each
     /// shape class (dims rounded up to powers of two, same simplified permutation and
     /// movement size) times every kernel that applies (generic, tiled, micro), and on a CPU
-    /// device a permute with odd sides in parts too ([`Plan::pending_parts`]), on scratch
+    /// device a permute with odd sides in parts too ([`Plan::pending_parts`]) and the micro
+    /// kernel both along the output's rows and in column runs where those apply, on scratch
     /// buffers of its size, with GPU timestamps where the device has them, and the winner
-    /// serves the class from then on. Forced kernels are left alone; if timing fails, the
+    /// (and the micro kernel's faster order) serves the class from then on. Forced kernels are left alone; if timing fails, the
     /// heuristic serves the class (and timing is not tried again).
     pub fn with_autotune(self, on: bool) -> Self {
         self.learned().autotune = on;

@@ -6,7 +6,7 @@ use super::tuning::{
     MICRO_ALIASING_PITCH, MICRO_BAND_BLOCKS, MICRO_BAND_BLOCKS_16B, MICRO_BAND_BLOCKS_SPREAD,
     MICRO_BAND_MAX_SPAN, MICRO_BAND_ROWS, MICRO_BAND_SPAN, MICRO_COLUMN_RUN_MIN_BAND, MICRO_RUN,
 };
-use super::{DeviceCaps, Kernel, Options, Plan};
+use super::{DeviceCaps, Kernel, Learned, Options, Plan};
 use crate::PermuteError;
 
 /// Whether the micro kernel's runs go along the column blocks: where the rows are far
@@ -28,12 +28,17 @@ use crate::PermuteError;
 ///
 /// Also where the output's rows are short and apart ([`short_rows_apart`]): there the
 /// usual run is as short as the rows, and a run along the columns is longer.
+///
+/// With autotuning on, where both orders apply, the order measured faster for the plan's
+/// shape class decides instead of the rule ([`Learned::column_runs`]). Sets
+/// [`Plan::column_runs`] and the reason.
 pub(super) fn choose(
-    plan: &Plan,
+    plan: &mut Plan,
     caps: &DeviceCaps,
     opts: &Options,
+    learned: &Learned,
     limit: u64,
-) -> Result<bool, PermuteError> {
+) -> Result<(), PermuteError> {
     let padded = plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
     let applies = plan.kernel == Kernel::Micro
         && plan.runs
@@ -55,17 +60,28 @@ pub(super) fn choose(
             }),
         _ => None,
     };
-    match (opts.column_runs, fits) {
-        (Some(true), None) => Err(PermuteError::ForcedChoice {
-            what: "column runs",
-            why: "they run the micro kernel's square blocks (CPU devices) of a permute or view without bounds or a conversion, whose column blocks a run divides, in binding windows of whole runs",
-        }),
-        (Some(on), _) => Ok(on),
-        (None, None) => Ok(false),
-        (None, Some((fit, row_blocks, short))) => {
-            Ok(short || (fit < MICRO_COLUMN_RUN_MIN_BAND && row_blocks > fit))
+    let measured = learned
+        .autotune
+        .then(|| learned.column_runs.get(&plan.shape_class()).copied())
+        .flatten();
+    plan.column_runs = match (opts.column_runs, fits, measured) {
+        (Some(true), None, _) => {
+            return Err(PermuteError::ForcedChoice {
+                what: "column runs",
+                why: "they run the micro kernel's square blocks (CPU devices) of a permute or view without bounds or a conversion, whose column blocks a run divides, in binding windows of whole runs",
+            });
         }
-    }
+        (Some(on), _, _) => on,
+        (None, None, _) => false,
+        (None, Some(_), Some(on)) => {
+            plan.reasons.column_runs_measured = true;
+            on
+        }
+        (None, Some((fit, row_blocks, short)), None) => {
+            short || (fit < MICRO_COLUMN_RUN_MIN_BAND && row_blocks > fit)
+        }
+    };
+    Ok(())
 }
 
 /// Whether the output's rows (`r` units, `row_blocks` blocks) are shorter than
@@ -82,7 +98,9 @@ pub(super) fn choose(
 /// 0.60-0.64 / 0.74-0.75 and at 16 MiB `[8,128,64,64]` 0.32-0.36 / 0.37-0.39; back to
 /// back, a tie or worse (`[32,8,3136] (0,2,1)` 0.84-0.87 / 0.54-0.83), so the rule leaves
 /// those.
-/// It errs towards column runs: no shape measured lost by them.
+/// It errs towards column runs: no shape measured lost by them there. On another CPU (AMD
+/// EPYC family 25) the 6-D permute ran faster in the usual order: autotuning times both
+/// orders where this rule decides ([`Learned::column_runs`]).
 fn short_rows_apart(
     plan: &Plan,
     r: u64,

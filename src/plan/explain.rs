@@ -163,7 +163,7 @@ impl Plan {
         match &self.reasons.tuning {
             Tuning::Off | Tuning::Winner => {}
             Tuning::Pending(kernels) => why.push(format!(
-                "autotuning will time {}{} before the first run of this shape class",
+                "autotuning will time {}{}{} before the first run of this shape class",
                 kernels
                     .iter()
                     .map(|k| k.name())
@@ -171,6 +171,10 @@ impl Plan {
                     .join(", "),
                 match self.pending_parts() {
                     true => ", and the plan in parts (body micro, edges generic)",
+                    false => "",
+                },
+                match kernels.contains(&Kernel::Micro) {
+                    true => " (micro in both orders, where column runs apply)",
                     false => "",
                 }
             )),
@@ -290,6 +294,15 @@ impl Plan {
                         why.push(format!(
                             "each invocation moves {run} {rows}x{cols} block(s), {apart} along the {along}, between the input's innermost dim ({c}) and the dim that becomes the output's innermost ({r}), {how}, {batch}"
                         ));
+                        if self.reasons.column_runs_measured {
+                            why.push(format!(
+                                "the order ({}) is the one autotuning timed faster for this shape class, not the rule's: which is faster depends on the CPU's caches",
+                                match block.column_runs {
+                                    true => "column runs",
+                                    false => "along the output's rows",
+                                }
+                            ));
+                        }
                         if let Some(k) = self.row_continuation() {
                             why.push(format!(
                                 "the batch decodes dim {k} innermost, not the input's order: it continues the output's short rows and lies a page or more away in the input, so that a SIMD group writes neighbouring rows back to back (a CPU device)"

@@ -444,7 +444,7 @@ fn finish(
         tiles.split(&mut plan);
     }
     // Before the windows: a box's grain follows the direction of the runs.
-    plan.column_runs = column_runs::choose(&plan, caps, opts, limit)?;
+    column_runs::choose(&mut plan, caps, opts, learned, limit)?;
     if one_binding {
         let total = plan.workgroups();
         plan.chunks = vec![Chunk {

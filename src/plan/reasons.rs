@@ -98,6 +98,10 @@ pub struct Learned {
     pub autotune: bool,
     /// Timing outcomes per shape class.
     pub winners: HashMap<ShapeKey, Measured>,
+    /// Per shape class, whether the micro kernel ran faster in column runs than in its
+    /// usual order, where autotuning timed both: which order wins depends on the CPU's
+    /// caches (see [`Reasons::column_runs_measured`]).
+    pub column_runs: HashMap<ShapeKey, bool>,
     /// Shapes that have their own compiled pipeline.
     pub specialized: HashSet<ShapeKey>,
     /// How many shapes may have their own pipeline.
@@ -132,6 +136,7 @@ impl Default for Learned {
         Learned {
             autotune: false,
             winners: HashMap::new(),
+            column_runs: HashMap::new(),
             specialized: HashSet::new(),
             max_specialized: MAX_SPECIALIZED,
             model: false,
@@ -345,6 +350,10 @@ pub struct Reasons {
     pub tuning: Tuning,
     /// The memory model's part in the choice.
     pub model: Modelling,
+    /// Whether the micro kernel's order (column runs or the usual one) is the one
+    /// autotuning measured faster for the shape class ([`Learned::column_runs`]), not the
+    /// rule's.
+    pub column_runs_measured: bool,
 }
 
 impl Reasons {
@@ -356,6 +365,7 @@ impl Reasons {
             specialize: None,
             tuning: Tuning::Off,
             model: Modelling::Off,
+            column_runs_measured: false,
         }
     }
 }

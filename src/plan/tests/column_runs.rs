@@ -82,6 +82,53 @@ fn short_output_rows_apart_run_along_the_columns() {
     assert!(!p.column_runs, "{p}");
 }
 
+/// With autotuning on, the order measured faster for a shape class decides over the rule
+/// (in the class's other shapes too), and says so; without it, or where the request
+/// forces an order, the measurement is not used.
+#[test]
+fn a_measured_order_decides_over_the_rule() {
+    let req = Request::new(&[8, 8, 8, 8, 8, 32], &[2, 5, 0, 4, 1, 3], 4);
+    let rule = plan::plan(&req, &cpu()).unwrap();
+    assert!(
+        rule.column_runs && !rule.reasons.column_runs_measured,
+        "{rule}"
+    );
+    let mut learned = Learned {
+        autotune: true,
+        ..Learned::default()
+    };
+    let pending = plan::plan_with(&req, &cpu(), &learned).unwrap();
+    assert!(pending.pending_race().contains(&Kernel::Micro), "{pending}");
+    let class = pending.shape_class();
+    learned
+        .winners
+        .insert(class.clone(), Measured::Fastest(Kernel::Micro));
+    learned.column_runs.insert(class, false);
+    for shape in [&[8usize, 8, 8, 8, 8, 32][..], &[7, 8, 8, 8, 6, 32]] {
+        let p = plan::plan_with(
+            &Request::new(shape, &[2, 5, 0, 4, 1, 3], 4),
+            &cpu(),
+            &learned,
+        )
+        .unwrap();
+        assert_eq!(p.kernel, Kernel::Micro, "{p}");
+        assert!(!p.column_runs && !block(&p).column_runs, "{p}");
+        assert!(p.reasons.column_runs_measured, "{p}");
+        assert!(p.explain().join(" ").contains("timed faster"), "{p}");
+    }
+    let forced = plan::plan_with(&req.with_options(forced(true)), &cpu(), &learned).unwrap();
+    assert!(
+        forced.column_runs && !forced.reasons.column_runs_measured,
+        "{forced}"
+    );
+    learned.autotune = false;
+    let off = plan::plan_with(&req, &cpu(), &learned).unwrap();
+    assert!(
+        off.column_runs && !off.reasons.column_runs_measured,
+        "{off}"
+    );
+}
+
 /// Square blocks of 2- or 4-byte units whose input rows hold at most
 /// `MICRO_SHORT_ROW_BYTES` run at most the row blocks of one column of blocks over a SIMD
 /// group (batches of small matrices over at most two batch dims, CPU devices); longer input
