@@ -4,7 +4,7 @@
 //! work names.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use super::captured;
 use crate::PermuteError;
@@ -13,8 +13,13 @@ use crate::work::Shader;
 pub(super) struct Pipelines {
     layout: wgpu::PipelineLayout,
     bind_group_layout: wgpu::BindGroupLayout,
-    cache: Mutex<HashMap<Shader, wgpu::ComputePipeline>>,
+    /// A slot per shader, locked while it compiles: a thread that needs another shader, or
+    /// one already compiled, does not wait for the compile (a CPU driver's take seconds).
+    cache: Mutex<HashMap<Shader, Slot>>,
 }
+
+/// A shader's pipeline, `None` until it compiled.
+type Slot = Arc<Mutex<Option<wgpu::ComputePipeline>>>;
 
 /// The bindings of every kernel: source (read-only storage), destination (storage),
 /// parameters (uniform).
@@ -113,21 +118,28 @@ impl Pipelines {
 
     /// Number of compiled pipelines.
     pub(super) fn len(&self) -> usize {
-        self.cache.lock().map(|c| c.len()).unwrap_or(0)
+        let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        cache.values().filter(|slot| locked(slot).is_some()).count()
     }
 
-    /// The pipeline of `shader`, compiled on first use.
+    /// The pipeline of `shader`, compiled on first use; a thread asking for it meanwhile
+    /// waits for that compile rather than compiling it again.
     pub(super) fn get(
         &self,
         device: &wgpu::Device,
         shader: &Shader,
     ) -> Result<wgpu::ComputePipeline, PermuteError> {
-        // Before the cache's lock: the GL work lock comes first everywhere.
+        // Before the cache's locks: the GL work lock comes first everywhere.
         let _serial = super::serial(device);
-        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(pipeline) = cache.get(shader) {
+        let slot = {
+            let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+            cache.entry(shader.clone()).or_default().clone()
+        };
+        let mut slot = locked(&slot);
+        if let Some(pipeline) = &*slot {
             return Ok(pipeline.clone());
         }
+        // A failed compile leaves the slot empty: the next request tries again.
         let source = shader.wgsl()?;
         let pipeline = captured(device, || {
             compile(
@@ -139,7 +151,11 @@ impl Pipelines {
                 &shader.constants(),
             )
         })?;
-        cache.insert(shader.clone(), pipeline.clone());
+        *slot = Some(pipeline.clone());
         Ok(pipeline)
     }
+}
+
+fn locked(slot: &Slot) -> std::sync::MutexGuard<'_, Option<wgpu::ComputePipeline>> {
+    slot.lock().unwrap_or_else(|p| p.into_inner())
 }
