@@ -1,8 +1,9 @@
-//! Shared by the GPU tests: one device per test binary, test data in which a misplaced or
-//! missing write shows, and a checker that compares a GPU permute with the CPU reference.
+//! Shared by the GPU tests: a device per test running at once (see [`gpu`]), test data in
+//! which a misplaced or missing write shows, and a checker that compares a GPU permute with
+//! the CPU reference.
 #![allow(dead_code)]
 
-use std::sync::OnceLock;
+use std::sync::Mutex;
 
 use wgpu_permute::{Options, Permuter, Plan, Relayout, read_buffer, reference};
 
@@ -31,34 +32,81 @@ pub const MICRO: Options = Options {
 /// Set to `1` to skip GPU tests on a machine with no adapter; they then say they skipped.
 pub const SKIP_VAR: &str = "WGPU_PERMUTE_SKIP_GPU";
 
-/// The shared permuter, or `None` (with a message) when GPU tests are explicitly skipped.
-/// Without an adapter and without the opt-out, this panics with instructions: GPU tests
-/// never pass silently.
+/// The test thread's permuter, or `None` (with a message) when GPU tests are explicitly
+/// skipped. Without an adapter and without the opt-out, this panics with instructions: GPU
+/// tests never pass silently.
+///
+/// Tests running at once get devices of their own where they can, up to one per core (a
+/// pool, made as needed, each device kept for the binary's life): lavapipe compiles a
+/// device's shaders on its queue's one thread, so tests sharing a device wait for each
+/// other's compiles (the conversion sweep took 88 s on one device, 57 in two processes).
+/// On GL one device serves all: wgpu's GL work is serialised anyway.
 pub fn gpu() -> Option<&'static Permuter> {
-    static PERMUTER: OnceLock<Option<Permuter>> = OnceLock::new();
-    let permuter = PERMUTER.get_or_init(|| {
-        if std::env::var(SKIP_VAR).is_ok_and(|v| v == "1") {
-            return None;
-        }
+    thread_local! {
+        static LEASE: std::cell::OnceCell<Lease> = const { std::cell::OnceCell::new() };
+    }
+    if std::env::var(SKIP_VAR).is_ok_and(|v| v == "1") {
+        eprintln!("skipped: {SKIP_VAR}=1 is set, GPU test not run");
+        return None;
+    }
+    Some(LEASE.with(|lease| lease.get_or_init(Lease::take).permuter))
+}
+
+/// The pool's devices, each with the number of test threads using it.
+static POOL: Mutex<Vec<(&'static Permuter, usize)>> = Mutex::new(Vec::new());
+
+/// A test thread's hold on a pool device, given back when the thread ends.
+struct Lease {
+    permuter: &'static Permuter,
+    index: usize,
+}
+
+impl Lease {
+    /// An idle device of the pool, a new one while the pool has fewer than one per core,
+    /// or else the least used.
+    fn take() -> Lease {
+        let mut pool = POOL.lock().unwrap_or_else(|p| p.into_inner());
         // Vulkan unless WGPU_BACKEND says otherwise: wgpu would otherwise fall back to a GL
         // software adapter without telling anyone.
         let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::VULKAN);
-        match Permuter::new_on(backends) {
-            Ok(p) => {
-                let info = p.device().adapter_info();
-                eprintln!("GPU tests on {} ({:?})", info.name, info.backend);
-                Some(p)
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        let size = match backends == wgpu::Backends::GL {
+            true => 1,
+            false => cores,
+        };
+        let index = match pool.iter().position(|&(_, users)| users == 0) {
+            Some(i) => i,
+            None if pool.len() < size => {
+                let p = match Permuter::new_on(backends) {
+                    Ok(p) => p,
+                    Err(e) => panic!(
+                        "GPU tests need an adapter: {e}. Install a Vulkan driver (on Debian: \
+                         apt-get install mesa-vulkan-drivers) or set {SKIP_VAR}=1 to skip them."
+                    ),
+                };
+                if pool.is_empty() {
+                    let info = p.device().adapter_info();
+                    eprintln!("GPU tests on {} ({:?})", info.name, info.backend);
+                }
+                pool.push((Box::leak(Box::new(p)), 0));
+                pool.len() - 1
             }
-            Err(e) => panic!(
-                "GPU tests need an adapter: {e}. Install a Vulkan driver (on Debian: \
-                 apt-get install mesa-vulkan-drivers) or set {SKIP_VAR}=1 to skip them."
-            ),
+            None => (0..pool.len())
+                .min_by_key(|&i| pool[i].1)
+                .expect("not empty"),
+        };
+        pool[index].1 += 1;
+        Lease {
+            permuter: pool[index].0,
+            index,
         }
-    });
-    if permuter.is_none() {
-        eprintln!("skipped: {SKIP_VAR}=1 is set, GPU test not run");
     }
-    permuter.as_ref()
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        POOL.lock().unwrap_or_else(|p| p.into_inner())[self.index].1 -= 1;
+    }
 }
 
 /// Deterministic pseudo-random bytes (xorshift), so neighbouring elements differ in every
