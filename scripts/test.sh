@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Quick start, test: set up, then every test with GPU tests on the default Vulkan adapter
-# (lavapipe on a machine without a GPU), then a representative GPU subset on wgpu's GL
-# backend (llvmpipe through EGL, headless): the downlevel path, without SHADER_INT64 or
-# SHADER_F16, then the same subset and the views on SwiftShader (Chromium's Vulkan driver),
-# then an app that depends on the crate alone. Release mode: lavapipe is slow enough. Extra
-# arguments make the first part one fully optimised `cargo test` with them.
+# (lavapipe on a machine without a GPU), and beside it a representative GPU subset on
+# wgpu's GL backend (llvmpipe through EGL, headless): the downlevel path, without
+# SHADER_INT64 or SHADER_F16, then the same subset and the views on SwiftShader (Chromium's
+# Vulkan driver); then an app that depends on the crate alone. Release mode: lavapipe is slow enough. Extra
+# arguments make the lavapipe part one fully optimised `cargo test` with them.
 export WGPU_PERMUTE_SWIFTSHADER=1
 source "$(dirname "$0")/setup.sh"
 cd "$(dirname "$0")/.."
@@ -15,10 +15,12 @@ run_tests=(cargo test --release --features cli)
 # a correct shader. The other tests run fully optimised code, as do the GL subset of
 # gpu.rs below and the bench's check of each case against the reference.
 sweeps=(variants convert gpu)
-if [ $# -gt 0 ]; then
-    "${run_tests[@]}" "$@"
-else
-    others=()
+lavapipe() {
+    if [ $# -gt 0 ]; then
+        "${run_tests[@]}" "$@"
+        return
+    fi
+    local others=() file name
     for file in tests/*.rs tests/*/main.rs; do
         name="$(basename "${file%/main.rs}" .rs)"
         [[ " ${sweeps[*]} " == *" $name "* ]] || others+=(--test "$name")
@@ -27,9 +29,7 @@ else
     "${run_tests[@]}" --doc
     echo "The sweeps (${sweeps[*]}), with LLVM's optimisation passes off (GALLIVM_PERF=nopt):"
     GALLIVM_PERF=nopt "${run_tests[@]}" "${sweeps[@]/#/--test=}"
-fi
-# With Mesa's shader cache off, as on a new machine: cold compiles hold wgpu's GL context
-# lock for seconds, which a warm cache would hide (see `wgpu_permute::serialized`).
+}
 # What other drivers run: every kernel family, element size, index width and movement
 # size on every permutation of ranks 1-5 and around every tile edge, random permutes,
 # buffer errors, windows over tiny binding limits, threads.
@@ -38,25 +38,45 @@ subset=(every_permutation edges_of_every_kernel colour_channels random_permutes 
     packed_tiled a_device_with_low_binding_limits every_kernel_splits_across_window_edges
     grids_fold own_device_plans
     permuter_is_shared_across_threads threads_work_while_another_compiles)
-echo "GL backend subset (WGPU_BACKEND=gl, shader cache off):"
-WGPU_BACKEND=gl MESA_SHADER_CACHE_DISABLE=true cargo test --release --features cli \
-    --test gpu --test reliability -- "${subset[@]}"
-WGPU_BACKEND=gl MESA_SHADER_CACHE_DISABLE=true GALLIVM_PERF=nopt cargo test --release \
-    --features cli --test convert
-# SwiftShader: the same subset, then views, regions, recorded operations and the element
-# conversions (GL runs those too). Not the
-# variant sweep: SwiftShader keeps every compiled pipeline's code (its 880 took 11 GiB).
-echo "SwiftShader subset (Vulkan, Chromium's driver: 256 invocations, 256-byte alignment):"
-VK_ICD_FILENAMES="$SWIFTSHADER_ICD" cargo test --release --features cli \
-    --test gpu --test reliability -- "${subset[@]}"
-# The conversion sweeps over every pair are left to lavapipe and GL here (the image and head
-# cases run on micro blocks, the other conversions too): SwiftShader keeps every pipeline's
-# code, and their ~100 unrolled micro blocks (up to 256 conversions each; flat strips take
-# the sweeps' odd shapes too) grew past 17 GiB, then past 24.
-VK_ICD_FILENAMES="$SWIFTSHADER_ICD" cargo test --release --features cli \
-    --test views --test regions --test relayout --test rearrange --test convert -- \
-    --skip micro::every_pair --skip micro::the_affine \
-    --skip ops::permutes_convert_every_pair --skip ops::quads_convert_every_pair
+other_drivers() {
+    # With Mesa's shader cache off, as on a new machine: cold compiles hold wgpu's GL
+    # context lock for seconds, which a warm cache would hide (see
+    # `wgpu_permute::serialized`). One test at a time: GL work is serialised anyway, and
+    # the lavapipe tests beside it slow its compiles.
+    echo "GL backend subset (WGPU_BACKEND=gl, shader cache off):"
+    WGPU_BACKEND=gl MESA_SHADER_CACHE_DISABLE=true "${run_tests[@]}" \
+        --test gpu --test reliability -- --test-threads=1 "${subset[@]}"
+    WGPU_BACKEND=gl MESA_SHADER_CACHE_DISABLE=true GALLIVM_PERF=nopt "${run_tests[@]}" \
+        --test convert -- --test-threads=1
+    # SwiftShader: the same subset, then views, regions, recorded operations and the
+    # element conversions (GL runs those too). Not the variant sweep: SwiftShader keeps
+    # every compiled pipeline's code (its 880 took 11 GiB).
+    echo "SwiftShader subset (Vulkan, Chromium's driver: 256 invocations, 256-byte alignment):"
+    VK_ICD_FILENAMES="$SWIFTSHADER_ICD" "${run_tests[@]}" \
+        --test gpu --test reliability -- "${subset[@]}"
+    # The conversion sweeps over every pair are left to lavapipe and GL here (the image
+    # and head cases run on micro blocks, the other conversions too): SwiftShader keeps
+    # every pipeline's code, and their ~100 unrolled micro blocks (up to 256 conversions
+    # each; flat strips take the sweeps' odd shapes too) grew past 17 GiB, then past 24.
+    VK_ICD_FILENAMES="$SWIFTSHADER_ICD" "${run_tests[@]}" \
+        --test views --test regions --test relayout --test rearrange --test convert -- \
+        --skip micro::every_pair --skip micro::the_affine \
+        --skip ops::permutes_convert_every_pair --skip ops::quads_convert_every_pair
+}
+# Everything builds first; then the other drivers' subsets run beside lavapipe's tests
+# (their output follows lavapipe's): GL keeps one core busy at most, and the two together
+# took about 3 minutes less than one after the other.
+"${run_tests[@]}" --no-run
+others_log="$(mktemp)"
+other_drivers > "$others_log" 2>&1 &
+others=$!
+lavapipe "$@" &
+status=0
+wait $! || status=$?
+wait $others || status=$?
+cat "$others_log"
+rm -f "$others_log"
+[ $status = 0 ] || exit $status
 # Its own workspace (no dev-dependencies), built into this target directory, unoptimised:
 # it checks features and errors, not speed (release builds of its two feature sets took
 # 108 s, these about 70).
