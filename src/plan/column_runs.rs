@@ -6,7 +6,7 @@ use super::tuning::{
     MICRO_ALIASING_PITCH, MICRO_BAND_BLOCKS, MICRO_BAND_BLOCKS_16B, MICRO_BAND_BLOCKS_SPREAD,
     MICRO_BAND_MAX_SPAN, MICRO_BAND_ROWS, MICRO_BAND_SPAN, MICRO_COLUMN_RUN_MIN_BAND, MICRO_RUN,
 };
-use super::{DeviceCaps, Kernel, Learned, Options, Plan};
+use super::{DeviceCaps, Kernel, Learned, Options, OrderReason, Plan};
 use crate::PermuteError;
 
 /// Whether the micro kernel's runs go along the column blocks: where the rows are far
@@ -31,7 +31,7 @@ use crate::PermuteError;
 ///
 /// With autotuning on, where both orders apply, the order measured faster for the plan's
 /// shape class decides instead of the rule ([`Learned::column_runs`]). Sets
-/// [`Plan::column_runs`] and the reason.
+/// [`Plan::column_runs`] and the reason ([`OrderReason`]).
 pub(super) fn choose(
     plan: &mut Plan,
     caps: &DeviceCaps,
@@ -64,21 +64,19 @@ pub(super) fn choose(
         .autotune
         .then(|| learned.column_runs.get(&plan.shape_class()).copied())
         .flatten();
-    plan.column_runs = match (opts.column_runs, fits, measured) {
+    (plan.column_runs, plan.reasons.order) = match (opts.column_runs, fits, measured) {
         (Some(true), None, _) => {
             return Err(PermuteError::ForcedChoice {
                 what: "column runs",
                 why: "they run the micro kernel's square blocks (CPU devices) of a permute or view without bounds or a conversion, whose column blocks a run divides, in binding windows of whole runs",
             });
         }
-        (Some(on), _, _) => on,
-        (None, None, _) => false,
-        (None, Some(_), Some(on)) => {
-            plan.reasons.column_runs_measured = true;
-            on
-        }
+        (Some(on), fits, _) => (on, fits.map(|_| OrderReason::Forced)),
+        (None, None, _) => (false, None),
+        (None, Some(_), Some(on)) => (on, Some(OrderReason::Autotuned)),
         (None, Some((fit, row_blocks, short)), None) => {
-            short || (fit < MICRO_COLUMN_RUN_MIN_BAND && row_blocks > fit)
+            let on = short || (fit < MICRO_COLUMN_RUN_MIN_BAND && row_blocks > fit);
+            (on, Some(OrderReason::Rule))
         }
     };
     Ok(())
@@ -108,10 +106,10 @@ fn short_rows_apart(
     column_run: Option<u32>,
     usual: u32,
 ) -> bool {
-    let last = plan.dims.len() - 1;
-    let unit = plan.dst_unit() as u64;
-    let pitch = (plan.out_strides_by_input_dim()[last] as i64).unsigned_abs() * unit;
-    row_blocks < MICRO_RUN as u64 && pitch > r * unit && column_run.is_some_and(|run| run > usual)
+    let pitch = plan.out_row_pitch();
+    row_blocks < MICRO_RUN as u64
+        && pitch > r * plan.dst_unit() as u64
+        && column_run.is_some_and(|run| run > usual)
 }
 
 /// The plan with column runs: its windows must hold whole runs of columns.
@@ -167,10 +165,14 @@ impl Plan {
     /// [`Plan::micro_band_fit`] of the output's side: column blocks of `cols` output rows
     /// each whose rows span at most [`MICRO_BAND_MAX_SPAN`] bytes.
     pub fn micro_out_fit(&self, cols: u32) -> u64 {
+        MICRO_BAND_MAX_SPAN / (self.out_row_pitch() * cols as u64).max(1)
+    }
+
+    /// Bytes between neighbouring output rows of a micro block (the output's stride of the
+    /// input's innermost dim).
+    fn out_row_pitch(&self) -> u64 {
         let last = self.dims.len() - 1;
-        let pitch =
-            (self.out_strides_by_input_dim()[last] as i64).unsigned_abs() * self.dst_unit() as u64;
-        MICRO_BAND_MAX_SPAN / (pitch * cols as u64).max(1)
+        (self.out_strides_by_input_dim()[last] as i64).unsigned_abs() * self.dst_unit() as u64
     }
 
     /// Bytes between neighbouring input rows of a micro block (the row dim's stride).

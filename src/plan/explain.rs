@@ -4,9 +4,9 @@
 use std::fmt;
 
 use super::{
-    Figures, IndexReason, Kernel, KernelReason, MAX_MODELLED, MIN_TILED_EXTENT, Modelling, Plan,
-    SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES, SpecializeReason, Strip, Tile, Tuning,
-    simplify,
+    Figures, IndexReason, Kernel, KernelReason, MAX_MODELLED, MIN_TILED_EXTENT, Modelling,
+    OrderReason, Plan, SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES, SpecializeReason, Strip,
+    Tile, Tuning, simplify,
     tuning::{BATCH_TILE_BYTES, LANE_GROUP, MICRO_SHORT_ROW_BYTES},
 };
 
@@ -174,7 +174,7 @@ impl Plan {
                     false => "",
                 },
                 match kernels.contains(&Kernel::Micro) {
-                    true => " (micro in both orders, where column runs apply)",
+                    true => " (micro in both orders where column runs apply: on CPU devices)",
                     false => "",
                 }
             )),
@@ -270,8 +270,11 @@ impl Plan {
                         let run = block.run;
                         let along = match (block.strip, block.column_runs) {
                             (Some(Strip::Rows(_)), _) => "columns",
-                            (_, true) => {
+                            (_, true) if self.reasons.order == Some(OrderReason::Rule) => {
                                 "columns (the input's rows; neighbouring invocations take neighbouring row blocks: column runs, for rows too far apart on both sides for a band to stay cached, or output rows shorter than a run and apart)"
+                            }
+                            (_, true) => {
+                                "columns (the input's rows; neighbouring invocations take neighbouring row blocks: column runs)"
                             }
                             _ => "output's rows",
                         };
@@ -294,14 +297,18 @@ impl Plan {
                         why.push(format!(
                             "each invocation moves {run} {rows}x{cols} block(s), {apart} along the {along}, between the input's innermost dim ({c}) and the dim that becomes the output's innermost ({r}), {how}, {batch}"
                         ));
-                        if self.reasons.column_runs_measured {
-                            why.push(format!(
-                                "the order ({}) is the one autotuning timed faster for this shape class, not the rule's: which is faster depends on the CPU's caches",
-                                match block.column_runs {
-                                    true => "column runs",
-                                    false => "along the output's rows",
-                                }
-                            ));
+                        let order = match block.column_runs {
+                            true => "column runs",
+                            false => "along the output's rows",
+                        };
+                        match self.reasons.order {
+                            Some(OrderReason::Autotuned) => why.push(format!(
+                                "the order ({order}) is the one autotuning timed faster for this shape class, not the rule's: which is faster depends on the CPU's caches"
+                            )),
+                            Some(OrderReason::Forced) => why.push(format!(
+                                "the order ({order}) is forced by the request's options"
+                            )),
+                            _ => {}
                         }
                         if let Some(k) = self.row_continuation() {
                             why.push(format!(

@@ -39,8 +39,8 @@ pub use edges::{edge_parts, with_edges};
 pub use geometry::*;
 pub use planned::*;
 pub use reasons::{
-    Figures, IndexReason, KernelReason, Learned, Measured, Misfit, Modelling, Reasons, ShapeKey,
-    SpecializeReason, Tuning, ViewKey,
+    Figures, IndexReason, KernelReason, Learned, Measured, Misfit, Modelling, OrderReason, Reasons,
+    ShapeKey, SpecializeReason, Tuning, ViewKey,
 };
 pub(crate) use select::micro_block;
 #[doc(hidden)]

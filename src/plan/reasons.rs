@@ -100,7 +100,7 @@ pub struct Learned {
     pub winners: HashMap<ShapeKey, Measured>,
     /// Per shape class, whether the micro kernel ran faster in column runs than in its
     /// usual order, where autotuning timed both: which order wins depends on the CPU's
-    /// caches (see [`Reasons::column_runs_measured`]).
+    /// caches (see [`OrderReason::Autotuned`]).
     pub column_runs: HashMap<ShapeKey, bool>,
     /// Shapes that have their own compiled pipeline.
     pub specialized: HashSet<ShapeKey>,
@@ -275,6 +275,20 @@ pub enum IndexReason {
     Pair64,
 }
 
+/// Why the micro kernel runs along the output's rows or in column runs
+/// ([`Block::column_runs`](super::Block::column_runs)), where both apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum OrderReason {
+    /// The rule: column runs where rows lie far apart on both sides or the output's rows
+    /// are short and apart, the usual order elsewhere.
+    Rule,
+    /// Forced by the request's options.
+    Forced,
+    /// Autotuning timed both orders for the shape class ([`Learned::column_runs`]).
+    Autotuned,
+}
+
 /// Whether, and why, the generic or micro kernel is compiled for the plan's shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SpecializeReason {
@@ -350,10 +364,9 @@ pub struct Reasons {
     pub tuning: Tuning,
     /// The memory model's part in the choice.
     pub model: Modelling,
-    /// Whether the micro kernel's order (column runs or the usual one) is the one
-    /// autotuning measured faster for the shape class ([`Learned::column_runs`]), not the
-    /// rule's.
-    pub column_runs_measured: bool,
+    /// Why the micro kernel runs in column runs or in its usual order, where both apply
+    /// (`None` where only the usual order does).
+    pub order: Option<OrderReason>,
 }
 
 impl Reasons {
@@ -365,7 +378,7 @@ impl Reasons {
             specialize: None,
             tuning: Tuning::Off,
             model: Modelling::Off,
-            column_runs_measured: false,
+            order: None,
         }
     }
 }

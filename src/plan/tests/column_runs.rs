@@ -5,7 +5,7 @@ use super::*;
 use crate::Relayout;
 use crate::convert::{Conversion, Dtype};
 use crate::plan::tuning::{MICRO_BAND_MAX_SPAN, MICRO_COLUMN_RUN_MIN_BAND};
-use crate::plan::{BatchTiles, View};
+use crate::plan::{BatchTiles, OrderReason, View};
 
 fn planned(
     shape: &[usize],
@@ -90,7 +90,7 @@ fn a_measured_order_decides_over_the_rule() {
     let req = Request::new(&[8, 8, 8, 8, 8, 32], &[2, 5, 0, 4, 1, 3], 4);
     let rule = plan::plan(&req, &cpu()).unwrap();
     assert!(
-        rule.column_runs && !rule.reasons.column_runs_measured,
+        rule.column_runs && rule.reasons.order == Some(OrderReason::Rule),
         "{rule}"
     );
     let mut learned = Learned {
@@ -113,18 +113,19 @@ fn a_measured_order_decides_over_the_rule() {
         .unwrap();
         assert_eq!(p.kernel, Kernel::Micro, "{p}");
         assert!(!p.column_runs && !block(&p).column_runs, "{p}");
-        assert!(p.reasons.column_runs_measured, "{p}");
+        assert_eq!(p.reasons.order, Some(OrderReason::Autotuned), "{p}");
         assert!(p.explain().join(" ").contains("timed faster"), "{p}");
     }
     let forced = plan::plan_with(&req.with_options(forced(true)), &cpu(), &learned).unwrap();
     assert!(
-        forced.column_runs && !forced.reasons.column_runs_measured,
+        forced.column_runs && forced.reasons.order == Some(OrderReason::Forced),
         "{forced}"
     );
+    assert!(forced.explain().join(" ").contains("is forced"), "{forced}");
     learned.autotune = false;
     let off = plan::plan_with(&req, &cpu(), &learned).unwrap();
     assert!(
-        off.column_runs && !off.reasons.column_runs_measured,
+        off.column_runs && off.reasons.order == Some(OrderReason::Rule),
         "{off}"
     );
 }
