@@ -4,7 +4,7 @@
 //! work names.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, TryLockError};
 
 use super::captured;
 use crate::PermuteError;
@@ -116,10 +116,16 @@ impl Pipelines {
         &self.bind_group_layout
     }
 
-    /// Number of compiled pipelines.
+    /// Number of compiled pipelines; one still compiling on another thread is not counted
+    /// (nor waited for: this is for diagnostics).
     pub(super) fn len(&self) -> usize {
         let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        cache.values().filter(|slot| locked(slot).is_some()).count()
+        let compiled = |slot: &&Slot| match slot.try_lock() {
+            Ok(pipeline) => pipeline.is_some(),
+            Err(TryLockError::Poisoned(p)) => p.into_inner().is_some(),
+            Err(TryLockError::WouldBlock) => false,
+        };
+        cache.values().filter(compiled).count()
     }
 
     /// The pipeline of `shader`, compiled on first use; a thread asking for it meanwhile
