@@ -10,6 +10,16 @@ use crate::plan::{self, Kernel, Measured, Options, Plan, Request};
 use crate::timing::Timer;
 use std::time::Duration;
 
+/// Rounds of each contender in a race, alternating.
+const RACE_ROUNDS: usize = 2;
+
+/// Time a contender's round lasts at least, unless it takes [`RACE_MAX_RUNS`] runs.
+const RACE_ROUND: Duration = Duration::from_millis(5);
+
+/// Runs of a contender per round: at least 2, at most 32 (84 KB took 0.15 ms on lavapipe).
+const RACE_MIN_RUNS: usize = 2;
+const RACE_MAX_RUNS: usize = 32;
+
 impl Permuter {
     /// Plans `req`; when the plan has kernels to time or to trace first, times or traces
     /// them, records the outcome as a fact about the device, and plans again.
@@ -39,15 +49,19 @@ impl Permuter {
         Ok(plan)
     }
 
-    /// Times the plan's candidate kernels on scratch buffers of its size (best of 3 after a
-    /// warm-up each), the micro kernel in both orders where column runs apply (whichever
-    /// is faster depends on the CPU's caches), and the plan itself where it runs in parts
-    /// ([`plan::with_edges`]). Returns the fastest, and the micro kernel's faster order
-    /// where both ran.
+    /// Times the plan's candidate kernels on scratch buffers of its size (the best run of
+    /// [`RACE_ROUNDS`] alternating rounds after a warm-up each; on a CPU device with the
+    /// host's time to record them, as the bench counts it), the micro kernel in both orders
+    /// where column runs apply (whichever is faster depends on the CPU's caches), and the
+    /// plan itself where it runs in parts ([`plan::with_edges`]). Returns the fastest, and
+    /// the micro kernel's faster order where both ran.
     fn race(&self, req: &Request, plan: &Plan) -> Result<(Measured, Option<bool>), PermuteError> {
         let mut timer = self.timer.lock().unwrap_or_else(|p| p.into_inner());
         if timer.is_none() {
-            *timer = Some(Timer::new(&self.device, &self.queue)?);
+            // On a CPU device recording is part of the work's cost: the row copies or parts
+            // of one contender may take longer to record than another's one dispatch.
+            *timer =
+                Some(Timer::new(&self.device, &self.queue)?.counting_recording(self.caps().cpu));
         }
         let timer = timer.as_ref().expect("made above");
         let (src, dst) = captured(&self.device, || {
@@ -97,25 +111,52 @@ impl Permuter {
                 contenders.push((Measured::Parts, None, parts));
             }
         }
-        // A contender that fails to time drops out; the race fails only if all do.
+        // Each contender's best time over alternating rounds (a shared machine's slow
+        // spell then hits them all alike), each round as many runs as fill about
+        // `RACE_ROUND`: small shapes take a fraction of a millisecond, where 3 runs were
+        // noise. A contender that fails to time drops out; the race fails only if all do.
+        let mut failed = None;
+        let record = |plans: &[Plan], e: &mut wgpu::CommandEncoder| {
+            plans
+                .iter()
+                .try_for_each(|p| self.record_plan(e, &src, &dst, p))
+        };
+        // The warm-up, whose time sets the run count.
+        let mut runs: Vec<Option<usize>> = Vec::new();
+        for (_, _, plans) in &contenders {
+            runs.push(match timer.time_recorded(&|e| record(plans, e), 1, 1) {
+                Ok(stats) => {
+                    let fit = RACE_ROUND.as_secs_f64() / stats.min.as_secs_f64().max(1e-6);
+                    Some((fit as usize).clamp(RACE_MIN_RUNS, RACE_MAX_RUNS))
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    None
+                }
+            });
+        }
+        let mut times = vec![Duration::MAX; contenders.len()];
+        for _ in 0..RACE_ROUNDS {
+            for (i, (_, _, plans)) in contenders.iter().enumerate() {
+                let Some(n) = runs[i] else { continue };
+                match timer.time_recorded(&|e| record(plans, e), 0, n) {
+                    Ok(stats) => times[i] = times[i].min(stats.min),
+                    Err(e) => (runs[i], failed) = (None, Some(e)),
+                }
+            }
+        }
         let mut best: Option<(Duration, Measured)> = None;
         let mut orders: Vec<(Duration, bool)> = Vec::new();
-        let mut failed = None;
-        for (measured, order, plans) in contenders {
-            let record = |e: &mut wgpu::CommandEncoder| {
-                plans
-                    .iter()
-                    .try_for_each(|p| self.record_plan(e, &src, &dst, p))
-            };
-            match timer.time_recorded(&record, 1, 3) {
-                Ok(stats) => {
-                    if best.as_ref().is_none_or(|(t, _)| stats.min < *t) {
-                        best = Some((stats.min, measured));
-                    }
-                    orders.extend(order.map(|on| (stats.min, on)));
-                }
-                Err(e) => failed = Some(e),
+        for ((measured, order, _), (time, runs)) in
+            contenders.into_iter().zip(times.into_iter().zip(runs))
+        {
+            if runs.is_none() {
+                continue;
             }
+            if best.as_ref().is_none_or(|(t, _)| time < *t) {
+                best = Some((time, measured));
+            }
+            orders.extend(order.map(|on| (time, on)));
         }
         if let (None, Some(e)) = (&best, failed) {
             return Err(e);
