@@ -153,19 +153,6 @@ fn permuter() -> Result<Permuter> {
     Permuter::new_default().map_err(|e| e.to_string())
 }
 
-/// The adapter, and on CPU devices that could take either the access width measured
-/// faster there (`DeviceCaps::access64_faster`), since every figure depends on it.
-fn device_name(p: &Permuter) -> String {
-    let i = p.device().adapter_info();
-    let caps = p.caps();
-    let width = match (caps.cpu && caps.int64, caps.access64_faster) {
-        (false, _) => "",
-        (true, true) => ", 64-bit components (measured faster here)",
-        (true, false) => ", 32-bit components (measured faster here)",
-    };
-    format!("{} ({:?}){width}", i.name, i.backend)
-}
-
 fn info() -> Result<()> {
     let instance =
         wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
@@ -229,7 +216,7 @@ fn info() -> Result<()> {
     match Permuter::new_default() {
         Ok(p) => println!(
             "default adapter (WGPU_BACKEND / WGPU_ADAPTER_NAME): {}",
-            device_name(&p)
+            report::device_name(&p)
         ),
         Err(e) => println!("default adapter: none ({e})"),
     }
@@ -299,7 +286,7 @@ fn plan(args: &Planned) -> Result<()> {
     let plan = &plans[0];
     match &p {
         _ if no_device => println!("device: a GPU with the WebGPU default limits"),
-        Some(p) => println!("device: {}", device_name(p)),
+        Some(p) => println!("device: {}", report::device_name(p)),
         None => {}
     }
     if plans.len() > 1 && wgpu_permute::plan::flat_tail(plan).is_some() {
@@ -341,7 +328,7 @@ fn plan(args: &Planned) -> Result<()> {
     if let Some(p) = &p {
         println!(
             "(modelled figures come from traces run on {}; the traced addresses are the same on every device)",
-            device_name(p)
+            report::device_name(p)
         );
     }
     Ok(())
@@ -435,7 +422,7 @@ impl FilePermute<'_> {
             self.out_shape,
             dtype
         );
-        println!("device: {}", device_name(&p));
+        println!("device: {}", report::device_name(&p));
         println!("plan: {plan}");
         if self.check {
             println!("check: equal to the CPU reference");
@@ -480,7 +467,7 @@ fn run_bench(args: BenchArgs, options: Options) -> Result<()> {
         None => None,
     };
     let p = permuter()?.with_autotune(autotune);
-    let device = device_name(&p);
+    let device = report::device_name(&p);
     let max_buffer = p.device().limits().max_buffer_size;
     let bench = Bench::new(&p, runs).map_err(|e| e.to_string())?;
     let mut cases: Vec<_> = bench::default_suite(scale)

@@ -48,7 +48,7 @@ pub fn run(args: Args) -> Result<(), String> {
         Some(_) => Some(base.kernel),
         None => plan::modelled_best(&figures, &kernels),
     };
-    let device = super::device_name(&p);
+    let device = super::report::device_name(&p);
     if args.json {
         let kernels: Vec<_> = figures.iter().map(figures_json).collect();
         let value = json!({

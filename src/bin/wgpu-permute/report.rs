@@ -2,7 +2,21 @@
 
 use plotters::prelude::*;
 use serde_json::{Value, json};
+use wgpu_permute::Permuter;
 use wgpu_permute::bench::{CaseResult, Clock, ConvertResult, CopyPlacement, ShapesResult};
+
+/// The adapter, and on CPU devices that could take either the access width measured
+/// faster there (`DeviceCaps::access64_faster`), since every figure depends on it.
+pub fn device_name(p: &Permuter) -> String {
+    let i = p.device().adapter_info();
+    let caps = p.caps();
+    let width = match (caps.cpu && caps.int64, caps.access64_faster) {
+        (false, _) => "",
+        (true, true) => ", 64-bit components (measured faster here)",
+        (true, false) => ", 32-bit components (measured faster here)",
+    };
+    format!("{} ({:?}){width}", i.name, i.backend)
+}
 
 /// The conversions section's rows.
 pub fn conversions_json(results: &[ConvertResult]) -> Value {
