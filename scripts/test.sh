@@ -71,9 +71,22 @@ others_log="$(mktemp)"
 other_drivers > "$others_log" 2>&1 &
 others=$!
 lavapipe "$@" &
+# A process and everything it started (the background lane's cargo and test binaries).
+kill_tree() {
+    local child
+    for child in $(cat /proc/"$1"/task/*/children 2>/dev/null); do kill_tree "$child"; done
+    kill "$1" 2>/dev/null || true
+}
 status=0
 wait $! || status=$?
-wait $others || status=$?
+if [ $status != 0 ]; then
+    # lavapipe's part failed: the other drivers' lane stops rather than run on for minutes.
+    kill_tree $others
+    wait $others 2>/dev/null || true
+    echo "(lavapipe's tests failed: the other drivers' lane was stopped; its output so far:)"
+else
+    wait $others || status=$?
+fi
 cat "$others_log"
 rm -f "$others_log"
 [ $status = 0 ] || exit $status
