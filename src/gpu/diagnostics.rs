@@ -32,7 +32,8 @@ pub fn tuned(permuter: &Permuter) -> Vec<(ShapeKey, Measured)> {
     permuter.tuned()
 }
 
-/// Number of compiled pipelines `permuter` holds.
+/// Number of compiled pipelines `permuter` holds (one still compiling on another thread is
+/// not counted).
 pub fn cached_pipelines(permuter: &Permuter) -> usize {
     permuter.cached_pipelines()
 }

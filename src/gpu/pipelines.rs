@@ -4,7 +4,7 @@
 //! work names.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, TryLockError};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::captured;
 use crate::PermuteError;
@@ -13,13 +13,18 @@ use crate::work::Shader;
 pub(super) struct Pipelines {
     layout: wgpu::PipelineLayout,
     bind_group_layout: wgpu::BindGroupLayout,
-    /// A slot per shader, locked while it compiles: a thread that needs another shader, or
-    /// one already compiled, does not wait for the compile (a CPU driver's take seconds).
-    cache: Mutex<HashMap<Shader, Slot>>,
+    /// A slot per shader: a thread that needs another shader, or one already compiled, does
+    /// not wait for a compile (a CPU driver's take seconds).
+    cache: Mutex<HashMap<Shader, Arc<Slot>>>,
 }
 
-/// A shader's pipeline, `None` until it compiled.
-type Slot = Arc<Mutex<Option<wgpu::ComputePipeline>>>;
+/// A shader's pipeline, set once it compiled; the lock is held while it compiles, so that
+/// threads asking for the same shader meanwhile wait rather than compile it again.
+#[derive(Default)]
+struct Slot {
+    pipeline: OnceLock<wgpu::ComputePipeline>,
+    compiling: Mutex<()>,
+}
 
 /// The bindings of every kernel: source (read-only storage), destination (storage),
 /// parameters (uniform).
@@ -116,16 +121,13 @@ impl Pipelines {
         &self.bind_group_layout
     }
 
-    /// Number of compiled pipelines; one still compiling on another thread is not counted
-    /// (nor waited for: this is for diagnostics).
+    /// Number of compiled pipelines (one still compiling is not counted, nor waited for).
     pub(super) fn len(&self) -> usize {
         let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        let compiled = |slot: &&Slot| match slot.try_lock() {
-            Ok(pipeline) => pipeline.is_some(),
-            Err(TryLockError::Poisoned(p)) => p.into_inner().is_some(),
-            Err(TryLockError::WouldBlock) => false,
-        };
-        cache.values().filter(compiled).count()
+        cache
+            .values()
+            .filter(|slot| slot.pipeline.get().is_some())
+            .count()
     }
 
     /// The pipeline of `shader`, compiled on first use; a thread asking for it meanwhile
@@ -141,8 +143,12 @@ impl Pipelines {
             let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
             cache.entry(shader.clone()).or_default().clone()
         };
-        let mut slot = locked(&slot);
-        if let Some(pipeline) = &*slot {
+        if let Some(pipeline) = slot.pipeline.get() {
+            return Ok(pipeline.clone());
+        }
+        let _compiling = slot.compiling.lock().unwrap_or_else(|p| p.into_inner());
+        // Compiled by another thread while this one waited.
+        if let Some(pipeline) = slot.pipeline.get() {
             return Ok(pipeline.clone());
         }
         // A failed compile leaves the slot empty: the next request tries again.
@@ -157,11 +163,6 @@ impl Pipelines {
                 &shader.constants(),
             )
         })?;
-        *slot = Some(pipeline.clone());
-        Ok(pipeline)
+        Ok(slot.pipeline.get_or_init(|| pipeline).clone())
     }
-}
-
-fn locked(slot: &Slot) -> std::sync::MutexGuard<'_, Option<wgpu::ComputePipeline>> {
-    slot.lock().unwrap_or_else(|p| p.into_inner())
 }
