@@ -8,16 +8,20 @@ use crate::PermuteError;
 use crate::model::Warp;
 use crate::plan::{self, Kernel, Measured, Options, Plan, Request};
 use crate::timing::Timer;
+use crate::work::Work;
 use std::time::Duration;
 
-/// Rounds of each contender in a race, alternating.
+/// Rounds of each contender in a race, alternating, after its warm-up.
 const RACE_ROUNDS: usize = 2;
 
-/// Time a contender's round lasts at least, unless it takes [`RACE_MAX_RUNS`] runs.
+/// About how long a contender's round lasts, within [`RACE_MIN_RUNS`] and
+/// [`RACE_MAX_RUNS`] runs.
 const RACE_ROUND: Duration = Duration::from_millis(5);
 
-/// Runs of a contender per round: at least 2, at most 32 (84 KB took 0.15 ms on lavapipe).
+/// Fewest runs of a contender per round: large shapes take tens of milliseconds a run.
 const RACE_MIN_RUNS: usize = 2;
+
+/// Most runs of a contender per round: 84 KB took 0.15 ms a run on lavapipe.
 const RACE_MAX_RUNS: usize = 32;
 
 impl Permuter {
@@ -83,6 +87,7 @@ impl Permuter {
                 let options = Options {
                     kernel: Some(kernel),
                     column_runs,
+                    specialize: plan::race_specialize(plan, &req.options),
                     ..req.options
                 };
                 // A choice the request forces (64-bit accesses, say) may rule a kernel out.
@@ -114,62 +119,103 @@ impl Permuter {
         // Each contender's best time over alternating rounds (a shared machine's slow
         // spell then hits them all alike), each round as many runs as fill about
         // `RACE_ROUND`: small shapes take a fraction of a millisecond, where 3 runs were
-        // noise. A contender that fails to time drops out; the race fails only if all do.
-        let mut failed = None;
-        let record = |plans: &[Plan], e: &mut wgpu::CommandEncoder| {
-            plans
+        // noise. Recorded as work, not as the caller's plans: the race's runs neither count
+        // towards a shape's compile paying back nor take the budget of compiled shapes.
+        let works: Vec<Vec<Work>> = contenders
+            .iter()
+            .map(|(_, _, plans)| plans.iter().map(Work::of_kernel).collect())
+            .collect();
+        let record = |works: &[Work], e: &mut wgpu::CommandEncoder| {
+            works
                 .iter()
-                .try_for_each(|p| self.record_plan(e, &src, &dst, p))
+                .try_for_each(|w| self.record_work(e, &src, &dst, w))
         };
-        // The warm-up, whose time sets the run count.
-        let mut runs: Vec<Option<usize>> = Vec::new();
-        for (_, _, plans) in &contenders {
-            runs.push(match timer.time_recorded(&|e| record(plans, e), 1, 1) {
-                Ok(stats) => {
-                    let fit = RACE_ROUND.as_secs_f64() / stats.min.as_secs_f64().max(1e-6);
-                    Some((fit as usize).clamp(RACE_MIN_RUNS, RACE_MAX_RUNS))
+        // `None` once a contender failed: it drops out.
+        let mut times: Vec<Option<Duration>> = vec![None; works.len()];
+        let mut runs = vec![0; works.len()];
+        let mut failed = None;
+        for round in 0..=RACE_ROUNDS {
+            for (i, works) in works.iter().enumerate() {
+                if round > 0 && times[i].is_none() {
+                    continue;
                 }
-                Err(e) => {
-                    failed = Some(e);
-                    None
-                }
-            });
-        }
-        let mut times = vec![Duration::MAX; contenders.len()];
-        for _ in 0..RACE_ROUNDS {
-            for (i, (_, _, plans)) in contenders.iter().enumerate() {
-                let Some(n) = runs[i] else { continue };
-                match timer.time_recorded(&|e| record(plans, e), 0, n) {
-                    Ok(stats) => times[i] = times[i].min(stats.min),
-                    Err(e) => (runs[i], failed) = (None, Some(e)),
+                // Round 0 is one run after a warm-up, whose time sets the runs of the rest.
+                let n = if round == 0 { 1 } else { runs[i] };
+                match timer.time_recorded(&|e| record(works, e), usize::from(round == 0), n) {
+                    Ok(stats) => {
+                        times[i] = Some(times[i].map_or(stats.min, |t| t.min(stats.min)));
+                        if round == 0 {
+                            let fit = RACE_ROUND.as_secs_f64() / stats.min.as_secs_f64();
+                            runs[i] = (fit.ceil() as usize).clamp(RACE_MIN_RUNS, RACE_MAX_RUNS);
+                        }
+                    }
+                    Err(e) => (times[i], failed) = (None, Some(e)),
                 }
             }
         }
-        let mut best: Option<(Duration, Measured)> = None;
-        let mut orders: Vec<(Duration, bool)> = Vec::new();
-        for ((measured, order, _), (time, runs)) in
-            contenders.into_iter().zip(times.into_iter().zip(runs))
-        {
-            if runs.is_none() {
-                continue;
-            }
-            if best.as_ref().is_none_or(|(t, _)| time < *t) {
-                best = Some((time, measured));
-            }
-            orders.extend(order.map(|on| (time, on)));
-        }
-        if let (None, Some(e)) = (&best, failed) {
-            return Err(e);
-        }
-        // Both orders timed: the faster serves the class whenever micro runs it.
-        let column_runs = match orders[..] {
-            [(a, on), (b, _)] => Some(if a <= b { on } else { !on }),
-            _ => None,
-        };
-        best.map(|(_, m)| (m, column_runs))
-            .ok_or(PermuteError::ForcedChoice {
+        let orders: Vec<Option<bool>> = contenders.iter().map(|(_, order, _)| *order).collect();
+        let (best, column_runs) = fastest(&times, &orders);
+        let Some(best) = best else {
+            return Err(failed.unwrap_or(PermuteError::ForcedChoice {
                 what: "autotuning",
                 why: "the request's forced options rule out every kernel it would time",
-            })
+            }));
+        };
+        let measured = contenders.swap_remove(best).0;
+        Ok((measured, column_runs))
+    }
+}
+
+/// The fastest of the contenders that timed (`times[i]`, `None` for one that failed), and,
+/// where the micro kernel ran in both orders (`orders[i]`, `None` for other contenders),
+/// its faster order (the first timed of two equal times).
+fn fastest(times: &[Option<Duration>], orders: &[Option<bool>]) -> (Option<usize>, Option<bool>) {
+    let timed = || {
+        times
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| t.map(|t| (i, t)))
+    };
+    let best = timed().min_by_key(|&(_, t)| t).map(|(i, _)| i);
+    let both: Vec<(Duration, bool)> = timed()
+        .filter_map(|(i, t)| orders[i].map(|on| (t, on)))
+        .collect();
+    let column_runs = match both[..] {
+        [(a, on), (b, _)] => Some(if a <= b { on } else { !on }),
+        _ => None,
+    };
+    (best, column_runs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fastest_contender_that_timed_wins_and_its_order_too() {
+        let ms = |m| Some(Duration::from_millis(m));
+        // Micro in both orders (column runs faster), generic fastest.
+        let orders = [Some(false), Some(true), None];
+        assert_eq!(
+            fastest(&[ms(9), ms(7), ms(5)], &orders),
+            (Some(2), Some(true))
+        );
+        assert_eq!(
+            fastest(&[ms(6), ms(7), ms(8)], &orders),
+            (Some(0), Some(false))
+        );
+        // One order failed: no order is learnt; a failed contender never wins.
+        assert_eq!(fastest(&[None, ms(7), ms(8)], &orders), (Some(1), None));
+        assert_eq!(fastest(&[None, None, None], &orders), (None, None));
+        // Equal times: the first timed, in either order of the pair.
+        assert_eq!(
+            fastest(&[ms(7), ms(7), None], &orders),
+            (Some(0), Some(false))
+        );
+        let swapped = [Some(true), Some(false), None];
+        assert_eq!(
+            fastest(&[ms(7), ms(7), None], &swapped),
+            (Some(0), Some(true))
+        );
     }
 }

@@ -48,6 +48,7 @@ pub use select::modelled_best;
 pub(crate) use select::prefers_access64;
 pub use simplify::{check_perm, element_count};
 pub(crate) use simplify::{movement_unit, pack_of, simplify};
+pub(crate) use specialize::race_specialize;
 pub(crate) use strips::flat_box_images;
 pub use strips::flat_planned;
 pub use strips::{flat_blocks, flat_box_blocks, flat_pairs, flat_tail};

@@ -70,3 +70,14 @@ pub(super) fn choose_specialize(
         None => (true, SpecializeReason::Large),
     })
 }
+
+/// Whether autotuning times a contender for `plan`'s shape compiled for it: yes where the
+/// shape is large enough to be compiled for once its compile pays back
+/// ([`SPECIALIZE_MIN_BYTES`]), so that the race measures what serves the class from then
+/// on (on lavapipe the micro kernel's column runs gained 19% from shape constants where
+/// its usual order gained nothing, and lost 3% without them:
+/// docs/benchmarks/19-cpu-round-29.md); the request's own choice where it forces one.
+pub fn race_specialize(plan: &Plan, opts: &Options) -> Option<bool> {
+    opts.specialize
+        .or((plan.bytes >= SPECIALIZE_MIN_BYTES).then_some(true))
+}
