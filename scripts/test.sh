@@ -63,6 +63,15 @@ other_drivers() {
         --skip micro::every_pair --skip micro::the_affine \
         --skip ops::permutes_convert_every_pair --skip ops::quads_convert_every_pair
 }
+# A process and everything it started (the background lane's cargo and test binaries),
+# each stopped before its children are listed, so that it starts no more.
+kill_tree() {
+    local child
+    kill -STOP "$1" 2>/dev/null || true
+    for child in $(cat /proc/"$1"/task/*/children 2>/dev/null); do kill_tree "$child"; done
+    kill "$1" 2>/dev/null || true
+    kill -CONT "$1" 2>/dev/null || true
+}
 # Everything builds first; then the other drivers' subsets run beside lavapipe's tests
 # (their output follows lavapipe's): GL keeps one core busy at most, and the two together
 # took about 3 minutes less than one after the other.
@@ -71,12 +80,6 @@ others_log="$(mktemp)"
 other_drivers > "$others_log" 2>&1 &
 others=$!
 lavapipe "$@" &
-# A process and everything it started (the background lane's cargo and test binaries).
-kill_tree() {
-    local child
-    for child in $(cat /proc/"$1"/task/*/children 2>/dev/null); do kill_tree "$child"; done
-    kill "$1" 2>/dev/null || true
-}
 status=0
 wait $! || status=$?
 if [ $status != 0 ]; then

@@ -141,7 +141,7 @@ impl Plan {
         let blocks = if self.access64 {
             MICRO_BAND_ROWS as u64 / rows
         } else {
-            let pitch = self.row_pitch();
+            let pitch = self.in_row_pitch();
             let blocks = match self.unit {
                 16 => MICRO_BAND_BLOCKS_16B,
                 _ if pitch.is_multiple_of(MICRO_ALIASING_PITCH) => MICRO_BAND_BLOCKS,
@@ -159,7 +159,7 @@ impl Plan {
     /// Row blocks of `rows` input rows each whose rows span at most
     /// [`MICRO_BAND_MAX_SPAN`] bytes: as many as a micro band keeps cached.
     pub fn micro_band_fit(&self, rows: u32) -> u64 {
-        MICRO_BAND_MAX_SPAN / (self.row_pitch() * rows as u64).max(1)
+        MICRO_BAND_MAX_SPAN / (self.in_row_pitch() * rows as u64).max(1)
     }
 
     /// [`Plan::micro_band_fit`] of the output's side: column blocks of `cols` output rows
@@ -176,7 +176,7 @@ impl Plan {
     }
 
     /// Bytes between neighbouring input rows of a micro block (the row dim's stride).
-    fn row_pitch(&self) -> u64 {
+    fn in_row_pitch(&self) -> u64 {
         self.row_dim().map_or(1, |a| {
             (self.in_strides()[a] as i64).unsigned_abs() * self.unit as u64
         })

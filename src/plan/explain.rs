@@ -10,6 +10,10 @@ use super::{
     tuning::{BATCH_TILE_BYTES, LANE_GROUP, MICRO_SHORT_ROW_BYTES},
 };
 
+/// How a plan in column runs moves its blocks (the sentence continues with why).
+const COLUMN_RUNS: &str =
+    "columns (the input's rows; neighbouring invocations take neighbouring row blocks: column runs";
+
 impl KernelReason {
     /// The reason as a sentence (without the kernel's name).
     pub fn sentence(self) -> String {
@@ -269,14 +273,14 @@ impl Plan {
                         };
                         let run = block.run;
                         let along = match (block.strip, block.column_runs) {
-                            (Some(Strip::Rows(_)), _) => "columns",
+                            (Some(Strip::Rows(_)), _) => "columns".into(),
                             (_, true) if self.reasons.order == Some(OrderReason::Rule) => {
-                                "columns (the input's rows; neighbouring invocations take neighbouring row blocks: column runs, for rows too far apart on both sides for a band to stay cached, or output rows shorter than a run and apart)"
+                                format!(
+                                    "{COLUMN_RUNS}, for rows too far apart on both sides for a band to stay cached, or output rows shorter than a run and apart)"
+                                )
                             }
-                            (_, true) => {
-                                "columns (the input's rows; neighbouring invocations take neighbouring row blocks: column runs)"
-                            }
-                            _ => "output's rows",
+                            (_, true) => format!("{COLUMN_RUNS})"),
+                            _ => "output's rows".into(),
                         };
                         let apart = match block.lane_major {
                             true => format!(
@@ -303,7 +307,7 @@ impl Plan {
                         };
                         match self.reasons.order {
                             Some(OrderReason::Autotuned) => why.push(format!(
-                                "the order ({order}) is the one autotuning timed faster for this shape class, not the rule's: which is faster depends on the CPU's caches"
+                                "the order ({order}) is the one autotuning timed faster for this shape class, whatever the rule says: which is faster depends on the CPU's caches"
                             )),
                             Some(OrderReason::Forced) => why.push(format!(
                                 "the order ({order}) is forced by the request's options"

@@ -365,7 +365,7 @@ pub struct Reasons {
     /// The memory model's part in the choice.
     pub model: Modelling,
     /// Why the micro kernel runs in column runs or in its usual order, where both apply
-    /// (`None` where only the usual order does).
+    /// (`None` for other kernels, and where only the usual order applies).
     pub order: Option<OrderReason>,
 }
 

@@ -255,6 +255,9 @@ fn forced_column_runs_are_refused_where_they_do_not_apply() {
     ));
     // 5 column blocks of 4: no run of 4, 3 or 2 divides them.
     refused(planned(&[64, 20], &[1, 0], 4, forced(true), &cpu()));
+    // Forced off there, the usual order runs, and no order is said to be forced.
+    let off = planned(&[64, 20], &[1, 0], 4, forced(false), &cpu()).unwrap();
+    assert!(!off.column_runs && off.reasons.order.is_none(), "{off}");
     let to_f16 = Conversion::new(Dtype::F32, Dtype::F16).unwrap();
     let mut req = Request::new(&[64, 64], &[1, 0], 4).with_options(forced(true));
     req.conversion = Some(&to_f16);
