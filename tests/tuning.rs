@@ -5,7 +5,7 @@
 mod common;
 
 use common::{check, gpu};
-use wgpu_permute::plan::{Measured, OrderReason, tuning::MAX_SPECIALIZED};
+use wgpu_permute::plan::{Measured, OrderReason, SpecializeReason, tuning::MAX_SPECIALIZED};
 use wgpu_permute::{Kernel, Options, Permuter, Relayout, View, diagnostics, reference};
 
 #[test]
@@ -142,6 +142,16 @@ fn autotuning_times_the_micro_kernels_two_orders() {
     let plan =
         check(&p, &shape, &perm, 4, Options::default(), (0, 0)).unwrap_or_else(|m| panic!("{m}"));
     let forced = check(&p, &shape, &perm, 4, micro, (0, 0)).unwrap_or_else(|m| panic!("{m}"));
+    // 4 MiB: the race timed its contenders compiled for the shape, which plans then use.
+    for timed in [&plan, &forced] {
+        assert!(
+            matches!(
+                timed.reasons.specialize,
+                None | Some(SpecializeReason::Compiled)
+            ),
+            "{timed}"
+        );
+    }
     let autotuned = cpu.then_some(OrderReason::Autotuned);
     assert_eq!(forced.reasons.order, autotuned, "{forced}");
     if plan.kernel == Kernel::Micro {

@@ -119,8 +119,8 @@ impl Permuter {
         // Each contender's best time over alternating rounds (a shared machine's slow
         // spell then hits them all alike), each round as many runs as fill about
         // `RACE_ROUND`: small shapes take a fraction of a millisecond, where 3 runs were
-        // noise. Recorded as work, not as the caller's plans: the race's runs neither count
-        // towards a shape's compile paying back nor take the budget of compiled shapes.
+        // noise. Recorded as work, not as the caller's plans: the race's runs do not count
+        // towards a shape's compile paying back.
         let works: Vec<Vec<Work>> = contenders
             .iter()
             .map(|(_, _, plans)| plans.iter().map(Work::of_kernel).collect())
@@ -153,6 +153,12 @@ impl Permuter {
                 }
             }
         }
+        // Shapes the race compiled kernels for have them now: they take the budget of
+        // compiled shapes (which bounds the pipelines kept), and plans of them use them.
+        let compiled = contenders.iter().flat_map(|(_, _, plans)| plans);
+        self.learned()
+            .specialized
+            .extend(compiled.filter(|p| p.specialized).map(|p| p.shape_key()));
         let orders: Vec<Option<bool>> = contenders.iter().map(|(_, order, _)| *order).collect();
         let (best, column_runs) = fastest(&times, &orders);
         let Some(best) = best else {
