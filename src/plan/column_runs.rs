@@ -4,7 +4,8 @@
 use super::select::{micro_block, windows_fit};
 use super::tuning::{
     MICRO_ALIASING_PITCH, MICRO_BAND_BLOCKS, MICRO_BAND_BLOCKS_16B, MICRO_BAND_BLOCKS_SPREAD,
-    MICRO_BAND_MAX_SPAN, MICRO_BAND_ROWS, MICRO_BAND_SPAN, MICRO_COLUMN_RUN_MIN_BAND, MICRO_RUN,
+    MICRO_BAND_MAX_SPAN, MICRO_BAND_ROWS, MICRO_BAND_SPAN, MICRO_COLUMN_RUN_MIN_BAND,
+    MICRO_FAR_OUT_PITCH, MICRO_NEAR_IN_PITCH, MICRO_RUN,
 };
 use super::{DeviceCaps, Kernel, Learned, Options, OrderReason, Plan};
 use crate::PermuteError;
@@ -27,7 +28,8 @@ use crate::PermuteError;
 /// it did where bands fit (`[4096,4096]` 0.97 / 0.48, `[64,512,512] (0,2,1)` 1.16 / 0.96).
 ///
 /// Also where the output's rows are short and apart ([`short_rows_apart`]): there the
-/// usual run is as short as the rows, and a run along the columns is longer.
+/// usual run is as short as the rows, and a run along the columns is longer. And where the
+/// output's rows are far apart and the input's close ([`far_out_near_in`]).
 ///
 /// With autotuning on, where both orders apply, the order measured faster for the plan's
 /// shape class decides instead of the rule ([`Learned::column_runs`]). Sets
@@ -56,7 +58,7 @@ pub(super) fn choose(
                     .max(plan.micro_out_fit(block.cols()));
                 let row_blocks = r / block.rows() as u64;
                 let short = short_rows_apart(plan, r, row_blocks, block.column_run(c), block.run);
-                (fit, row_blocks, short)
+                (fit, row_blocks, short || far_out_near_in(plan))
             }),
         _ => None,
     };
@@ -74,8 +76,8 @@ pub(super) fn choose(
         (Some(on), fits, _) => (on, fits.map(|_| OrderReason::Forced)),
         (None, None, _) => (false, None),
         (None, Some(_), Some(on)) => (on, Some(OrderReason::Autotuned)),
-        (None, Some((fit, row_blocks, short)), None) => {
-            let on = short || (fit < MICRO_COLUMN_RUN_MIN_BAND && row_blocks > fit);
+        (None, Some((fit, row_blocks, apart)), None) => {
+            let on = apart || (fit < MICRO_COLUMN_RUN_MIN_BAND && row_blocks > fit);
             (on, Some(OrderReason::Rule))
         }
     };
@@ -110,6 +112,17 @@ fn short_rows_apart(
     row_blocks < MICRO_RUN as u64
         && pitch > r * plan.dst_unit() as u64
         && column_run.is_some_and(|run| run > usual)
+}
+
+/// Whether the output's rows lie at least [`MICRO_FAR_OUT_PITCH`] apart and the input's
+/// at most [`MICRO_NEAR_IN_PITCH`], in units of 4 or 8 bytes: NHWC -> NCHW and its kin,
+/// `[B,P,C] (0,2,1)` with few channels. In the usual order a SIMD group writes a line of
+/// each of 32 output rows, each on a page of its own; column runs read a line of each
+/// input row and write fewer output rows at a time. See the constants for the figures.
+fn far_out_near_in(plan: &Plan) -> bool {
+    matches!(plan.unit, 4 | 8)
+        && plan.out_row_pitch() >= MICRO_FAR_OUT_PITCH
+        && plan.in_row_pitch() <= MICRO_NEAR_IN_PITCH
 }
 
 /// The plan with column runs: its windows must hold whole runs of columns.

@@ -276,7 +276,7 @@ impl Plan {
                             (Some(Strip::Rows(_)), _) => "columns".into(),
                             (_, true) if self.reasons.order == Some(OrderReason::Rule) => {
                                 format!(
-                                    "{COLUMN_RUNS}, for rows too far apart on both sides for a band to stay cached, or output rows shorter than a run and apart)"
+                                    "{COLUMN_RUNS}, for rows too far apart on both sides for a band to stay cached, output rows shorter than a run and apart, or output rows far apart and input rows close)"
                                 )
                             }
                             (_, true) => format!("{COLUMN_RUNS})"),

@@ -261,6 +261,22 @@ pub const MICRO_BAND_MAX_SPAN: u64 = 16 << 20;
 /// against 0.43 in one band of 16 and 0.70 in column runs).
 pub const MICRO_COLUMN_RUN_MIN_BAND: u64 = (LANE_GROUP * MICRO_RUN) as u64;
 
+/// Output rows at least this many bytes apart, with input rows at most
+/// [`MICRO_NEAR_IN_PITCH`] apart, run the micro kernel's square blocks of 4- and 8-byte
+/// units along the columns (`column_runs::far_out_near_in`). On lavapipe (AMD EPYC family
+/// 25, 32 MiB L3; both orders compiled for the shape, three processes each; column runs'
+/// time over the usual order's) `[B,P,C] (0,2,1)` f32 of about 24 MiB with input rows of 64
+/// B to 512 B and output rows 12.25 KiB apart: 0.91-0.99; output rows 4 KiB apart (`[96,1024,64]`)
+/// 0.92-0.93, 16 KiB 0.92-0.93, 49 KiB 0.92-0.93; 8-byte units 0.88-0.89; tensors that fit in
+/// the L3 tied (0.99). Not where rows are close on both sides (`[64,512,512]`, 2 KiB: 1.03
+/// in the suite), nor for 8- and 16-bit data (f16 `[32,3136,64]` 0.99-1.03). The suite's NHWC
+/// -> NCHW went 0.87 -> 0.96 of the shader copy (docs/benchmarks/20-cpu-round-30.md).
+pub const MICRO_FAR_OUT_PITCH: u64 = 4 << 10;
+
+/// Input rows at most this many bytes apart count as near for [`MICRO_FAR_OUT_PITCH`]: at
+/// 1 KiB the two orders tied (`[4,4096,256] (0,2,1)` 0.99-1.01, `[7,3136,256]` 0.97-0.99).
+pub const MICRO_NEAR_IN_PITCH: u64 = 512;
+
 /// Largest binding window, in bytes: the shaders index storage with `u32`, so a window
 /// holds at most 2^32 words. Devices that report larger bindings (wgpu's Metal backend
 /// reports `maxBufferLength`) are split into windows of this size.

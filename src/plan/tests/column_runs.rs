@@ -82,6 +82,51 @@ fn short_output_rows_apart_run_along_the_columns() {
     assert!(!p.column_runs, "{p}");
 }
 
+/// Output rows a page or more apart and input rows close (NHWC -> NCHW and its kin), in
+/// 4- or 8-byte units: column runs. Rows close on both sides, input rows 1 KiB apart or
+/// more, output rows closer than a page, or 8/16-bit data: the usual order.
+#[test]
+fn far_output_rows_near_input_rows_run_along_the_columns() {
+    let auto = Options::default();
+    for caps in [&cpu(), &cpu64()] {
+        for (shape, perm, elem) in [
+            (&[32usize, 56, 56, 64][..], &[0usize, 3, 1, 2][..], 4),
+            (&[32, 56, 56, 64], &[0, 3, 1, 2], 8),
+            (&[96, 1024, 64], &[0, 2, 1], 4),
+            (&[16, 3136, 128], &[0, 2, 1], 4),
+        ] {
+            let p = planned(shape, perm, elem, auto, caps).unwrap();
+            assert!(p.column_runs && block(&p).column_runs, "{p}");
+            assert_eq!(p.reasons.order, Some(OrderReason::Rule), "{p}");
+            let why = p.explain().join("\n");
+            assert!(
+                why.contains("output rows far apart and input rows close"),
+                "{why}"
+            );
+        }
+        for (shape, perm, elem) in [
+            (&[64usize, 512, 512][..], &[0usize, 2, 1][..], 4),
+            (&[4, 4096, 256], &[0, 2, 1], 4),
+            (&[96, 512, 64], &[0, 2, 1], 4),
+            (&[32, 56, 56, 64], &[0, 3, 1, 2], 2),
+            (&[32, 56, 56, 64], &[0, 3, 1, 2], 1),
+        ] {
+            let p = planned(shape, perm, elem, auto, caps).unwrap();
+            assert!(!p.column_runs, "{p}");
+        }
+    }
+    // GPUs have no runs.
+    let p = planned(
+        &[32, 56, 56, 64],
+        &[0, 3, 1, 2],
+        4,
+        auto,
+        &DeviceCaps::default(),
+    )
+    .unwrap();
+    assert!(!p.column_runs, "{p}");
+}
+
 /// With autotuning on, the order measured faster for a shape class decides over the rule
 /// (in the class's other shapes too), and says so; without it, or where the request
 /// forces an order, the measurement is not used.

@@ -374,8 +374,14 @@ fn micro_bands_follow_the_row_pitch() {
         plan::plan(&square, &cpu).unwrap().micro_band(),
         Some(MICRO_BAND_BLOCKS_16B as u64)
     );
-    // Rows 128 bytes apart: enough blocks for MICRO_BAND_SPAN bytes of rows.
-    let close = band(&[32, 56, 56, 32], &[0, 3, 1, 2], 4, &cpu);
+    // Rows 128 bytes apart: enough blocks for MICRO_BAND_SPAN bytes of rows (in the usual
+    // order: the planner runs this one along the columns, its output rows being far apart).
+    let usual = Options {
+        column_runs: Some(false),
+        ..Options::default()
+    };
+    let close = Request::new(&[32, 56, 56, 32], &[0, 3, 1, 2], 4).with_options(usual);
+    let close = plan::plan(&close, &cpu).unwrap().micro_band();
     assert_eq!(close, Some(MICRO_BAND_SPAN / 128 / 4));
     // Runs of 3 (1503 row blocks): bands in whole runs.
     let runs = band(&[6012, 4000], &[1, 0], 4, &cpu).unwrap();
