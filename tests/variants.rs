@@ -498,6 +498,27 @@ fn micro_bands_cover_every_block() {
             }
         }
     }
+    // Short output rows back to back, input rows far apart: bands one run tall with
+    // 64-bit components on CPU devices (`Plan::one_run_bands`), in runs of 4 and of 3 (9
+    // row blocks), in one binding and across windows.
+    for (shape, windowed) in [(&[3usize, 64, 1024][..], false), (&[2, 36, 1000], false)]
+        .into_iter()
+        .chain([(&[3usize, 64, 1024][..], true), (&[2, 36, 1000], true)])
+    {
+        let bytes = (shape.iter().product::<usize>() * 4) as u64;
+        let options = Options {
+            column_runs: Some(false),
+            binding_limit: windowed.then_some(bytes / 2 + 64),
+            ..MICRO
+        };
+        let op = case(shape, &[0, 2, 1], 4, options, (16, 32));
+        let plan = p.prepare(&op).unwrap().plans()[0].clone();
+        let run = plan.variant().and_then(|v| v.block()).unwrap().run as u64;
+        if p.caps().cpu && plan.access64 {
+            assert_eq!(plan.micro_band(), Some(run), "{plan}");
+        }
+        cases.push(op);
+    }
     // `[4096,32]` of u8 and u16 only: all 32 columns are one run (2 blocks of 16, or 4
     // of 8), whose 32 output rows of a block's rows need twice the window.
     let only: &[usize] = &[4096, 32];

@@ -5,7 +5,8 @@ use super::select::{micro_block, windows_fit};
 use super::tuning::{
     MICRO_ALIASING_PITCH, MICRO_BAND_BLOCKS, MICRO_BAND_BLOCKS_16B, MICRO_BAND_BLOCKS_SPREAD,
     MICRO_BAND_MAX_SPAN, MICRO_BAND_ROWS, MICRO_BAND_SPAN, MICRO_COLUMN_RUN_MIN_BAND,
-    MICRO_FAR_OUT_PITCH, MICRO_NEAR_IN_PITCH, MICRO_RUN,
+    MICRO_FAR_OUT_PITCH, MICRO_NEAR_IN_PITCH, MICRO_ONE_RUN_BAND_PITCH, MICRO_RUN,
+    MICRO_SHORT_OUT_ROWS,
 };
 use super::{DeviceCaps, Kernel, Learned, Options, OrderReason, Plan};
 use crate::PermuteError;
@@ -141,14 +142,18 @@ impl Plan {
     /// [`MICRO_BAND_BLOCKS_SPREAD`] where they spread ([`MICRO_BAND_BLOCKS_16B`] of
     /// 16-byte units), or more where the rows are close: enough for [`MICRO_BAND_SPAN`]
     /// bytes of them; at most [`MICRO_BAND_MAX_SPAN`] bytes of rows, but never fewer than
-    /// [`MICRO_COLUMN_RUN_MIN_BAND`] blocks. `None` for other plans and orders (strips
-    /// running over images, lane-major and column runs).
+    /// [`MICRO_COLUMN_RUN_MIN_BAND`] blocks; or one run where short output rows lie back
+    /// to back and the input's far apart ([`Plan::one_run_bands`]). `None` for other plans
+    /// and orders (strips running over images, lane-major and column runs).
     pub fn micro_band(&self) -> Option<u64> {
         let block = self.variant()?.block()?;
         if block.flat || block.lane_major || block.column_runs {
             // Its blocks run over the images in order, with no rows far apart (a strip's
             // rows are one span).
             return None;
+        }
+        if self.one_run_bands() {
+            return Some(block.run as u64);
         }
         let rows = block.rows() as u64;
         let blocks = if self.access64 {
@@ -167,6 +172,23 @@ impl Plan {
         let fit = self.micro_band_fit(block.rows());
         let blocks = blocks.min(fit.max(MICRO_COLUMN_RUN_MIN_BAND));
         Some(blocks.next_multiple_of(block.run as u64))
+    }
+
+    /// Whether the micro kernel's bands are one run tall: 4-byte units moved as 64-bit
+    /// components whose output rows are short and back to back (rows of
+    /// [`MICRO_SHORT_OUT_ROWS`] units) and whose input rows lie at least
+    /// [`MICRO_ONE_RUN_BAND_PITCH`] apart: NCHW -> NHWC with few channels. A SIMD group then
+    /// reads 128 bytes of each of 16 input rows at a time instead of 32 bytes of each of 64
+    /// or more, and writes one line of each of 32 neighbouring output rows. See the
+    /// constants for the figures.
+    fn one_run_bands(&self) -> bool {
+        self.access64
+            && self.unit == 4
+            && self.dst_unit() == 4
+            && self.batch_rows_cols().is_some_and(|(_, r, _)| {
+                MICRO_SHORT_OUT_ROWS.contains(&r) && self.out_row_pitch() == r * 4
+            })
+            && self.in_row_pitch() >= MICRO_ONE_RUN_BAND_PITCH
     }
 
     /// Row blocks of `rows` input rows each whose rows span at most

@@ -277,6 +277,22 @@ pub const MICRO_FAR_OUT_PITCH: u64 = 4 << 10;
 /// 1 KiB the two orders tied (`[4,4096,256] (0,2,1)` 0.99-1.01, `[7,3136,256]` 0.97-0.99).
 pub const MICRO_NEAR_IN_PITCH: u64 = 512;
 
+/// Output rows of this many 4-byte units, back to back, with input rows at least
+/// [`MICRO_ONE_RUN_BAND_PITCH`] apart, run the micro kernel (64-bit components) in bands one
+/// run tall (`Plan::one_run_bands`). On lavapipe (AMD EPYC family 25; both compiled for the
+/// shape, three alternating rounds of 7 runs; time in bands of one run over the usual band's)
+/// `[B,C,P] (0,2,1)` f32 of 18-25 MiB, `P` 3136 (input rows 12.25 KiB apart): `C` 32 0.91-0.94,
+/// 48 0.90, 64 0.93, 96 0.94, but 128 1.08-1.15 and 256 1.19; `C` 64 with `P` 4096 0.91, 1024
+/// 0.93, 784 0.96, 512 0.96, 256 (1 KiB) 0.99; 6 MiB tensors tied; 8-byte units 0.92 at 64
+/// channels but 0.99 at 32 and 1.05 at 128, 1-, 2- and 16-byte units tied: left as they were.
+/// `[64,512,512] (0,2,1)` would lose (1.13). Transposes with few rows gain most: `[64,262144]
+/// (1,0)` (rows 1 MiB apart) 37.9 ms against 53.9, `[96,65536]` 14.4 against 19.9. The suite's NCHW -> NHWC went 0.85-0.86 -> 0.92-0.93
+/// of the shader copy (docs/benchmarks/20-cpu-round-30.md).
+pub const MICRO_SHORT_OUT_ROWS: std::ops::RangeInclusive<u64> = 32..=96;
+
+/// Input rows at least this many bytes apart for [`MICRO_SHORT_OUT_ROWS`].
+pub const MICRO_ONE_RUN_BAND_PITCH: u64 = 2 << 10;
+
 /// Largest binding window, in bytes: the shaders index storage with `u32`, so a window
 /// holds at most 2^32 words. Devices that report larger bindings (wgpu's Metal backend
 /// reports `maxBufferLength`) are split into windows of this size.

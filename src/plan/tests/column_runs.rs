@@ -127,6 +127,37 @@ fn far_output_rows_near_input_rows_run_along_the_columns() {
     assert!(!p.column_runs, "{p}");
 }
 
+/// Short output rows back to back (32 to 96 units of 4 bytes) and input rows 2 KiB or more
+/// apart (NCHW -> NHWC with few channels), moved as 64-bit components: bands one run tall.
+#[test]
+fn short_output_rows_far_input_rows_band_by_one_run() {
+    let band = |shape: &[usize], elem: usize, caps: &DeviceCaps| {
+        let p = planned(shape, &[0, 2, 1], elem, Options::default(), caps).unwrap();
+        (p.micro_band(), p)
+    };
+    for shape in [
+        &[32usize, 64, 3136][..],
+        &[32, 32, 3136],
+        &[16, 96, 3136],
+        &[128, 64, 512],
+    ] {
+        let (b, p) = band(shape, 4, &cpu64());
+        assert_eq!(b, Some(block(&p).run as u64), "{p}");
+    }
+    // 128 channels, input rows 1 KiB apart, other units, 32-bit components: the usual bands.
+    for (shape, elem, caps) in [
+        (&[16usize, 128, 3136][..], 4, cpu64()),
+        (&[256, 64, 256], 4, cpu64()),
+        (&[16, 64, 3136], 8, cpu64()),
+        (&[32, 64, 3136], 2, cpu64()),
+        (&[32, 64, 3136], 4, cpu()),
+        (&[64, 512, 512], 4, cpu64()),
+    ] {
+        let (b, p) = band(shape, elem, &caps);
+        assert!(b.unwrap() >= MICRO_COLUMN_RUN_MIN_BAND, "{p}");
+    }
+}
+
 /// With autotuning on, the order measured faster for a shape class decides over the rule
 /// (in the class's other shapes too), and says so; without it, or where the request
 /// forces an order, the measurement is not used.
@@ -232,10 +263,15 @@ fn far_apart_rows_shorten_bands_or_run_along_the_columns() {
         let p = planned(&[1024, 16384], &[1, 0], 4, auto, caps).unwrap();
         let fit = MICRO_BAND_MAX_SPAN / (64 << 10) / 4;
         assert!(!p.column_runs && p.micro_band().unwrap() <= fit, "{p}");
-        // Input rows 1 MiB apart, output rows 256 bytes: the usual order in short bands.
+        // Input rows 1 MiB apart, output rows 256 bytes: the usual order in short bands (of
+        // one run with 64-bit components, `Plan::one_run_bands`).
         let p = planned(&[64, 262144], &[1, 0], 4, auto, caps).unwrap();
+        let short = match caps.access64_faster {
+            true => 4,
+            false => MICRO_COLUMN_RUN_MIN_BAND,
+        };
+        assert!(!p.column_runs && p.micro_band() == Some(short), "{p}");
         let band = Some(MICRO_COLUMN_RUN_MIN_BAND);
-        assert!(!p.column_runs && p.micro_band() == band, "{p}");
         // Rows 1 MiB and 256 KiB apart on both sides: column runs, no bands.
         for (shape, perm) in [
             (&[64usize, 64, 64, 64][..], &[3usize, 2, 1, 0][..]),
