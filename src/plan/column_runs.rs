@@ -143,7 +143,7 @@ impl Plan {
     /// 16-byte units), or more where the rows are close: enough for [`MICRO_BAND_SPAN`]
     /// bytes of them; at most [`MICRO_BAND_MAX_SPAN`] bytes of rows, but never fewer than
     /// [`MICRO_COLUMN_RUN_MIN_BAND`] blocks; or one run where short output rows lie back
-    /// to back and the input's far apart ([`Plan::one_run_bands`]). `None` for other plans
+    /// to back and the input's far apart (`Plan::one_run_bands`). `None` for other plans
     /// and orders (strips running over images, lane-major and column runs).
     pub fn micro_band(&self) -> Option<u64> {
         let block = self.variant()?.block()?;
