@@ -181,7 +181,7 @@ impl Plan {
     /// reads 128 bytes of each of 16 input rows at a time instead of 32 bytes of each of 64
     /// or more, and writes one line of each of 32 neighbouring output rows. See the
     /// constants for the figures.
-    fn one_run_bands(&self) -> bool {
+    pub(super) fn one_run_bands(&self) -> bool {
         self.access64
             && self.unit == 4
             && self.dst_unit() == 4

@@ -143,6 +143,11 @@ fn short_output_rows_far_input_rows_band_by_one_run() {
     ] {
         let (b, p) = band(shape, 4, &cpu64());
         assert_eq!(b, Some(block(&p).run as u64), "{p}");
+        let why = p.explain().join("\n");
+        assert!(
+            why.contains(&format!("bands of {}, one run", b.unwrap())),
+            "{why}"
+        );
     }
     // 128 channels, input rows 1 KiB apart, other units, 32-bit components: the usual bands.
     for (shape, elem, caps) in [
