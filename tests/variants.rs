@@ -499,15 +499,16 @@ fn micro_bands_cover_every_block() {
         }
     }
     // Short output rows back to back, input rows far apart: bands one run tall with
-    // 64-bit components on CPU devices (`Plan::one_run_bands`), in runs of 4 and of 3 (9
-    // row blocks), in one binding and across windows.
-    for (shape, windowed) in [(&[3usize, 64, 1024][..], false), (&[2, 36, 1000], false)]
+    // 64-bit components on CPU devices (`Plan::one_run_bands`), of 16 and 8 row blocks, in
+    // one binding and across windows.
+    for (shape, windowed) in [(&[3usize, 64, 1024][..], false), (&[2, 32, 1000], false)]
         .into_iter()
-        .chain([(&[3usize, 64, 1024][..], true), (&[2, 36, 1000], true)])
+        .chain([(&[3usize, 64, 1024][..], true), (&[2, 32, 1000], true)])
     {
         let bytes = (shape.iter().product::<usize>() * 4) as u64;
         let options = Options {
             column_runs: Some(false),
+            access64: p.caps().int64.then_some(true),
             binding_limit: windowed.then_some(bytes / 2 + 64),
             ..MICRO
         };

@@ -117,9 +117,10 @@ fn short_rows_apart(
 
 /// Whether the output's rows lie at least [`MICRO_FAR_OUT_PITCH`] apart and the input's
 /// at most [`MICRO_NEAR_IN_PITCH`], in units of 4 or 8 bytes: NHWC -> NCHW and its kin,
-/// `[B,P,C] (0,2,1)` with few channels. In the usual order a SIMD group writes a line of
-/// each of 32 output rows, each on a page of its own; column runs read a line of each
-/// input row and write fewer output rows at a time. See the constants for the figures.
+/// `[B,P,C] (0,2,1)` with few channels. In the usual order a SIMD group reads 16 bytes of
+/// each of 128 input rows and writes 4 output rows, each on a page of its own; column runs
+/// read a line of each of 32 input rows and write 128 bytes of each of 16 output rows.
+/// Errs towards column runs: no shape measured lost by them here. See the constants.
 fn far_out_near_in(plan: &Plan) -> bool {
     matches!(plan.unit, 4 | 8)
         && plan.out_row_pitch() >= MICRO_FAR_OUT_PITCH
@@ -152,7 +153,7 @@ impl Plan {
             // rows are one span).
             return None;
         }
-        if self.one_run_bands() {
+        if self.one_run_bands(block.run) {
             return Some(block.run as u64);
         }
         let rows = block.rows() as u64;
@@ -174,15 +175,21 @@ impl Plan {
         Some(blocks.next_multiple_of(block.run as u64))
     }
 
-    /// Whether the micro kernel's bands are one run tall: 4-byte units moved as 64-bit
-    /// components whose output rows are short and back to back (rows of
+    /// Whether the micro kernel's bands are one run tall: runs of [`MICRO_RUN`] square
+    /// blocks (CPU devices) of a permute or view without bounds or a conversion, 4-byte
+    /// units moved as 64-bit components, whose output rows are short and back to back (rows of
     /// [`MICRO_SHORT_OUT_ROWS`] units) and whose input rows lie at least
     /// [`MICRO_ONE_RUN_BAND_PITCH`] apart: NCHW -> NHWC with few channels. A SIMD group then
-    /// reads 128 bytes of each of 16 input rows at a time instead of 32 bytes of each of 64
-    /// or more, and writes one line of each of 32 neighbouring output rows. See the
-    /// constants for the figures.
-    pub(super) fn one_run_bands(&self) -> bool {
-        self.access64
+    /// reads 128 bytes of each of 16 input rows at a time instead of 16-32 bytes of each of
+    /// 32 or more, and writes one line of each of 32 neighbouring output rows. Only the
+    /// measured widths and runs: errs towards the usual bands. See the constants.
+    pub(super) fn one_run_bands(&self, run: u32) -> bool {
+        let padded = self.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
+        self.runs
+            && run == MICRO_RUN
+            && self.access64
+            && self.conversion.is_none()
+            && !padded
             && self.unit == 4
             && self.dst_unit() == 4
             && self.batch_rows_cols().is_some_and(|(_, r, _)| {

@@ -333,7 +333,7 @@ impl Plan {
                             ));
                         }
                         if let Some(band) = self.micro_band().filter(|&b| b < r / rows as u64) {
-                            let why_band = match self.one_run_bands() {
+                            let why_band = match self.one_run_bands(block.run) {
                                 true => {
                                     "one run: the output's short rows lie back to back and the input's far apart, so that a SIMD group reads 128-byte stretches of few input rows"
                                 }
@@ -341,9 +341,7 @@ impl Plan {
                                     "so that the input rows a workgroup reads stay cached until it comes back to them"
                                 }
                             };
-                            why.push(format!(
-                                "row blocks in bands of {band}, {why_band} (a CPU device)"
-                            ));
+                            why.push(format!("row blocks in bands of {band}, {why_band}"));
                         }
                     }
                 }

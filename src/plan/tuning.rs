@@ -270,7 +270,7 @@ pub const MICRO_COLUMN_RUN_MIN_BAND: u64 = (LANE_GROUP * MICRO_RUN) as u64;
 /// 0.92-0.93, 16 KiB 0.92-0.93, 49 KiB 0.92-0.93; 8-byte units 0.88-0.89; tensors that fit in
 /// the L3 tied (0.99). Not where rows are close on both sides (`[64,512,512]`, 2 KiB: 1.03
 /// in the suite), nor for 8- and 16-bit data (f16 `[32,3136,64]` 0.99-1.03). The suite's NHWC
-/// -> NCHW went 0.87 -> 0.96 of the shader copy (docs/benchmarks/20-cpu-round-30.md).
+/// -> NCHW went 0.84-0.87 -> 0.95-0.97 of the shader copy (docs/benchmarks/20-cpu-round-30.md).
 pub const MICRO_FAR_OUT_PITCH: u64 = 4 << 10;
 
 /// Input rows at most this many bytes apart count as near for [`MICRO_FAR_OUT_PITCH`]: at
@@ -286,8 +286,9 @@ pub const MICRO_NEAR_IN_PITCH: u64 = 512;
 /// 0.93, 784 0.96, 512 0.96, 256 (1 KiB) 0.99; 6 MiB tensors tied; 8-byte units 0.92 at 64
 /// channels but 0.99 at 32 and 1.05 at 128, 1-, 2- and 16-byte units tied: left as they were.
 /// `[64,512,512] (0,2,1)` would lose (1.13). Transposes with few rows gain most: `[64,262144]
-/// (1,0)` (rows 1 MiB apart) 37.9 ms against 53.9, `[96,65536]` 14.4 against 19.9. The suite's NCHW -> NHWC went 0.85-0.86 -> 0.92-0.93
-/// of the shader copy (docs/benchmarks/20-cpu-round-30.md).
+/// (1,0)` (rows 1 MiB apart) 37.9 ms against 53.9, `[96,65536]` 14.4 against 19.9. Only runs
+/// of 4 were measured (other row counts keep the usual bands). The suite's NCHW -> NHWC went
+/// 0.85-0.88 -> 0.93-0.95 of the shader copy (docs/benchmarks/20-cpu-round-30.md).
 pub const MICRO_SHORT_OUT_ROWS: std::ops::RangeInclusive<u64> = 32..=96;
 
 /// Input rows at least this many bytes apart for [`MICRO_SHORT_OUT_ROWS`].

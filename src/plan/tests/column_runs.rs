@@ -157,6 +157,8 @@ fn short_output_rows_far_input_rows_band_by_one_run() {
         (&[32, 64, 3136], 2, cpu64()),
         (&[32, 64, 3136], 4, cpu()),
         (&[64, 512, 512], 4, cpu64()),
+        (&[2, 36, 1000], 4, cpu64()),
+        (&[2, 100, 1000], 4, cpu64()),
     ] {
         let (b, p) = band(shape, elem, &caps);
         assert!(b.unwrap() >= MICRO_COLUMN_RUN_MIN_BAND, "{p}");
