@@ -454,6 +454,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::{DeviceCaps, Kernel};
 
     #[test]
     fn median_of_an_even_count_is_the_mean_of_the_middle_two() {
@@ -461,7 +462,6 @@ mod tests {
         assert_eq!(median(vec![0.9, 0.5, 0.8, 0.7]), 0.75);
         assert_eq!(median(vec![2.0]), 2.0);
     }
-    use crate::plan::{DeviceCaps, Kernel};
 
     fn plan_of(case: &Case, caps: &DeviceCaps) -> Plan {
         case.op.plan(caps).unwrap().remove(0)

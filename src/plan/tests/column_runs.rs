@@ -274,7 +274,7 @@ fn far_apart_rows_shorten_bands_or_run_along_the_columns() {
         // one run with 64-bit components, `Plan::one_run_bands`).
         let p = planned(&[64, 262144], &[1, 0], 4, auto, caps).unwrap();
         let short = match caps.access64_faster {
-            true => 4,
+            true => crate::plan::tuning::MICRO_RUN as u64,
             false => MICRO_COLUMN_RUN_MIN_BAND,
         };
         assert!(!p.column_runs && p.micro_band() == Some(short), "{p}");
