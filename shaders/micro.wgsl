@@ -31,8 +31,8 @@
 // A padded view (bounds over the batch and row dims, never the columns) fills whole block
 // rows: a row outside a bound is not read, its accesses take the fill value.
 //
-// Filled in by src/shaders/micro.rs: SIDE, RUN, LANE_MAJOR, LANES, COLUMN_RUNS, SHAPE_FN,
-// BATCH_FN (the unrolled batch decode), BOUNDS_FN (for padded views: the batch's part of each bound's
+// Filled in by src/shaders/micro.rs: SIDE, RUN, LANE_MAJOR, LANES, COLUMN_RUNS, BATCH_INNER,
+// SHAPE_FN, BATCH_FN (the unrolled batch decode), BOUNDS_FN (for padded views: the batch's part of each bound's
 // combined index, and the row check; else nothing), BATCH_BOUNDS (padded: `bv`, the
 // batch's part; lane_major: the run's step) and BLOCK_MOVE (where the `j`th block starts,
 // from `br0` and `bc0`, and its unrolled loads, register transpose and stores;
@@ -91,9 +91,12 @@ fn micro(
     let k = select(g, g / RUN, COLUMN_RUNS);
     let across = select(shape(TILES_C), shape(TILES_C) / RUN, COLUMN_RUNS);
     var br0 = k % shape(TILES_R);
+    // Column runs may take the batch's innermost dim with the row blocks, before the
+    // column runs (plan::Block::batch_before_columns): `inner` is its extent, else 1.
+    let inner = {{BATCH_INNER}};
     let rest = k / shape(TILES_R);
-    var bc0 = rest % across * select(1u, RUN, COLUMN_RUNS);
-    var b = rest / across;
+    var bc0 = rest / inner % across * select(1u, RUN, COLUMN_RUNS);
+    var b = rest / inner / across * inner + rest % inner;
     // Several bands: a pipeline constant, so that one band is the plain order above alone,
     // with fewer divisions (which a CPU pays lane by lane).
     if BANDED {

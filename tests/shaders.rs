@@ -23,8 +23,9 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
     // rank 3.
     let per_rank = |unit: usize, rank: usize| {
         let strided = 3 * (rank >= 2 || unit >= 4) as usize;
-        // Column runs: each of MICRO_RUNS, plain and specialised, never padded.
-        let column_runs = 2 * MICRO_RUNS.len();
+        // Column runs: each of MICRO_RUNS, plain and specialised, never padded; of 4-byte
+        // units from rank 4 (two batch dims) also with the batch's innermost dim first.
+        let column_runs = 2 * MICRO_RUNS.len() * (1 + (unit == 4 && rank >= 4) as usize);
         let micro = (4 * (1 + MICRO_RUNS.len()) + column_runs) * (1 + (unit <= 4) as usize);
         let runs = 2 * (unit >= 4) as usize;
         // Scattered runs and walks in tiles (each plain and specialised; the innermost dim

@@ -24,7 +24,7 @@ mod walks;
 use std::collections::{BTreeSet, HashMap};
 
 use common::{MICRO, case, check_many, gpu};
-use strips::{blocks_for_run, column_blocks_for_run, strip_case};
+use strips::{blocks_for_run, column_runs_case, strip_case};
 use views::{check_boxed_runs, check_padded, check_padded_micro, check_reversed, check_stacked};
 use walks::walk_tiles_case;
 use wgpu_permute::plan::tuning::{
@@ -329,13 +329,9 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
     let last = shape.len() - 1;
     let small = variant.rank() <= 6;
     match variant.block() {
-        // Column runs: columns of two or more whole runs of blocks (the planner's run for
-        // them), an odd count of row blocks (the invocations along them wrap to the next
-        // run of column blocks); offsets as below.
+        // Column runs (offsets as below).
         Some(b) if b.column_runs => {
-            let side = b.side as usize;
-            shape[0] = if small { 3 * side } else { side };
-            shape[last] = side * column_blocks_for_run(b.run);
+            (shape, perm) = column_runs_case(b, variant.rank(), elem, small);
             offsets = match b.access_bytes {
                 16 => (16, 32),
                 _ => (4, 4),

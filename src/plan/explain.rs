@@ -315,8 +315,14 @@ impl Plan {
                             _ => {}
                         }
                         if let Some(k) = self.row_continuation() {
+                            let first = match block.batch_before_columns {
+                                true => {
+                                    ", and neighbouring invocations take it right after the row blocks, before the column runs, so that a SIMD group finishes the stretch of each output row it starts"
+                                }
+                                false => "",
+                            };
                             why.push(format!(
-                                "the batch decodes dim {k} innermost, not the input's order: it continues the output's short rows and lies a page or more away in the input, so that a SIMD group writes neighbouring rows back to back (a CPU device)"
+                                "the batch decodes dim {k} innermost, not the input's order: it continues the output's short rows and lies a page or more away in the input, so that a SIMD group writes neighbouring rows back to back{first} (a CPU device)"
                             ));
                         }
                         if let Some(t) = self.batch_tiles {

@@ -107,6 +107,12 @@ pub struct Block {
     /// them, or the output's rows are shorter than a run and apart (square blocks on CPU
     /// devices; `column_runs::choose`).
     pub column_runs: bool,
+    /// Column runs whose neighbouring invocations go along the row blocks, then along the
+    /// batch's innermost dim, then along the column runs: where that dim continues the
+    /// output's short rows ([`Plan::row_continuation`](super::Plan::row_continuation)),
+    /// so that a SIMD group finishes the stretch of each output row it starts before it
+    /// moves on to the next rows (4-byte units; `select::micro_block`).
+    pub batch_before_columns: bool,
 }
 
 /// A wide block whose one side is a whole dim of `n` elements (`2..=`[`STRIP_MAX`], not a
@@ -147,6 +153,7 @@ impl Block {
             flat_pairs: false,
             lane_major: false,
             column_runs: false,
+            batch_before_columns: false,
         })
     }
 
@@ -177,6 +184,7 @@ impl Block {
             flat_pairs: false,
             lane_major: false,
             column_runs: false,
+            batch_before_columns: false,
         })
     }
 
@@ -256,6 +264,14 @@ impl Block {
         Block {
             run,
             column_runs: true,
+            ..self
+        }
+    }
+
+    /// The same column runs, the batch's innermost dim decoded before them.
+    pub fn batch_before_columns(self) -> Block {
+        Block {
+            batch_before_columns: true,
             ..self
         }
     }

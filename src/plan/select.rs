@@ -553,7 +553,7 @@ fn micro_block_shape(plan: &Plan) -> Result<Block, Misfit> {
     if plan.column_runs
         && let Some(run) = block.column_run(c)
     {
-        return Ok(block.column_runs(run));
+        return Ok(plan.batch_first(block.column_runs(run)));
     }
     if !plan.runs {
         return Ok(block.with_run(1));

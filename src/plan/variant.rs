@@ -387,6 +387,9 @@ impl std::fmt::Display for Variant {
                 if b.column_runs {
                     write!(f, " column runs")?;
                 }
+                if b.batch_before_columns {
+                    write!(f, " batch first")?;
+                }
                 if m.specialized {
                     write!(f, " specialized")?;
                 }

@@ -47,6 +47,7 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
             ("RUN", &format!("{}u", block.run)),
             ("LANE_MAJOR", &block.lane_major.to_string()),
             ("COLUMN_RUNS", &block.column_runs.to_string()),
+            ("BATCH_INNER", &batch_inner(&block, v.rank)),
             ("LANES", &format!("{LANE_GROUP}u")),
             ("SHAPE_FN", &shape_fn(v)),
             ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2), "shape")),
@@ -99,6 +100,15 @@ fn shape_fn(v: &MicroVariant) -> String {
     }
     f += "        default: { return param(i); }\n    }\n}";
     f
+}
+
+/// The batch digits decoded with the row blocks: the innermost batch dim's extent (its
+/// word, the last of the batch dims' extents) for [`Block::batch_before_columns`], else 1.
+fn batch_inner(block: &Block, rank: usize) -> String {
+    match (block.batch_before_columns, rank.checked_sub(3)) {
+        (true, Some(last)) => format!("shape(BATCH + {last}u)"),
+        _ => "1u".into(),
+    }
 }
 
 /// A converting block's `cvt` (the micro kernel's and the tiled kernel's strips): a source

@@ -235,6 +235,7 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
                 flat_pairs: false,
                 lane_major: false,
                 column_runs: false,
+                batch_before_columns: false,
             });
             let (per, per_d) = (block.per_in(plan.unit), block.per_out(plan.dst_unit()));
             let sides = (block.rows() as u64, block.cols() as u64);

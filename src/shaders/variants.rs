@@ -41,6 +41,10 @@ pub fn all_variants() -> Vec<Variant> {
                     for run in MICRO_RUNS {
                         for specialized in [false, true] {
                             all.push(micro(block.column_runs(run), false, specialized));
+                            if unit == 4 && rank >= 4 {
+                                let inner = block.column_runs(run).batch_before_columns();
+                                all.push(micro(inner, false, specialized));
+                            }
                         }
                     }
                 }

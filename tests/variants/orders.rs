@@ -104,3 +104,73 @@ fn batches_decoded_in_tiles_land_in_place() {
         assert!(plan.batch_tiles.is_some(), "{plan}");
     }
 }
+
+/// Column runs that take the row continuation before the columns
+/// (`Block::batch_before_columns`, 4-byte units): the 6-D permute with continuations of 8
+/// and of 5 (not a power of two), and a reversal; 16-byte offsets (wide blocks) and word
+/// ones (word blocks, 32-bit), 64-bit components and 32-bit ones where the device has both,
+/// specialised and not, across binding windows whose boxes cut the continuation (the 6-D
+/// permutes), and as a view with the continuation reversed. Each plans so, and every output element
+/// lands in its place with the guard bytes untouched.
+#[test]
+fn column_runs_with_the_continuation_first_land_in_place() {
+    let Some(p) = gpu() else { return };
+    if !p.caps().cpu {
+        eprintln!("not a CPU adapter: the micro kernel's order is a CPU-device layout; not run");
+        return;
+    }
+    let widths: &[bool] = match p.caps().int64 {
+        true => &[false, true],
+        false => &[false],
+    };
+    let shapes: [(&[usize], &[usize]); 3] = [
+        (&[4, 8, 8, 8, 8, 32], &[2, 5, 0, 4, 1, 3]),
+        (&[4, 5, 8, 8, 8, 32], &[2, 5, 0, 4, 1, 3]),
+        (&[8, 32, 32, 64], &[3, 2, 1, 0]),
+    ];
+    let mut cases = Vec::new();
+    for (shape, perm) in shapes {
+        for &access64 in widths {
+            let runs = Options {
+                column_runs: Some(true),
+                access64: Some(access64),
+                ..Options::default()
+            };
+            // Word offsets take word blocks, which move no 64-bit components.
+            let other = if access64 { (32, 80) } else { (4, 12) };
+            for (offsets, specialize) in [((16, 48), false), (other, true)] {
+                let options = Options {
+                    specialize: Some(specialize),
+                    ..runs
+                };
+                cases.push(case(shape, perm, 4, options, offsets));
+            }
+            // The 6-D permutes' (the reversal's rows lie a quarter of it apart): windows
+            // smaller than the input's span of the continuation (456 or 264 KiB) cut it.
+            let windowed = Options {
+                binding_limit: Some(200_000),
+                ..runs
+            };
+            if shape.len() == 6 {
+                cases.push(case(shape, perm, 4, windowed, (16, 32)));
+            }
+        }
+        let mut view = View::permuted(shape, perm).unwrap();
+        let k = perm.iter().position(|&d| d == 1).unwrap();
+        view.offset += view.strides[k] * (view.shape[k] as isize - 1);
+        view.strides[k] = -view.strides[k];
+        let len = shape.iter().product();
+        cases.push(Relayout::view(view, len, 4).unwrap());
+    }
+    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
+    let mut windowed = 0;
+    for (result, op) in check_many(&fresh, &cases).into_iter().zip(&cases) {
+        let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
+        assert_eq!(plan.kernel, Kernel::Micro, "{plan}");
+        let block = plan.variant().and_then(|v| v.block()).unwrap();
+        assert!(block.column_runs && block.batch_before_columns, "{plan}");
+        let cut = plan.chunks.iter().any(|c| c.hi[1] - c.lo[1] < plan.dims[1]);
+        windowed += cut as usize;
+    }
+    assert_eq!(windowed, 2 * widths.len());
+}

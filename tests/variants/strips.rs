@@ -1,10 +1,10 @@
-//! The permutes that run the micro kernel's strip variants (tests/variants.rs), and the
-//! blocks a case needs for a run.
+//! The permutes that run the micro kernel's strip and column-run variants
+//! (tests/variants.rs), and the blocks a case needs for a run.
 
 use wgpu_permute::plan::tuning::{
-    MICRO_LANE_MAJOR_MIN_WORKGROUPS, MICRO_LANE_MAJOR_RUN, MICRO_RUNS, MICRO_WORKGROUP,
+    MICRO_LANE_MAJOR_MIN_WORKGROUPS, MICRO_LANE_MAJOR_RUN, MICRO_RUNS, MICRO_WORKGROUP, PAGE_BYTES,
 };
-use wgpu_permute::plan::{MAX_RANK, Strip, Variant};
+use wgpu_permute::plan::{Block, MAX_RANK, Strip, Variant};
 
 /// The permute that runs a strip variant: `(B.., R, C) -> (B.. reversed, C, R)` (batch dims
 /// of 2 that cannot merge), the short side whole and the other in whole blocks (a multiple
@@ -79,4 +79,32 @@ pub fn column_blocks_for_run(run: u32) -> usize {
         .map(|k| k * run as usize)
         .find(|&n| planned(n) == Some(run))
         .expect("some count of blocks plans each run")
+}
+
+/// The permute that runs a column-runs block at `rank` (`unmergeable`'s reversal): columns
+/// of two or more whole runs of blocks (the planner's run), an odd count of row blocks
+/// (invocations along them wrap to the next run; one past rank 6, where not `small`). The
+/// batch first (`Block::batch_before_columns`): the row continuation (dim 1) a page or
+/// more from its neighbour. Plain column runs whose continuation would lie that far
+/// (high ranks) have the innermost batch dim continue the rows instead (`(n-1, n-3, .., 1,
+/// n-2, 0)`, which decodes it innermost anyway).
+pub fn column_runs_case(
+    b: Block,
+    rank: usize,
+    elem: usize,
+    small: bool,
+) -> (Vec<usize>, Vec<usize>) {
+    let (mut shape, mut perm) = super::unmergeable(rank);
+    let (side, last) = (b.side as usize, rank - 1);
+    shape[0] = if small { 3 * side } else { side };
+    shape[last] = side * column_blocks_for_run(b.run);
+    let page = PAGE_BYTES as usize / elem;
+    let rest: usize = shape[2..].iter().product();
+    if b.batch_before_columns {
+        shape[last - 1] *= page.div_ceil(rest);
+    } else if rank >= 5 && rest >= page {
+        perm = [last].into_iter().chain((1..last - 1).rev()).collect();
+        perm.extend([last - 1, 0]);
+    }
+    (shape, perm)
 }

@@ -432,7 +432,7 @@ fn column_runs_split_into_boxes_of_whole_runs() {
 
 /// Short output rows (at most `LANE_GROUP` row blocks) continued by a batch dim a page or
 /// more away in the input decode that dim innermost (`Plan::row_continuation`), in every
-/// element size; a nearer continuation, longer rows, a forced order of blocks and GPUs (no
+/// element size, and 4-byte column runs take it before the columns; a nearer continuation, longer rows, a forced order of blocks and GPUs (no
 /// micro kernel) keep the input's order.
 #[test]
 fn short_rows_continued_far_away_decode_their_continuation_innermost() {
@@ -453,6 +453,8 @@ fn short_rows_continued_far_away_decode_their_continuation_innermost() {
             assert_eq!(p.kernel, Kernel::Micro, "{p}");
             assert_eq!(p.row_continuation(), Some(1), "{p}");
             assert_eq!(p.box_batch_dims(), [0, 2, 4, 1], "{p}");
+            // Column runs take it before the columns in 4-byte units only.
+            assert_eq!(block(&p).batch_before_columns, elem == 4, "{p}");
             assert!(
                 p.explain()
                     .iter()
@@ -474,6 +476,7 @@ fn short_rows_continued_far_away_decode_their_continuation_innermost() {
             let p = planned(shape, perm, 4, auto, caps).unwrap();
             assert_eq!(p.kernel, Kernel::Micro, "{p}");
             assert_eq!(p.row_continuation(), None, "{p}");
+            assert!(!block(&p).batch_before_columns, "{p}");
             assert_eq!(
                 (p.box_batch_dims(), p.batch_tiles),
                 (p.batch_dims(), None),
