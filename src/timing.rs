@@ -44,11 +44,13 @@ pub struct Stats {
 }
 
 impl Stats {
-    /// Of at least one sample.
+    /// Of at least one sample; the median of an even count is the mean of the middle two
+    /// (the upper one biased times up for an even `--runs`).
     pub(crate) fn of(mut samples: Vec<Duration>) -> Stats {
         samples.sort();
+        let n = samples.len();
         Stats {
-            median: samples[samples.len() / 2],
+            median: (samples[(n - 1) / 2] + samples[n / 2]) / 2,
             min: samples[0],
         }
     }
@@ -200,5 +202,19 @@ impl Timer {
             .map(|_| self.time_once(record))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Stats::of(samples))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_an_even_count_of_runs_is_the_mean_of_the_middle_two() {
+        let ms = |v: &[u64]| Stats::of(v.iter().map(|&m| Duration::from_millis(m)).collect());
+        assert_eq!(ms(&[9, 5, 7]).median, Duration::from_millis(7));
+        assert_eq!(ms(&[9, 5, 8, 6]).median, Duration::from_millis(7));
+        assert_eq!(ms(&[9, 5, 8, 6]).min, Duration::from_millis(5));
+        assert_eq!(ms(&[2]).median, Duration::from_millis(2));
     }
 }
