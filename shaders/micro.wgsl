@@ -53,8 +53,9 @@ const LANES: u32 = {{LANES}};
 // and neighbouring invocations take neighbouring row blocks (plan::Block::column_runs):
 // each invocation reads a stretch of each of its input rows (a 64-byte line in runs of 4)
 // and a SIMD group writes one stretch of each output row it covers, where the rows lie too
-// far apart on both sides for a band's to stay cached until it comes back to them, or the
-// output's rows are shorter than a run and apart.
+// far apart on both sides for a band's to stay cached until it comes back to them, the
+// output's rows are shorter than a run and apart, or the output's rows far apart and the
+// input's close.
 const COLUMN_RUNS: bool = {{COLUMN_RUNS}};
 
 // Word `i` of the shape's (never an offset or a conversion table's): the parameter block's,

@@ -104,8 +104,9 @@ pub struct Block {
     /// stretch of each of its input rows (a whole 64-byte line in runs of 4 where the rows
     /// start on lines) and a SIMD group writes one stretch of each of its output rows,
     /// where a band's rows would be too far apart to stay cached until it comes back to
-    /// them, or the output's rows are shorter than a run and apart (square blocks on CPU
-    /// devices; `column_runs::choose`).
+    /// them, the output's rows are shorter than a run and apart, or the output's rows lie
+    /// far apart and the input's close (square blocks on CPU devices;
+    /// `column_runs::choose`).
     pub column_runs: bool,
     /// Column runs whose neighbouring invocations go along the row blocks, then along the
     /// batch's innermost dim, then along the column runs: where that dim continues the

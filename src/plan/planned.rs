@@ -96,8 +96,9 @@ pub struct Plan {
     pub walk_tiles: Option<WalkTiles>,
     /// The micro kernel's runs go along the column blocks (the input's rows), neighbouring
     /// invocations along the row blocks, where the rows a band of the usual order reads
-    /// are too far apart to stay cached, or the output's rows are shorter than a run and
-    /// apart (a CPU device's choice, `column_runs::choose`; see
+    /// are too far apart to stay cached, the output's rows are shorter than a run and
+    /// apart, or the output's rows lie far apart and the input's close (a CPU device's
+    /// choice, `column_runs::choose`; see
     /// [`Block::column_runs`](super::Block::column_runs)).
     pub column_runs: bool,
     /// The micro kernel's batch decodes in tiles: one batch dim split in two, another

@@ -280,8 +280,9 @@ pub enum IndexReason {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum OrderReason {
-    /// The rule: column runs where rows lie far apart on both sides or the output's rows
-    /// are short and apart, the usual order elsewhere.
+    /// The rule: column runs where rows lie far apart on both sides, the output's rows are
+    /// short and apart, or the output's rows lie far apart and the input's close; the usual
+    /// order elsewhere.
     Rule,
     /// Forced by the request's options.
     Forced,

@@ -239,7 +239,8 @@ pub const MICRO_ALIASING_PITCH: u64 = 512;
 
 /// Bytes of input rows a band of the micro kernel spans at least, with 32-bit components:
 /// where rows are close, 32 row blocks are too few (`[32,56,56,64] (0,3,1,2)` f32, rows
-/// 256 bytes apart: 8.6 ms against 6.6 in 512-row bands, which this restores).
+/// 256 bytes apart, in the usual order: 8.6 ms against 6.6 in 512-row bands, which this
+/// restores; on CPUs it now runs in column runs, `column_runs::far_out_near_in`).
 pub const MICRO_BAND_SPAN: u64 = 128 << 10;
 
 /// Bytes of input rows a micro band may span (rows times pitch): past it the rows a band
@@ -254,11 +255,13 @@ pub const MICRO_BAND_SPAN: u64 = 128 << 10;
 /// [`Block::column_runs`](super::Block::column_runs)).
 pub const MICRO_BAND_MAX_SPAN: u64 = 16 << 20;
 
-/// Row blocks a micro band needs at least to keep its order: one SIMD group's invocations
-/// ([`LANE_GROUP`]), [`MICRO_RUN`] blocks each, per column block. Shorter bands (rows more
-/// than 128 KiB apart, for 4-byte units) make each SIMD group write as many output rows as it
-/// moves column blocks (the 4-D reversal in bands of 4 blocks: 0.29 of the shader copy,
-/// against 0.43 in one band of 16 and 0.70 in column runs).
+/// Row blocks a micro band needs at least to keep its order where the rows lie far apart
+/// on both sides: one SIMD group's invocations ([`LANE_GROUP`]), [`MICRO_RUN`] blocks
+/// each, per column block. Shorter bands (rows more than 128 KiB apart, for 4-byte units)
+/// make each SIMD group write as many output rows as it moves column blocks (the 4-D
+/// reversal in bands of 4 blocks: 0.29 of the shader copy, against 0.43 in one band of 16
+/// and 0.70 in column runs). Bands one run tall are another case: short output rows back
+/// to back, input rows far apart (`Plan::one_run_bands`).
 pub const MICRO_COLUMN_RUN_MIN_BAND: u64 = (LANE_GROUP * MICRO_RUN) as u64;
 
 /// Output rows at least this many bytes apart, with input rows at most
