@@ -32,11 +32,11 @@
 // rows: a row outside a bound is not read, its accesses take the fill value.
 //
 // Filled in by src/shaders/micro.rs: SIDE, RUN, LANE_MAJOR, LANES, COLUMN_RUNS, BATCH_INNER,
-// SHAPE_FN, BATCH_FN (the unrolled batch decode), BOUNDS_FN (for padded views: the batch's part of each bound's
-// combined index, and the row check; else nothing), BATCH_BOUNDS (padded: `bv`, the
-// batch's part; lane_major: the run's step) and BLOCK_MOVE (where the `j`th block starts,
-// from `br0` and `bc0`, and its unrolled loads, register transpose and stores;
-// lane_major: the next block's place).
+// SHAPE_FN, BATCH_FN (the unrolled batch decode), BOUNDS_FN (for padded views: the batch's
+// part of each bound's combined index, and the row check; else nothing), BATCH_BOUNDS
+// (padded: `bv`, the batch's part; lane_major: the run's step) and BLOCK_MOVE (where the
+// `j`th block starts, from `br0` and `bc0`, and its unrolled loads, register transpose and
+// stores; lane_major: the next block's place).
 
 // Whether some dispatch of the plan has more than one band of row blocks (see below).
 override BANDED: bool = false;

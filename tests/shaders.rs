@@ -318,3 +318,23 @@ fn the_shader_command_prints_the_variant_a_request_runs() {
         "{copy}"
     );
 }
+
+/// Column runs that take the batch first decode its innermost extent (the last batch
+/// word: `BATCH + 3u` at rank 6, with 3 batch dims) with the row blocks; plain column runs
+/// decode no batch digit there (`1u`).
+#[test]
+fn column_runs_with_the_batch_first_read_the_innermost_batch_extent() {
+    let inner = |name: &str| {
+        let source = shaders::source(&variant(name)).unwrap();
+        let line = source.lines().find(|l| l.contains("let inner = "));
+        line.unwrap().trim().to_string()
+    };
+    let name = "micro rank 6 unit 4 u32 block 4x4 by 16 B, 4 per run column runs";
+    assert_eq!(inner(name), "let inner = 1u;");
+    let first = format!("{name} batch first");
+    assert_eq!(inner(&first), "let inner = shape(BATCH + 3u);");
+    assert_eq!(
+        inner(&format!("{first} specialized")),
+        "let inner = shape(BATCH + 3u);"
+    );
+}

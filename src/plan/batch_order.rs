@@ -140,7 +140,7 @@ impl Plan {
     /// order ([`Plan::batch_dims`]), but with [`Plan::row_continuation`] innermost, or the
     /// batch tiles' dim between the halves ([`BatchTiles`]). Any order covers every block
     /// once; the shader only reads each dim's extent and strides from the parameter words,
-    /// in this order.
+    /// in this order (and the innermost extent for [`Block::batch_before_columns`]).
     pub fn box_batch_dims(&self) -> Vec<usize> {
         let mut batch = self.batch_dims();
         if let Some(t) = self.batch_tiles {
@@ -202,10 +202,11 @@ impl Plan {
 
     /// The micro kernel's column runs `runs`, taking the batch's innermost dim with the row
     /// blocks ([`Block::batch_before_columns`]) where that dim is the row continuation, in
-    /// 4-byte units. In the usual column runs a SIMD group writes a line
-    /// of each of 32 output rows and moves on along the column runs, coming back to those
-    /// rows a batch later; this way it writes two lines of each of 16 and finishes the
-    /// stretch the continuation makes of them (256 bytes for output rows of 8 units) first.
+    /// 4-byte units. In the usual column runs a SIMD group writes a line of each of 32
+    /// output rows and moves on along the column runs, coming back to those rows a batch
+    /// later; this way it writes two lines of each of 16 and finishes the stretch the
+    /// continuation makes of them (256 bytes for output rows of 8 units) first. Column runs
+    /// have one band (`Plan::micro_band`): the shader's banded order ignores this one.
     ///
     /// On lavapipe (AMD EPYC family 25, 2 cores; the same buffers in one process, three
     /// processes, times against the usual column runs): `[32,8,8,8,8,32] (2,5,0,4,1,3)` f32

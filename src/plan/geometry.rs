@@ -112,7 +112,7 @@ pub struct Block {
     /// batch's innermost dim, then along the column runs: where that dim continues the
     /// output's short rows ([`Plan::row_continuation`](super::Plan::row_continuation)),
     /// so that a SIMD group finishes the stretch of each output row it starts before it
-    /// moves on to the next rows (4-byte units; `select::micro_block`).
+    /// moves on to the next rows (4-byte units; `Plan::batch_first`).
     pub batch_before_columns: bool,
 }
 

@@ -147,6 +147,8 @@ pub(super) fn micro_banded(plan: &Plan) -> bool {
     else {
         return false;
     };
+    // The banded order decodes the batch plainly (column runs have one band).
+    debug_assert!(!block.batch_before_columns);
     let rows = block.rows() as u64;
     plan.chunks.iter().any(|chunk| {
         let (_, r, _) = plan

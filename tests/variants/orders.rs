@@ -110,8 +110,8 @@ fn batches_decoded_in_tiles_land_in_place() {
 /// and of 5 (not a power of two), and a reversal; 16-byte offsets (wide blocks) and word
 /// ones (word blocks, 32-bit), 64-bit components and 32-bit ones where the device has both,
 /// specialised and not, across binding windows whose boxes cut the continuation (the 6-D
-/// permutes), and as a view with the continuation reversed. Each plans so, and every output element
-/// lands in its place with the guard bytes untouched.
+/// permutes), and as a view with the continuation reversed. Each plans so, and every
+/// output element lands in its place with the guard bytes untouched.
 #[test]
 fn column_runs_with_the_continuation_first_land_in_place() {
     let Some(p) = gpu() else { return };
@@ -145,8 +145,9 @@ fn column_runs_with_the_continuation_first_land_in_place() {
                 };
                 cases.push(case(shape, perm, 4, options, offsets));
             }
-            // The 6-D permutes' (the reversal's rows lie a quarter of it apart): windows
-            // smaller than the input's span of the continuation (456 or 264 KiB) cut it.
+            // The 6-D permutes': windows smaller than the input's span of the continuation
+            // (456 or 264 KiB) cut it. (A reversal's block reads 4 input rows 256 KiB
+            // apart, more than such a window holds.)
             let windowed = Options {
                 binding_limit: Some(200_000),
                 ..runs

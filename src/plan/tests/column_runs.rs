@@ -432,8 +432,8 @@ fn column_runs_split_into_boxes_of_whole_runs() {
 
 /// Short output rows (at most `LANE_GROUP` row blocks) continued by a batch dim a page or
 /// more away in the input decode that dim innermost (`Plan::row_continuation`), in every
-/// element size, and 4-byte column runs take it before the columns; a nearer continuation, longer rows, a forced order of blocks and GPUs (no
-/// micro kernel) keep the input's order.
+/// element size, and 4-byte column runs take it before the columns; a nearer continuation,
+/// longer rows, a forced order of blocks and GPUs (no micro kernel) keep the input's order.
 #[test]
 fn short_rows_continued_far_away_decode_their_continuation_innermost() {
     let auto = Options::default();
