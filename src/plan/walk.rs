@@ -4,7 +4,7 @@
 
 use super::tuning::{
     GENERIC_RUN, GENERIC_WORKGROUP, LANE_GROUP, PAGE_BYTES, WALK_TILE_MIN_ROW_RUNS,
-    WALK_TILE_ROW_BYTES,
+    WALK_TILE_ROW_BYTES, WALK_TILE_TRANSPOSE_WORKGROUPS,
 };
 use super::{DeviceCaps, GenericLayout, IndexMath, Kernel, MAX_RANK, Options, Plan};
 use crate::PermuteError;
@@ -311,7 +311,8 @@ pub(super) fn choose_walk_tiles(
 /// Where the innermost dim moves (a transpose), its runs are the rows, one per tile: a
 /// workgroup's lanes take neighbouring positions of the dim nearest in the source (at
 /// least a SIMD group's, [`LANE_GROUP`]), each a run down its output row, so that each step
-/// of a SIMD group reads neighbouring units of one source row.
+/// of a SIMD group reads neighbouring units of one source row; a tile holds the runs of
+/// [`WALK_TILE_TRANSPOSE_WORKGROUPS`] workgroups.
 fn tiles_of(plan: &Plan) -> Option<WalkTiles> {
     let last = plan.dims.len().checked_sub(1)?;
     let row_runs = plan.dims_perm[last] != last;
@@ -331,7 +332,11 @@ fn tiles_of(plan: &Plan) -> Option<WalkTiles> {
         true => 1,
         false => divisor_at_most(out[b], (WALK_TILE_ROW_BYTES / row_bytes).max(1)),
     };
-    let tile_units = GENERIC_WORKGROUP as u64 * plan.run_units();
+    let workgroups = match row_runs {
+        true => WALK_TILE_TRANSPOSE_WORKGROUPS,
+        false => 1,
+    };
+    let tile_units = workgroups * GENERIC_WORKGROUP as u64 * plan.run_units();
     let across = divisor_at_most(out[a], (tile_units / (rows * out[last])).max(1));
     // Whole dims next to each other walk as the output does. A transpose's lanes take
     // whole SIMD groups across, or its runs stay in output order (erring towards the order

@@ -91,17 +91,17 @@ fn transposes_of_16_byte_units_walk_in_tiles() {
     assert_eq!(square.reasons.kernel, KernelReason::CpuWalkTiles);
     let tiles = WalkTiles {
         dim: 0,
-        across: 256,
+        across: 1024,
         rows: 1,
         row_runs: true,
     };
     assert_eq!(square.walk_tiles, Some(tiles), "{square}");
-    // Output [2048, 2048 / 8, 8] with source strides [1, 8 * 2048, 2048]: tiles of 256
-    // output rows by a run, a workgroup's runs.
+    // Output [2048, 2048 / 8, 8] with source strides [1, 8 * 2048, 2048]: tiles of 1024
+    // output rows by a run, the runs of WALK_TILE_TRANSPOSE_WORKGROUPS workgroups of 256.
     let walk = vec![
-        [8, 256, 256 * 2048],
+        [2, 1024, 1024 * 2048],
         [256, 8 * 2048, 8],
-        [256, 1, 2048],
+        [1024, 1, 2048],
         [8, 2048, 1],
     ];
     assert_eq!(square.walk_tile_dims(), Some(walk), "{square}");
