@@ -432,6 +432,9 @@ fn finish(
         }
         plan.walk_tiles = walk::choose_walk_tiles(&plan, opts, false)?;
         if plan.walk_tiles.is_some() && !fits(&plan) {
+            plan.walk_tiles = walk::narrow_tiles(&plan);
+        }
+        if plan.walk_tiles.is_some() && !fits(&plan) {
             if opts.walk_tiles == Some(true) {
                 return Err(PermuteError::ForcedChoice {
                     what: "a walk in tiles",

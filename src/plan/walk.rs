@@ -235,7 +235,8 @@ fn tile_dims(out: &[u64], whole: &[u64], src: &[u64], t: WalkTiles) -> Vec<[u64;
 /// walk in tiles rather than micro blocks (2x2 blocks of 16-byte units: a SIMD group's
 /// lanes each read 32 bytes of 2 rows, 16 rows a group): a plain permute whose innermost
 /// dim moves, in whole runs, with a SIMD group's lanes across the dim nearest in the
-/// source, in one binding or in boxes of whole tiles that fit its windows. On lavapipe (AMD
+/// source, in one binding or in boxes of whole tiles that fit its windows (the narrower
+/// ones of [`narrow_tiles`] where the usual do not). On lavapipe (AMD
 /// EPYC, three alternating suite runs; the shader copy of the same bytes about 10 ms)
 /// `[2048,2048] (1,0)` took 21.2 ms on micro blocks, 11.6 so.
 pub(super) fn transpose_walks_tiles(
@@ -244,12 +245,15 @@ pub(super) fn transpose_walks_tiles(
     opts: &Options,
     limit: u64,
 ) -> bool {
-    let tiles = tiles_of(plan).filter(|t| t.row_runs);
-    let walked = Plan {
-        kernel: Kernel::Generic,
-        runs: true,
-        walk_tiles: tiles,
-        ..plan.clone()
+    let fits = |tiles: Option<WalkTiles>| {
+        let walked = Plan {
+            kernel: Kernel::Generic,
+            runs: true,
+            walk_tiles: tiles,
+            ..plan.clone()
+        };
+        tiles.is_some_and(|t| t.row_runs)
+            && super::select::windows_fit(&walked, Kernel::Generic, caps, limit).is_ok()
     };
     plan.unit == 16
         && plan.view.is_none()
@@ -258,8 +262,7 @@ pub(super) fn transpose_walks_tiles(
         && opts.walk_tiles != Some(false)
         && opts.scatter != Some(true)
         && opts.column_runs != Some(true)
-        && tiles.is_some()
-        && super::select::windows_fit(&walked, Kernel::Generic, caps, limit).is_ok()
+        && (fits(tiles_of(plan)) || fits(narrow_tiles(plan)))
 }
 
 /// Whether the generic kernel's runs gather in tiles ([`Plan::walk_tiles`]): runs (CPU
@@ -303,7 +306,8 @@ pub(super) fn choose_walk_tiles(
 /// [`WALK_TILE_MIN_ROW_RUNS`] runs: the source-adjacent output dim
 /// `across` positions at a time, the output's rows (the dim outside the innermost) as many
 /// at a time as fill [`WALK_TILE_ROW_BYTES`], and a tile as many runs as a workgroup moves
-/// (each extent the largest divisor of the dim's that fits). Walking the output's rows in
+/// (a transpose's: [`WALK_TILE_TRANSPOSE_WORKGROUPS`] workgroups'; each extent the largest
+/// divisor of the dim's that fits). Walking the output's rows in
 /// order, a gather whose neighbouring rows come from far apart in the source reads a new
 /// page per row, and the pages it comes back to are long gone; in tiles, a workgroup reads
 /// `rows` stretches of `across` source rows each and writes `across` stretches of output.
@@ -314,6 +318,19 @@ pub(super) fn choose_walk_tiles(
 /// of a SIMD group reads neighbouring units of one source row; a tile holds the runs of
 /// [`WALK_TILE_TRANSPOSE_WORKGROUPS`] workgroups.
 fn tiles_of(plan: &Plan) -> Option<WalkTiles> {
+    tiles_of_width(plan, WALK_TILE_TRANSPOSE_WORKGROUPS)
+}
+
+/// The tiles a walk takes past one binding where a box of [`tiles_of`]'s does not fit a
+/// window: a transpose's of one workgroup's runs (walks whose innermost dim stays have no
+/// other tiles). The windows cut whole tiles, and 16-byte transposes whose rows are long
+/// would otherwise leave the walk for micro blocks, about twice as slow.
+pub(super) fn narrow_tiles(plan: &Plan) -> Option<WalkTiles> {
+    tiles_of_width(plan, 1)
+}
+
+/// [`tiles_of`] with a transpose's tile holding `workgroups` workgroups' runs.
+fn tiles_of_width(plan: &Plan, workgroups: u64) -> Option<WalkTiles> {
     let last = plan.dims.len().checked_sub(1)?;
     let row_runs = plan.dims_perm[last] != last;
     if row_runs && !plan.out_dims()[last].is_multiple_of(plan.run_units()) {
@@ -332,10 +349,7 @@ fn tiles_of(plan: &Plan) -> Option<WalkTiles> {
         true => 1,
         false => divisor_at_most(out[b], (WALK_TILE_ROW_BYTES / row_bytes).max(1)),
     };
-    let workgroups = match row_runs {
-        true => WALK_TILE_TRANSPOSE_WORKGROUPS,
-        false => 1,
-    };
+    let workgroups = if row_runs { workgroups } else { 1 };
     let tile_units = workgroups * GENERIC_WORKGROUP as u64 * plan.run_units();
     let across = divisor_at_most(out[a], (tile_units / (rows * out[last])).max(1));
     // Whole dims next to each other walk as the output does. A transpose's lanes take

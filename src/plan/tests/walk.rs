@@ -131,6 +131,30 @@ fn transposes_of_16_byte_units_walk_in_tiles() {
     );
 }
 
+/// Past one binding, where a box of a transpose's usual tiles (four workgroups' runs) does
+/// not fit a window, the walk takes tiles of one workgroup's runs rather than leaving for
+/// micro blocks; where even those do not fit, micro blocks.
+#[test]
+fn long_transposes_past_one_binding_walk_in_narrower_tiles() {
+    // 256 MiB of 16-byte units, output rows of 16384: a box of 1024 of them is past a
+    // 128 MiB window, one of 256 is not.
+    let long = tiled(&[16384, 1024], &[1, 0], 16, Options::default());
+    assert_eq!(long.reasons.kernel, KernelReason::CpuWalkTiles, "{long}");
+    assert_eq!(long.walk_tiles.map(|t| t.across), Some(256), "{long}");
+    let forced = Options {
+        walk_tiles: Some(true),
+        ..Options::default()
+    };
+    let forced = tiled(&[16384, 1024], &[1, 0], 16, forced);
+    assert_eq!(forced.walk_tiles.map(|t| t.across), Some(256), "{forced}");
+    // Where a box of the usual tiles fits, they stay: 1024 output rows of 8192.
+    let fits = tiled(&[8192, 2048], &[1, 0], 16, Options::default());
+    assert_eq!(fits.walk_tiles.map(|t| t.across), Some(1024), "{fits}");
+    // Rows of 65536: not even one workgroup's runs fit, so micro blocks.
+    let longest = tiled(&[65536, 256], &[1, 0], 16, Options::default());
+    assert_eq!(longest.kernel, Kernel::Micro, "{longest}");
+}
+
 /// Forced on, a walk in tiles is refused where it cannot run (a transpose on micro blocks, a forced scatter,
 /// a GPU); forced off, the runs walk as before (the scatter's choice).
 #[test]
