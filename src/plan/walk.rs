@@ -236,9 +236,9 @@ fn tile_dims(out: &[u64], whole: &[u64], src: &[u64], t: WalkTiles) -> Vec<[u64;
 /// lanes each read 32 bytes of 2 rows, 16 rows a group): a plain permute whose innermost
 /// dim moves, in whole runs, with a SIMD group's lanes across the dim nearest in the
 /// source, in one binding or in boxes of whole tiles that fit its windows (the narrower
-/// ones of [`narrow_tiles`] where the usual do not). On lavapipe (AMD
-/// EPYC, three alternating suite runs; the shader copy of the same bytes about 10 ms)
-/// `[2048,2048] (1,0)` took 21.2 ms on micro blocks, 11.6 so.
+/// ones of [`narrow_tiles`] where the usual do not). On lavapipe (AMD EPYC, three
+/// alternating suite runs; the shader copy of the same bytes about 10 ms) `[2048,2048]
+/// (1,0)` took 21.2 ms on micro blocks, 11.6 so.
 pub(super) fn transpose_walks_tiles(
     plan: &Plan,
     caps: &DeviceCaps,
@@ -307,10 +307,10 @@ pub(super) fn choose_walk_tiles(
 /// `across` positions at a time, the output's rows (the dim outside the innermost) as many
 /// at a time as fill [`WALK_TILE_ROW_BYTES`], and a tile as many runs as a workgroup moves
 /// (a transpose's: [`WALK_TILE_TRANSPOSE_WORKGROUPS`] workgroups'; each extent the largest
-/// divisor of the dim's that fits). Walking the output's rows in
-/// order, a gather whose neighbouring rows come from far apart in the source reads a new
-/// page per row, and the pages it comes back to are long gone; in tiles, a workgroup reads
-/// `rows` stretches of `across` source rows each and writes `across` stretches of output.
+/// divisor of the dim's that fits). Walking the output's rows in order, a gather whose
+/// neighbouring rows come from far apart in the source reads a new page per row, and the
+/// pages it comes back to are long gone; in tiles, a workgroup reads `rows` stretches of
+/// `across` source rows each and writes `across` stretches of output.
 ///
 /// Where the innermost dim moves (a transpose), its runs are the rows, one per tile: a
 /// workgroup's lanes take neighbouring positions of the dim nearest in the source (at
