@@ -11,7 +11,7 @@ use crate::PermuteError;
 use crate::plan::{self, DeviceCaps, Kernel, Learned, Measured, Plan, Request, ShapeKey};
 use crate::relayout::Relayout;
 use crate::timing::Timer;
-use crate::work::{Step, Work};
+use crate::work::{Shader, Step, Work};
 
 /// A permute engine bound to one device and queue, caching a compute pipeline per shader
 /// variant. `Send + Sync`: share one across threads.
@@ -186,42 +186,46 @@ impl Permuter {
         Ok(())
     }
 
-    /// Checks the buffers against a plan: with the usages and sizes it needs (row copies'
-    /// or, where the buffers do not allow copies, its kernel's), usable and of this
-    /// permuter's device ([`Permuter::check_owned`]), and distinct.
+    /// Checks the buffers against every plan: with the usages and sizes each needs (row
+    /// copies' or, where the buffers do not allow copies, its kernel's), then usable and of
+    /// this permuter's device ([`Permuter::check_owned`], once per buffer: it costs two
+    /// formatted wgpu errors), and distinct.
     pub(super) fn check_buffers(
         &self,
-        plan: &Plan,
+        plans: &[Plan],
         src: &wgpu::Buffer,
         dst: &wgpu::Buffer,
     ) -> Result<(), PermuteError> {
-        if plan.kernel == Kernel::Empty {
+        let plans: Vec<&Plan> = plans.iter().filter(|p| p.kernel != Kernel::Empty).collect();
+        if plans.is_empty() {
             return Ok(());
         }
-        let (usage, names) = match copies_run(plan, src, dst) {
-            true => (
-                [wgpu::BufferUsages::COPY_SRC, wgpu::BufferUsages::COPY_DST],
-                ["COPY_SRC", "COPY_DST"],
-            ),
-            false => ([wgpu::BufferUsages::STORAGE; 2], ["STORAGE", "STORAGE"]),
-        };
-        let sides = [
-            ("source", src, plan.src_extent()),
-            ("destination", dst, plan.dst_extent()),
-        ];
-        for (i, (which, buffer, extent)) in sides.into_iter().enumerate() {
-            if !buffer.usage().contains(usage[i]) {
-                return Err(PermuteError::MissingUsage {
-                    which,
-                    missing: names[i],
-                });
-            }
-            if buffer.size() < extent {
-                return Err(PermuteError::BufferTooSmall {
-                    which,
-                    need: extent,
-                    have: buffer.size(),
-                });
+        for (i, (which, buffer)) in [("source", src), ("destination", dst)]
+            .into_iter()
+            .enumerate()
+        {
+            for plan in &plans {
+                let (usage, name) = match copies_run(plan, src, dst) {
+                    true => [
+                        (wgpu::BufferUsages::COPY_SRC, "COPY_SRC"),
+                        (wgpu::BufferUsages::COPY_DST, "COPY_DST"),
+                    ][i],
+                    false => (wgpu::BufferUsages::STORAGE, "STORAGE"),
+                };
+                if !buffer.usage().contains(usage) {
+                    return Err(PermuteError::MissingUsage {
+                        which,
+                        missing: name,
+                    });
+                }
+                let extent = [plan.src_extent(), plan.dst_extent()][i];
+                if buffer.size() < extent {
+                    return Err(PermuteError::BufferTooSmall {
+                        which,
+                        need: extent,
+                        have: buffer.size(),
+                    });
+                }
             }
             self.check_owned(which, buffer)?;
         }
@@ -266,9 +270,9 @@ impl Permuter {
         }
     }
 
-    /// Records a plan made by this permuter: checks the buffers, then its work
-    /// ([`Work::of`]: the copy, the row copies, or one dispatch per chunk; the kernel's
-    /// where the buffers do not allow the row copies).
+    /// Records a plan made by this permuter into buffers [`Permuter::check_buffers`] passed:
+    /// its work ([`Work::of`]: the copy, the row copies, or one dispatch per chunk; the
+    /// kernel's where the buffers do not allow the row copies).
     pub(super) fn record_plan(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -277,20 +281,18 @@ impl Permuter {
         plan: &Plan,
     ) -> Result<(), PermuteError> {
         let _serial = serial(&self.device);
-        self.check_buffers(plan, src, dst)?;
-        let copies = copies_run(plan, src, dst);
+        let work = match copies_run(plan, src, dst) {
+            true => Work::of(plan),
+            false => Work::of_kernel(plan),
+        };
         // What the kernel's shape moved counts towards compiling it for the shape.
-        if plan.variant().is_some() && !copies {
+        if let Some(Shader::Kernel { .. }) = work.shader {
             let mut learned = self.learned();
             if plan.specialized {
                 learned.specialized.insert(plan.shape_key());
             }
             learned.count_uniform(plan);
         }
-        let work = match copies {
-            true => Work::of(plan),
-            false => Work::of_kernel(plan),
-        };
         self.record_work(encoder, src, dst, &work)
     }
 

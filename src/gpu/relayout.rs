@@ -110,9 +110,7 @@ impl Permuter {
         let _serial = serial(&self.device);
         self.check_device()?;
         let plans = op.plans_on(self)?;
-        for plan in plans.iter() {
-            self.check_buffers(plan, src, dst)?;
-        }
+        self.check_buffers(&plans, src, dst)?;
         for plan in plans.iter() {
             self.record_plan(encoder, src, dst, plan)?;
         }
@@ -238,6 +236,7 @@ impl Permuter {
             );
             (src, dst)
         })?;
+        self.check_buffers(plans, &src, &dst)?;
         let mut encoder = self.device.create_command_encoder(&Default::default());
         for plan in plans {
             self.record_plan(&mut encoder, &src, &dst, plan)?;
