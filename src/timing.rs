@@ -41,17 +41,21 @@ impl Clock {
 pub struct Stats {
     pub median: Duration,
     pub min: Duration,
+    /// The median of the device's part of each run: without the host's time to record the
+    /// work where the timer counts it ([`Timer::counting_recording`]), else `median`. What
+    /// another library's GPU profiler reports, so comparisons with one take this.
+    pub device_median: Duration,
 }
 
 impl Stats {
     /// Of at least one sample; the median of an even count is the mean of the middle two
     /// (the upper one biased times up for an even `--runs`).
-    pub(crate) fn of(mut samples: Vec<Duration>) -> Stats {
-        samples.sort();
-        let n = samples.len();
+    pub(crate) fn of(samples: Vec<Duration>) -> Stats {
+        let median = median(samples.clone());
         Stats {
-            median: (samples[(n - 1) / 2] + samples[n / 2]) / 2,
-            min: samples[0],
+            median,
+            min: samples.into_iter().min().expect("at least one sample"),
+            device_median: median,
         }
     }
 
@@ -132,6 +136,14 @@ impl Timer {
         &self,
         record: &dyn Fn(&mut wgpu::CommandEncoder),
     ) -> Result<Duration, PermuteError> {
+        self.run_once(record).map(|(time, _)| time)
+    }
+
+    /// One submission's time as [`Timer::time_once`] counts it, and the device's part of it.
+    fn run_once(
+        &self,
+        record: &dyn Fn(&mut wgpu::CommandEncoder),
+    ) -> Result<(Duration, Duration), PermuteError> {
         let (device, queue) = (&self.device, &self.queue);
         let mut encoder = device.create_command_encoder(&Default::default());
         let recording = Instant::now();
@@ -162,8 +174,8 @@ impl Timer {
             }
         };
         Ok(match self.recording {
-            true => time.0 + time.1,
-            false => time.0,
+            true => (time.0 + time.1, time.0),
+            false => (time.0, time.0),
         })
     }
 
@@ -196,13 +208,24 @@ impl Timer {
         runs: usize,
     ) -> Result<Stats, PermuteError> {
         for _ in 0..warmups {
-            self.time_once(record)?;
+            self.run_once(record)?;
         }
         let samples = (0..runs.max(1))
-            .map(|_| self.time_once(record))
+            .map(|_| self.run_once(record))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Stats::of(samples))
+        let device = median(samples.iter().map(|s| s.1).collect());
+        Ok(Stats {
+            device_median: device,
+            ..Stats::of(samples.into_iter().map(|s| s.0).collect())
+        })
     }
+}
+
+/// Of at least one sample: the mean of the middle two of an even count.
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    let n = samples.len();
+    (samples[(n - 1) / 2] + samples[n / 2]) / 2
 }
 
 #[cfg(test)]
@@ -216,5 +239,6 @@ mod tests {
         assert_eq!(ms(&[9, 5, 8, 6]).median, Duration::from_millis(7));
         assert_eq!(ms(&[9, 5, 8, 6]).min, Duration::from_millis(5));
         assert_eq!(ms(&[2]).median, Duration::from_millis(2));
+        assert_eq!(ms(&[9, 5, 8, 6]).device_median, Duration::from_millis(7));
     }
 }

@@ -1,11 +1,13 @@
 //! Choices a permuter learns on its device: autotuning's races (kernels alone, and a
 //! permute in parts against them), the measured access width and the pipelines compiled
-//! for shapes, each run against the CPU reference.
+//! for shapes, each run against the CPU reference; and the timer they race with.
 
 mod common;
 
 use common::{check, gpu};
+use std::time::Duration;
 use wgpu_permute::plan::{Measured, OrderReason, SpecializeReason, tuning::MAX_SPECIALIZED};
+use wgpu_permute::timing::Timer;
 use wgpu_permute::{Kernel, Options, Permuter, Relayout, View, diagnostics, reference};
 
 #[test]
@@ -213,4 +215,33 @@ fn views_of_one_shape_with_other_strides_share_the_pipeline_budget() {
     assert_eq!(specialized, MAX_SPECIALIZED);
     // The budget's pipelines and the uniform one that serves the rest.
     assert_eq!(diagnostics::cached_pipelines(&p), MAX_SPECIALIZED + 1);
+}
+
+#[test]
+fn the_timer_reports_the_devices_part_apart_from_the_hosts_recording() {
+    let Some(p) = gpu() else { return };
+    let op = p
+        .prepare(&Relayout::permute(&[3, 1000, 7], &[2, 0, 1], 4).unwrap())
+        .unwrap();
+    let buffer = || {
+        p.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some("test"),
+            size: 84000,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        })
+    };
+    let (src, dst) = (buffer(), buffer());
+    let record = |e: &mut wgpu::CommandEncoder| p.record(e, &src, &dst, &op).unwrap();
+    let timer = || Timer::new(p.device(), p.queue()).unwrap();
+    // Each run's recording takes some time, so each total exceeds its device part, and so
+    // does every order statistic of the totals.
+    let counted = timer()
+        .counting_recording(true)
+        .time(&record, 1, 5)
+        .unwrap();
+    assert!(counted.device_median < counted.median, "{counted:?}");
+    assert!(counted.device_median > Duration::ZERO, "{counted:?}");
+    let plain = timer().time(&record, 1, 5).unwrap();
+    assert_eq!(plain.device_median, plain.median);
 }
