@@ -20,6 +20,7 @@ mod autotune;
 mod copy;
 mod device;
 pub mod diagnostics;
+mod params;
 mod permuter;
 mod pipelines;
 mod relayout;
