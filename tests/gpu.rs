@@ -508,56 +508,6 @@ fn gpu_permute_and_recording_into_the_callers_encoder() {
     );
 }
 
-#[test]
-fn operations_recorded_again_bind_their_own_parameters() {
-    // The permuter keeps each parameter block it uploaded: one operation recorded again,
-    // after another of the same kernel and other parameters, must still move its own shape.
-    let Some(p) = gpu() else { return };
-    use wgpu::BufferUsages as U;
-    let device = p.device();
-    let data: Vec<u32> = (0..6 * 10 * 14).collect();
-    let bytes = (data.len() * 4) as u64;
-    let src = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: None,
-        contents: bytemuck::cast_slice(&data),
-        usage: U::STORAGE,
-    });
-    let ops = [
-        ([6, 10, 14], [2, 0, 1]),
-        ([10, 6, 14], [2, 0, 1]),
-        ([6, 10, 14], [2, 0, 1]),
-    ];
-    let dsts: Vec<wgpu::Buffer> = ops
-        .iter()
-        .map(|_| buffer(p, bytes, U::STORAGE | U::COPY_SRC))
-        .collect();
-    let mut encoder = device.create_command_encoder(&Default::default());
-    for ((shape, perm), dst) in ops.iter().zip(&dsts) {
-        let op = p
-            .prepare(&Relayout::permute(shape, perm, 4).unwrap())
-            .unwrap();
-        p.record(&mut encoder, &src, dst, &op).unwrap();
-    }
-    let readbacks: Vec<wgpu::Buffer> = dsts
-        .iter()
-        .map(|dst| {
-            let readback = buffer(p, bytes, U::MAP_READ | U::COPY_DST);
-            encoder.copy_buffer_to_buffer(dst, 0, &readback, 0, bytes);
-            readback
-        })
-        .collect();
-    p.queue().submit([encoder.finish()]);
-    for ((shape, perm), readback) in ops.iter().zip(&readbacks) {
-        let got: Vec<u32> =
-            bytemuck::pod_collect_to_vec(&read_buffer(device, readback, bytes).unwrap());
-        assert_eq!(
-            got,
-            reference::permute_slice(&data, shape, perm).unwrap(),
-            "{shape:?}"
-        );
-    }
-}
-
 /// A random tensor of rank 1..=8 with small dims (total at most a few thousand elements), a
 /// random permutation of it, an element size and word-aligned offsets.
 fn random_case() -> impl Strategy<Value = (Vec<usize>, Vec<usize>, usize, (u64, u64))> {

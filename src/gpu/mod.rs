@@ -20,7 +20,6 @@ mod autotune;
 mod copy;
 mod device;
 pub mod diagnostics;
-mod params;
 mod permuter;
 mod pipelines;
 mod relayout;

@@ -4,7 +4,6 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::params::ParamBuffers;
 use super::pipelines::Pipelines;
 use super::relayout::Prepared;
 use super::{binding, caps_of, captured, device_on, serial, upload};
@@ -21,7 +20,6 @@ pub struct Permuter {
     pub(super) queue: wgpu::Queue,
     caps: DeviceCaps,
     pub(super) pipelines: Pipelines,
-    params: ParamBuffers,
     /// Facts for the planner: autotuning winners, shapes with their own pipelines.
     learned: Mutex<Learned>,
     /// Set by the device-lost callback, for devices this crate made itself.
@@ -46,7 +44,6 @@ impl Permuter {
             queue: queue.clone(),
             caps,
             pipelines: Pipelines::new(device)?,
-            params: ParamBuffers::default(),
             learned: Mutex::new(learned),
             lost: Arc::new(Mutex::new(None)),
             timer: Mutex::new(None),
@@ -346,18 +343,15 @@ impl Permuter {
             let at = i * stride as usize;
             bytes[at..at + params.len() * 4].copy_from_slice(bytemuck::cast_slice(params));
         }
-        let kept = self.params.get(&bytes);
-        let (params, bind_groups) = captured(&self.device, || {
-            let params = kept.clone().unwrap_or_else(|| {
-                upload(
-                    &self.device,
-                    &self.queue,
-                    "wgpu-permute params",
-                    &bytes,
-                    wgpu::BufferUsages::UNIFORM,
-                )
-            });
-            let groups = dispatches
+        let bind_groups = captured(&self.device, || {
+            let params = upload(
+                &self.device,
+                &self.queue,
+                "wgpu-permute params",
+                &bytes,
+                wgpu::BufferUsages::UNIFORM,
+            );
+            dispatches
                 .iter()
                 .enumerate()
                 .map(|(i, (block, src_window, dst_window, _))| {
@@ -371,13 +365,8 @@ impl Permuter {
                         ],
                     })
                 })
-                .collect::<Vec<_>>();
-            (params, groups)
+                .collect::<Vec<_>>()
         })?;
-        // Kept only once made without error: a failed upload is not bound again.
-        if kept.is_none() {
-            self.params.keep(&bytes, params);
-        }
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("wgpu-permute"),
             timestamp_writes: None,
