@@ -53,6 +53,7 @@ fn permute(c: &mut Criterion) {
                                 permuter.record(e, &src, &dst, &op).expect("planned above");
                             })
                             .expect("GPU timing")
+                            .0
                     })
                     .sum()
             })

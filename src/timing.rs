@@ -36,26 +36,29 @@ impl Clock {
     }
 }
 
-/// Median and minimum of repeated runs.
+/// Median and minimum of repeated runs, as the timer counts them, and the median of the
+/// device's part alone.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Stats {
     pub median: Duration,
     pub min: Duration,
-    /// The median of the device's part of each run: without the host's time to record the
-    /// work where the timer counts it ([`Timer::counting_recording`]), else `median`. What
-    /// another library's GPU profiler reports, so comparisons with one take this.
+    /// The median of each run's time on the timer's clock without the host's time to record
+    /// the work, which the timer adds on CPU devices ([`Timer::counting_recording`]); else
+    /// `median`. With GPU timestamps it is what a GPU profiler reports, so comparisons with
+    /// another library's profiled times take this.
     pub device_median: Duration,
 }
 
 impl Stats {
-    /// Of at least one sample; the median of an even count is the mean of the middle two
-    /// (the upper one biased times up for an even `--runs`).
-    pub(crate) fn of(samples: Vec<Duration>) -> Stats {
-        let median = median(samples.clone());
+    /// Of at least one run: each run's time as counted and its device part (see
+    /// [`Timer::time_parts`]). The median of an even count is the mean of the middle two (the
+    /// upper one biased times up for an even `--runs`).
+    pub(crate) fn of(runs: Vec<(Duration, Duration)>) -> Stats {
+        let (times, device): (Vec<Duration>, Vec<Duration>) = runs.into_iter().unzip();
         Stats {
-            median,
-            min: samples.into_iter().min().expect("at least one sample"),
-            device_median: median,
+            median: median(times.clone()),
+            min: times.into_iter().min().expect("at least one run"),
+            device_median: median(device),
         }
     }
 
@@ -136,11 +139,12 @@ impl Timer {
         &self,
         record: &dyn Fn(&mut wgpu::CommandEncoder),
     ) -> Result<Duration, PermuteError> {
-        self.run_once(record).map(|(time, _)| time)
+        self.time_parts(record).map(|(time, _)| time)
     }
 
-    /// One submission's time as [`Timer::time_once`] counts it, and the device's part of it.
-    fn run_once(
+    /// One submission's time as [`Timer::time_once`] counts it, and the device's part of it
+    /// (without the host's recording).
+    pub fn time_parts(
         &self,
         record: &dyn Fn(&mut wgpu::CommandEncoder),
     ) -> Result<(Duration, Duration), PermuteError> {
@@ -201,6 +205,8 @@ impl Timer {
         failed.take().map_or(Ok(stats), Err)
     }
 
+    /// Median and minimum over `runs` timed submissions after `warmups` untimed ones, and
+    /// the device part's median.
     pub fn time(
         &self,
         record: &dyn Fn(&mut wgpu::CommandEncoder),
@@ -208,16 +214,12 @@ impl Timer {
         runs: usize,
     ) -> Result<Stats, PermuteError> {
         for _ in 0..warmups {
-            self.run_once(record)?;
+            self.time_parts(record)?;
         }
         let samples = (0..runs.max(1))
-            .map(|_| self.run_once(record))
+            .map(|_| self.time_parts(record))
             .collect::<Result<Vec<_>, _>>()?;
-        let device = median(samples.iter().map(|s| s.1).collect());
-        Ok(Stats {
-            device_median: device,
-            ..Stats::of(samples.into_iter().map(|s| s.0).collect())
-        })
+        Ok(Stats::of(samples))
     }
 }
 
@@ -234,11 +236,15 @@ mod tests {
 
     #[test]
     fn median_of_an_even_count_of_runs_is_the_mean_of_the_middle_two() {
-        let ms = |v: &[u64]| Stats::of(v.iter().map(|&m| Duration::from_millis(m)).collect());
+        // Each run's device part half its time.
+        let ms = |v: &[u64]| {
+            let runs = v.iter().map(|&m| Duration::from_millis(m));
+            Stats::of(runs.map(|t| (t, t / 2)).collect())
+        };
         assert_eq!(ms(&[9, 5, 7]).median, Duration::from_millis(7));
         assert_eq!(ms(&[9, 5, 8, 6]).median, Duration::from_millis(7));
         assert_eq!(ms(&[9, 5, 8, 6]).min, Duration::from_millis(5));
         assert_eq!(ms(&[2]).median, Duration::from_millis(2));
-        assert_eq!(ms(&[9, 5, 8, 6]).device_median, Duration::from_millis(7));
+        assert_eq!(ms(&[9, 5, 8, 6]).device_median, Duration::from_micros(3500));
     }
 }

@@ -1,9 +1,10 @@
 """Joins wgpu-permute bench reports (ours-*.json) and burn reports (burn-*.json) in a folder:
-per case, the median over runs of each side's median time (GPU timestamps on both sides:
-our bench's `permute_device_median_s`, burn's `device_median_ms` from its profiler), the
-ratio, and our ratio to the shader copy. On a CPU device our bench's `permute_median_s` adds
-the host's time to record the work, which burn's profiler window does not see: 20-40 us, a
-quarter of an 84 KB permute. Prints a Markdown table."""
+per case, the median over runs of each side's median time on the device (GPU timestamps on
+both sides where the adapter has them: our bench's `permute_device_median_s`, burn's
+`device_median_ms` from its profiler), the ratio, and our bench's own ratio to the shader
+copy. On a CPU device our bench's `permute_median_s` adds the host's time to record the
+work, which burn's profiler window does not see: 20-40 us, a quarter of an 84 KB permute.
+Prints a Markdown table."""
 import glob
 import json
 import statistics
@@ -13,11 +14,16 @@ folder = sys.argv[1]
 ours = [json.load(open(p)) for p in sorted(glob.glob(f"{folder}/ours-*.json"))]
 burn = [json.load(open(p)) for p in sorted(glob.glob(f"{folder}/burn-*.json"))]
 device = ours[0]["device"]
-copies = [statistics.median(c["shader_copy_median_s"] for c in run["cases"]) for run in ours]
+if any("permute_device_median_s" not in c for run in ours for c in run["cases"]):
+    print("warning: reports without device times (older bench): their times include recording")
+copies = [
+    statistics.median(c.get("shader_copy_device_median_s", c["shader_copy_median_s"]) for c in run["cases"])
+    for run in ours
+]
 print(f"{len(ours)} runs of each, alternating; device: {device}")
-print(f"shader copy (median over cases, per run): {', '.join(f'{c * 1e3:.1f} ms' for c in copies)}")
+print(f"shader copy on the device (median over cases, per run): {', '.join(f'{c * 1e3:.1f} ms' for c in copies)}")
 print()
-print("| case | kernel | this crate ms (GPU) | burn ms (GPU) | this / burn | / shader copy |")
+print("| case | kernel | this crate ms (GPU) | burn ms (GPU) | this / burn | / shader copy (bench) |")
 print("|---|---|---|---|---|---|")
 for case in ours[0]["cases"]:
     label = case["case"]

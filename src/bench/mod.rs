@@ -155,12 +155,13 @@ impl<'a> Bench<'a> {
         self.timer.clock()
     }
 
-    /// Time of one submission of the work `record` puts in an encoder.
+    /// Time of one submission of the work `record` puts in an encoder, and its device part
+    /// ([`crate::timing::Timer::time_parts`]).
     pub fn time_once(
         &self,
         record: &dyn Fn(&mut wgpu::CommandEncoder),
-    ) -> Result<Duration, PermuteError> {
-        self.timer.time_once(record)
+    ) -> Result<(Duration, Duration), PermuteError> {
+        self.timer.time_parts(record)
     }
 
     /// The pair every case's copies run in, at least `bytes` each: made at first (at least

@@ -108,7 +108,7 @@ pub(super) fn make(bench: &Bench, bytes: u64) -> Result<CopyPair, PermuteError> 
         }
     }
     let tried: Vec<(u64, Stats)> = (offsets.into_iter().zip(samples))
-        .map(|(at, times)| (at, Stats::of(times)))
+        .map(|(at, runs)| (at, Stats::of(runs)))
         .collect();
     let dst_offset = (tried.iter().min_by_key(|(_, t)| t.median)).map_or(0, |(at, _)| *at);
     Ok(CopyPair {
