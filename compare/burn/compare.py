@@ -3,7 +3,7 @@ per case, the median over runs of each side's median time on the device (GPU tim
 both sides where the adapter has them: our bench's `permute_device_median_s`, burn's
 `device_median_ms` from its profiler), the ratio, and our bench's own ratio to the shader
 copy. On a CPU device our bench's `permute_median_s` adds the host's time to record the
-work, which burn's profiler window does not see: 20-40 us, a quarter of an 84 KB permute.
+work, which burn's profiler window does not see: 20-40 us, a sixth of an 84 KB permute.
 Prints a Markdown table."""
 import glob
 import json
