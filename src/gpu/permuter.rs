@@ -271,8 +271,8 @@ impl Permuter {
     }
 
     /// Records a plan made by this permuter into buffers already passed by
-    /// [`Permuter::check_buffers`]: its work ([`Work::of`]: the copy, the row copies, or one dispatch per chunk; the
-    /// kernel's where the buffers do not allow the row copies).
+    /// [`Permuter::check_buffers`]: its work ([`Work::of`]: the copy, the row copies, or one
+    /// dispatch per chunk; the kernel's where the buffers do not allow the row copies).
     pub(super) fn record_plan(
         &self,
         encoder: &mut wgpu::CommandEncoder,
