@@ -51,7 +51,7 @@ pub struct Stats {
 
 impl Stats {
     /// Of at least one run: each run's time as counted and its device part (see
-    /// [`Timer::time_parts`]). The median of an even count is the mean of the middle two (the
+    /// [`Timer::time_once`]). The median of an even count is the mean of the middle two (the
     /// upper one biased times up for an even `--runs`).
     pub(crate) fn of(runs: Vec<(Duration, Duration)>) -> Stats {
         let (times, device): (Vec<Duration>, Vec<Duration>) = runs.into_iter().unzip();
@@ -134,17 +134,9 @@ impl Timer {
         }
     }
 
-    /// Time of one submission of the work `record` puts in an encoder.
+    /// Time of one submission of the work `record` puts in an encoder, and the device's part
+    /// of it (without the host's recording, where the timer counts it).
     pub fn time_once(
-        &self,
-        record: &dyn Fn(&mut wgpu::CommandEncoder),
-    ) -> Result<Duration, PermuteError> {
-        self.time_parts(record).map(|(time, _)| time)
-    }
-
-    /// One submission's time as [`Timer::time_once`] counts it, and the device's part of it
-    /// (without the host's recording).
-    pub fn time_parts(
         &self,
         record: &dyn Fn(&mut wgpu::CommandEncoder),
     ) -> Result<(Duration, Duration), PermuteError> {
@@ -214,10 +206,10 @@ impl Timer {
         runs: usize,
     ) -> Result<Stats, PermuteError> {
         for _ in 0..warmups {
-            self.time_parts(record)?;
+            self.time_once(record)?;
         }
         let samples = (0..runs.max(1))
-            .map(|_| self.time_parts(record))
+            .map(|_| self.time_once(record))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Stats::of(samples))
     }

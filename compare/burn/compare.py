@@ -10,28 +10,32 @@ import json
 import statistics
 import sys
 
+
+def on_device(c, name):
+    """A case's median on the device: `name`'s device median, where the report has one."""
+    return c.get(f"{name}_device_median_s", c[f"{name}_median_s"])
+
+
 folder = sys.argv[1]
 ours = [json.load(open(p)) for p in sorted(glob.glob(f"{folder}/ours-*.json"))]
 burn = [json.load(open(p)) for p in sorted(glob.glob(f"{folder}/burn-*.json"))]
 device = ours[0]["device"]
 if any("permute_device_median_s" not in c for run in ours for c in run["cases"]):
     print("warning: reports without device times (older bench): their times include recording")
-copies = [
-    statistics.median(c.get("shader_copy_device_median_s", c["shader_copy_median_s"]) for c in run["cases"])
-    for run in ours
-]
+copies = [statistics.median(on_device(c, "shader_copy") for c in run["cases"]) for run in ours]
 print(f"{len(ours)} runs of each, alternating; device: {device}")
-print(f"shader copy on the device (median over cases, per run): {', '.join(f'{c * 1e3:.1f} ms' for c in copies)}")
+per_run = ", ".join(f"{c * 1e3:.1f} ms" for c in copies)
+print(f"shader copy on the device (median over cases, per run): {per_run}")
 print()
-print("| case | kernel | this crate ms (GPU) | burn ms (GPU) | this / burn | / shader copy (bench) |")
+print(
+    "| case | kernel | this crate ms (GPU) | burn ms (GPU) | this / burn "
+    "| / shader copy (bench) |"
+)
 print("|---|---|---|---|---|---|")
 for case in ours[0]["cases"]:
     label = case["case"]
     mine = statistics.median(
-        c.get("permute_device_median_s", c["permute_median_s"]) * 1e3
-        for run in ours
-        for c in run["cases"]
-        if c["case"] == label
+        on_device(c, "permute") * 1e3 for run in ours for c in run["cases"] if c["case"] == label
     )
     ratio = statistics.median(
         c["vs_shader_copy"] for run in ours for c in run["cases"] if c["case"] == label

@@ -156,12 +156,12 @@ impl<'a> Bench<'a> {
     }
 
     /// Time of one submission of the work `record` puts in an encoder, and its device part
-    /// ([`crate::timing::Timer::time_parts`]).
+    /// ([`crate::timing::Timer::time_once`]).
     pub fn time_once(
         &self,
         record: &dyn Fn(&mut wgpu::CommandEncoder),
     ) -> Result<(Duration, Duration), PermuteError> {
-        self.timer.time_parts(record)
+        self.timer.time_once(record)
     }
 
     /// The pair every case's copies run in, at least `bytes` each: made at first (at least

@@ -75,9 +75,9 @@ pub const WALK_TILE_MIN_ROW_RUNS: u64 = 2;
 /// down the output's rows on CPU devices, see [`Plan::walk_tiles`](super::Plan::walk_tiles)):
 /// the tile's source rows are read this many workgroups' worth along before the walk moves
 /// down them. On lavapipe (AMD EPYC family 25, the shader copy at 3.6 GB/s; 16-byte units,
-/// 64 MiB, three to nine alternating bench processes each) 4 against 1: `[2048,2048] (1,0)` 38.6-39.4 ms
-/// against 39.4-40.5 (0.93-0.95 of the shader copy against 0.90-0.93), `[1024,4096]`
-/// 38.5-39.6 against 39.9-40.0, `[4096,1024]` 39.0-39.7 against 40.1-40.5;
+/// 64 MiB, three to nine alternating bench processes each) 4 against 1: `[2048,2048]
+/// (1,0)` 38.6-39.4 ms against 39.4-40.5 (0.93-0.95 of the shader copy against 0.90-0.93),
+/// `[1024,4096]` 38.5-39.6 against 39.9-40.0, `[4096,1024]` 39.0-39.7 against 40.1-40.5;
 /// `[16,512,512] (0,2,1)`, whose tile is then its whole dim of 512, tied (40.4-41.4
 /// against 40.7-41.4). 2 gave 40.3-41.6 ms on `[2048,2048]`, the whole dim 39.4-39.8.
 /// Past one binding, where a box of such tiles does not fit a window, a transpose takes
