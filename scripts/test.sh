@@ -3,8 +3,9 @@
 # (lavapipe on a machine without a GPU), and beside it a representative GPU subset on
 # wgpu's GL backend (llvmpipe through EGL, headless): the downlevel path, without
 # SHADER_INT64 or SHADER_F16, then the same subset and the views on SwiftShader (Chromium's
-# Vulkan driver); then an app that depends on the crate alone. Release mode: lavapipe is slow enough. Extra
-# arguments make the lavapipe part one fully optimised `cargo test` with them.
+# Vulkan driver); then an app that depends on the crate alone, and the GPU device check's
+# local mode. Release mode: lavapipe is slow enough. Extra arguments make the lavapipe part
+# one fully optimised `cargo test` with them (and skip the device check).
 export WGPU_PERMUTE_SWIFTSHADER=1
 source "$(dirname "$0")/setup.sh"
 cd "$(dirname "$0")/.."
@@ -100,3 +101,14 @@ echo "An app that depends on wgpu-permute alone (tests/crate-only), with the def
 app=(cargo run --quiet --manifest-path tests/crate-only/Cargo.toml)
 CARGO_TARGET_DIR="$PWD/target" "${app[@]}"
 CARGO_TARGET_DIR="$PWD/target" "${app[@]}" --no-default-features
+# The GPU device check end to end on this machine's adapter, as a lent GPU machine runs it
+# (packed, unpacked, each step), in its quick form: a few tests planned as a GPU would plan
+# them, filtered bench suites, the model and their comparison.
+if [ $# -eq 0 ]; then
+    echo "The device check's local mode (scripts/device-check.sh --local --quick):"
+    check_out="$(mktemp -d)"
+    OUT="$check_out" bash scripts/device-check.sh --local --quick >"$check_out.log" 2>&1 ||
+        { cat "$check_out.log"; exit 1; }
+    tail -n 3 "$check_out.log"
+    rm -rf "$check_out" "$check_out.log"
+fi

@@ -373,8 +373,9 @@ pub struct Gpu {
     pub peak_gb_per_s: f64,
 }
 
-/// GPUs to quote, with their vendor-specified peak memory bandwidth.
-pub const GPUS: [Gpu; 4] = [
+/// GPUs to quote, with their vendor-specified peak memory bandwidth. Each name is the one
+/// the device reports as its adapter's name where this crate has run on it ([`gpu_named`]).
+pub const GPUS: [Gpu; 6] = [
     // NVIDIA A100 40GB (SXM) datasheet: 1,555 GB/s HBM2.
     Gpu {
         name: "NVIDIA A100 40GB",
@@ -395,7 +396,24 @@ pub const GPUS: [Gpu; 4] = [
         name: "Apple M2",
         peak_gb_per_s: 100.0,
     },
+    // NVIDIA H100 datasheet, SXM5 80 GB HBM3: 3.35 TB/s.
+    Gpu {
+        name: "NVIDIA H100 80GB HBM3",
+        peak_gb_per_s: 3350.0,
+    },
+    // NVIDIA H200 datasheet, SXM 141 GB HBM3e: 4.8 TB/s.
+    Gpu {
+        name: "NVIDIA H200",
+        peak_gb_per_s: 4800.0,
+    },
 ];
+
+/// The GPU of [`GPUS`] whose name an adapter's name contains (ignoring case), if any.
+pub fn gpu_named(adapter: &str) -> Option<&'static Gpu> {
+    let adapter = adapter.to_lowercase();
+    GPUS.iter()
+        .find(|g| adapter.contains(&g.name.to_lowercase()))
+}
 
 #[cfg(test)]
 mod tests {

@@ -128,13 +128,23 @@ pub fn convert_case(case: &ConvertCase, caps: &DeviceCaps) -> Result<Value, Perm
     self::case(about, &case.fused, caps)
 }
 
+/// What a suite is planned for: the WebGPU profile on a GPU, or the same limits on a CPU
+/// adapter (a browser's fallback adapter, such as SwiftShader), where the page runs the
+/// CPU family's kernels (`web/suite-cpu.js`): the GPU plans' tiles crawl there.
+pub fn profile_caps(cpu: bool) -> DeviceCaps {
+    DeviceCaps {
+        cpu,
+        ..DeviceCaps::webgpu()
+    }
+}
+
 /// The page's suite, each case's outermost dim divided by `shrink`: the permutes, the
 /// views, then the conversions (without their affines: the page checks outputs by
 /// checksum, and an affine's results may differ in the last bit between devices, within
-/// its bound), planned for the WebGPU profile.
-pub fn suite_cases(shrink: usize) -> Result<Vec<Value>, PermuteError> {
+/// its bound), planned for the WebGPU profile ([`profile_caps`]).
+pub fn suite_cases(shrink: usize, cpu: bool) -> Result<Vec<Value>, PermuteError> {
     let outer = |n: usize| n / shrink.max(1);
-    let caps = DeviceCaps::webgpu();
+    let caps = profile_caps(cpu);
     let moves = crate::bench::default_suite_sized(&outer)
         .into_iter()
         .chain(crate::bench::view_suite_sized(&outer));
@@ -147,9 +157,14 @@ pub fn suite_cases(shrink: usize) -> Result<Vec<Value>, PermuteError> {
 
 /// The suite as the classic script the page loads (pages opened from `file://` cannot
 /// fetch files): it sets `globalThis.WGPU_PERMUTE_SUITE`.
-pub fn suite_script(cases: Vec<Value>, made_by: &str) -> String {
+pub fn suite_script(cases: Vec<Value>, made_by: &str, cpu: bool) -> String {
+    let profile = match cpu {
+        false => "WebGPU default limits, no optional features",
+        true => "WebGPU default limits, no optional features, planned as a CPU adapter",
+    };
     let suite = json!({
-        "profile": "WebGPU default limits, no optional features",
+        "profile": profile,
+        "cpu": cpu,
         "made_by": made_by,
         "guard": GUARD,
         "cases": cases,

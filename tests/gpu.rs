@@ -508,6 +508,64 @@ fn gpu_permute_and_recording_into_the_callers_encoder() {
     );
 }
 
+/// `gpu_permute` keeps one permuter per device: after the first call of a shape, calls
+/// again (of that shape and of one it planned alike) compile no pipeline, and each lands
+/// its result. Another device's calls get a permuter of their own.
+#[test]
+fn repeated_gpu_permute_calls_compile_nothing() {
+    let Some(p) = gpu() else { return };
+    use wgpu::BufferUsages as U;
+    // A device of this test's own, so that no other test's calls share its permuter.
+    let (_, device, queue) = wgpu_permute::device_on(p.device().adapter_info().backend.into())
+        .expect("a second device on the test's adapter");
+    let shape = [3usize, 100, 7];
+    let data: Vec<u32> = (0..(3 * 100 * 7) as u32).collect();
+    let bytes = (data.len() * 4) as u64;
+    let src = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: None,
+        contents: bytemuck::cast_slice(&data),
+        usage: U::STORAGE,
+    });
+    let make = |usage| {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: bytes,
+            usage,
+            mapped_at_creation: false,
+        })
+    };
+    let (dst, readback) = (
+        make(U::STORAGE | U::COPY_SRC),
+        make(U::MAP_READ | U::COPY_DST),
+    );
+    let shared = wgpu_permute::Permuter::shared(&device, &queue).unwrap();
+    let compiled = || wgpu_permute::diagnostics::cached_pipelines(&shared);
+    assert_eq!(compiled(), 0);
+    gpu_permute(&device, &queue, &src, &dst, &shape, &[2, 0, 1], 4).unwrap();
+    let after_first = compiled();
+    assert!(after_first > 0, "the first call compiles its kernel");
+    for _ in 0..5 {
+        gpu_permute(&device, &queue, &src, &dst, &shape, &[2, 0, 1], 4).unwrap();
+    }
+    assert_eq!(compiled(), after_first, "repeated calls compiled pipelines");
+    let mut encoder = device.create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(&dst, 0, &readback, 0, bytes);
+    queue.submit([encoder.finish()]);
+    let got: Vec<u32> =
+        bytemuck::pod_collect_to_vec(&read_buffer(&device, &readback, bytes).unwrap());
+    assert_eq!(
+        got,
+        reference::permute_slice(&data, &shape, &[2, 0, 1]).unwrap()
+    );
+    // The test pool's device is another device: its permuter is not this one.
+    let other = wgpu_permute::Permuter::shared(p.device(), p.queue()).unwrap();
+    assert!(!std::sync::Arc::ptr_eq(&other, &shared));
+    assert!(wgpu_permute::Permuter::release_shared(&device));
+    assert!(!wgpu_permute::Permuter::release_shared(&device));
+    let fresh = wgpu_permute::Permuter::shared(&device, &queue).unwrap();
+    assert_eq!(wgpu_permute::diagnostics::cached_pipelines(&fresh), 0);
+}
+
 /// A random tensor of rank 1..=8 with small dims (total at most a few thousand elements), a
 /// random permutation of it, an element size and word-aligned offsets.
 fn random_case() -> impl Strategy<Value = (Vec<usize>, Vec<usize>, usize, (u64, u64))> {

@@ -7,7 +7,7 @@ mod common;
 
 use common::{SENTINEL, gpu, test_bytes};
 use wgpu::util::DeviceExt;
-use wgpu_permute::{PermuteError, Permuter, Relayout, View, diagnostics, read_buffer, reference};
+use wgpu_permute::{PermuteError, Relayout, View, diagnostics, read_buffer, reference};
 
 /// NCHW with 6 channels.
 const NCHW: [usize; 4] = [2, 6, 5, 3];
@@ -119,7 +119,7 @@ fn host_round_trips_prepared_or_not_equal_the_cpu_reference() {
 fn a_prepared_operation_records_without_planning_or_compiling_again() {
     let Some(shared) = gpu() else { return };
     // Its own pipeline cache: the shared permuter's grows with the other tests.
-    let p = &Permuter::new(shared.device(), shared.queue()).unwrap();
+    let p = &common::fresh(shared);
     let op = Relayout::permute(&[48, 80], &[1, 0], 2).unwrap();
     let prepared = p.prepare(&op).unwrap();
     let compiled = diagnostics::cached_pipelines(p);

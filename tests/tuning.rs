@@ -8,14 +8,12 @@ use common::{check, gpu};
 use std::time::Duration;
 use wgpu_permute::plan::{Measured, OrderReason, SpecializeReason, tuning::MAX_SPECIALIZED};
 use wgpu_permute::timing::Timer;
-use wgpu_permute::{Kernel, Options, Permuter, Relayout, View, diagnostics, reference};
+use wgpu_permute::{Kernel, Options, Relayout, View, diagnostics, reference};
 
 #[test]
 fn autotuning_picks_a_kernel_per_shape_class_and_stays_correct() {
     let Some(shared) = gpu() else { return };
-    let p = wgpu_permute::Permuter::new(shared.device(), shared.queue())
-        .unwrap()
-        .with_autotune(true);
+    let p = common::fresh(shared).with_autotune(true);
     let cases: [(&[usize], &[usize], usize); 4] = [
         (&[4, 96, 160], &[0, 2, 1], 4),
         (&[128, 128], &[1, 0], 2),
@@ -64,7 +62,7 @@ fn autotuning_picks_a_kernel_per_shape_class_and_stays_correct() {
 #[test]
 fn the_access_width_is_measured_once_and_plans_follow_it() {
     let Some(shared) = gpu() else { return };
-    let p = wgpu_permute::Permuter::new(shared.device(), shared.queue()).unwrap();
+    let p = common::fresh(shared);
     let caps = p.caps();
     assert_eq!(caps.access64_faster, shared.caps().access64_faster);
     assert!(caps.cpu && caps.int64 || !caps.access64_faster, "{caps:?}");
@@ -97,9 +95,7 @@ fn the_access_width_is_measured_once_and_plans_follow_it() {
 #[test]
 fn autotuning_races_a_permute_in_parts_against_each_kernel() {
     let Some(shared) = gpu() else { return };
-    let p = wgpu_permute::Permuter::new(shared.device(), shared.queue())
-        .unwrap()
-        .with_autotune(true);
+    let p = common::fresh(shared).with_autotune(true);
     // Past `EDGE_SPLIT_BYTES` (256 KiB), sides odd.
     let (shape, perm) = ([513usize, 515], [1usize, 0]);
     // Before the first run, a CPU device's plan has the parts among its contenders.
@@ -124,10 +120,10 @@ fn autotuning_races_a_permute_in_parts_against_each_kernel() {
 /// kernel won the race or micro is forced; both orders are correct.
 #[test]
 fn autotuning_times_the_micro_kernels_two_orders() {
-    let Some(shared) = gpu() else { return };
-    let p = Permuter::new(shared.device(), shared.queue())
-        .unwrap()
-        .with_autotune(true);
+    let Some(shared) = common::cpu_family() else {
+        return;
+    };
+    let p = common::cpu_planned(shared).with_autotune(true);
     let (shape, perm) = ([8usize, 8, 8, 8, 8, 32], [2usize, 5, 0, 4, 1, 3]);
     let micro = Options {
         kernel: Some(Kernel::Micro),
@@ -183,7 +179,7 @@ fn autotuning_times_the_micro_kernels_two_orders() {
 #[test]
 fn views_of_one_shape_with_other_strides_share_the_pipeline_budget() {
     let Some(shared) = gpu() else { return };
-    let p = Permuter::new(shared.device(), shared.queue()).unwrap();
+    let p = common::fresh(shared);
     let options = Options {
         kernel: Some(Kernel::Micro),
         specialize: Some(true),

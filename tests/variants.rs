@@ -23,7 +23,7 @@ mod walks;
 
 use std::collections::{BTreeSet, HashMap};
 
-use common::{MICRO, case, check_many, gpu};
+use common::{MICRO, case, check_many, cpu_family, cpu_planned};
 use strips::{blocks_for_run, column_runs_case, strip_case};
 use views::{check_boxed_runs, check_padded, check_padded_micro, check_reversed, check_stacked};
 use walks::walk_tiles_case;
@@ -112,8 +112,11 @@ fn reversed_variants_run_and_match_the_reference() {
 
 /// Runs the sampled variants of `family`, checks that each ran as the variant it was meant
 /// for and that the family ran every rank it has, and fails once with every bad case.
+/// Planned as a CPU adapter plans on every adapter ([`cpu_family`]): every variant, the
+/// CPU family's included, can be forced there, and a variant is the same shader whichever
+/// device planned it.
 fn run_family(family_run: Family) {
-    let Some(p) = gpu() else { return };
+    let Some(p) = cpu_family() else { return };
     let mut jobs = Vec::new();
     for variant in shaders::all_variants() {
         let needs64 = variant.index() == IndexMath::U64 || variant.access64();
@@ -162,7 +165,7 @@ fn run_family(family_run: Family) {
                     .as_ref()
                     .is_none_or(|(_, n)| *n == MAX_SPECIALIZED)
                 {
-                    views_fresh = Some((Permuter::new(p.device(), p.queue()).unwrap(), 0));
+                    views_fresh = Some((cpu_planned(p), 0));
                 }
                 let (fresh, n) = views_fresh.as_mut().expect("made above");
                 *n += 1;
@@ -192,7 +195,7 @@ fn run_family(family_run: Family) {
     let mut batches = vec![(p, shared)];
     let fresh: Vec<Permuter> = specialized
         .chunks(MAX_SPECIALIZED)
-        .map(|_| Permuter::new(p.device(), p.queue()).unwrap())
+        .map(|_| cpu_planned(p))
         .collect();
     for (chunk, permuter) in specialized.chunks(MAX_SPECIALIZED).zip(&fresh) {
         batches.push((permuter, chunk.to_vec()));
@@ -253,7 +256,7 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
     // Stacked runs are a CPU-device layout, as views (tests/variants/views.rs) of 8 rows of
     // a page under dims of 2: 8 MiB at rank 10.
     if variant.stacked() {
-        let run = p.caps().cpu && variant.rank() <= 10;
+        let run = variant.rank() <= 10;
         return run.then(|| Job::View(Box::new(move |p| check_stacked(p, variant))));
     }
     // Lane-major runs' rows hold whole SIMD groups' runs: up to rank 6 (walks in tiles, whose
@@ -265,11 +268,8 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
         return None;
     }
     if variant.walks() {
-        // Walks in tiles: runs are a CPU-device layout; offsets of one element keep the units
-        // the elements, without wide stores.
-        if !p.caps().cpu {
-            return None;
-        }
+        // Walks in tiles: offsets of one element keep the units the elements, without wide
+        // stores.
         let row = match variant.lane_major() {
             true => group,
             false => (WALK_TILE_MIN_ROW_RUNS * GENERIC_RUN as u64) as usize,
@@ -289,15 +289,12 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
         });
     }
     if variant.reverse() > 0 {
-        // Runs of reversed units are a CPU-device layout.
-        return (!variant.runs() || p.caps().cpu)
-            .then(|| Job::View(Box::new(move |p| check_reversed(p, elem, variant))));
+        return Some(Job::View(Box::new(move |p| {
+            check_reversed(p, elem, variant)
+        })));
     }
     if variant.boxed() && variant.runs() {
-        return p
-            .caps()
-            .cpu
-            .then(|| Job::View(Box::new(move |p| check_boxed_runs(p, variant))));
+        return Some(Job::View(Box::new(move |p| check_boxed_runs(p, variant))));
     }
     if variant.padded() && variant.kernel() == Kernel::Generic {
         let (shape, perm) = unmergeable(variant.rank());
@@ -310,9 +307,6 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
         // Scattered runs: the innermost dim stays innermost, two runs long (the second
         // starts inside the row), after dims that do not merge; offsets of whole units
         // (elements, so the units stay elements), different on each side.
-        if !p.caps().cpu {
-            return None;
-        }
         (shape, perm) = unmergeable(variant.rank() - 1);
         shape.push(16);
         perm.push(variant.rank() - 1);
@@ -321,7 +315,7 @@ fn job(p: &Permuter, variant: Variant) -> Option<Job> {
         // Runs are the CPU-device layout: the innermost output dim (input dim 0 here)
         // in whole runs. A rank-1 run is a view's (a flip; tests/views/): a permute
         // of rank 1 is a copy.
-        if !p.caps().cpu || variant.rank() == 1 {
+        if variant.rank() == 1 {
             return None;
         }
         shape[0] = if variant.lane_major() { group } else { 8 };
@@ -448,7 +442,7 @@ fn unmergeable_helper_really_keeps_the_rank() {
 /// column runs (CPU adapters' runs) likewise.
 #[test]
 fn micro_bands_cover_every_block() {
-    let Some(p) = gpu() else { return };
+    let Some(p) = cpu_family() else { return };
     let (mut cases, mut refused) = (Vec::new(), Vec::new());
     // The bands differ with the access width (see `MICRO_BAND_ROWS`): both where the device
     // has 64-bit integers.
@@ -463,13 +457,9 @@ fn micro_bands_cover_every_block() {
             (&[2, 4000, 48], &[0, 2, 1]), // a shorter last band
             (&[1024, 512], &[1, 0]),      // rows 512 elements apart
         ] {
-            let column_runs: &[bool] = match p.caps().cpu {
-                true => &[false, true],
-                false => &[false],
-            };
             for (&access64, &column_runs) in widths
                 .iter()
-                .flat_map(|a| column_runs.iter().map(move |c| (a, c)))
+                .flat_map(|a| [false, true].iter().map(move |c| (a, c)))
             {
                 let micro = Options {
                     access64: Some(access64),
@@ -511,7 +501,7 @@ fn micro_bands_cover_every_block() {
         let op = case(shape, &[0, 2, 1], 4, options, (16, 32));
         let plan = p.prepare(&op).unwrap().plans()[0].clone();
         let run = plan.variant().and_then(|v| v.block()).unwrap().run as u64;
-        if p.caps().cpu && plan.access64 {
+        if plan.access64 {
             assert_eq!(plan.micro_band(), Some(run), "{plan}");
         }
         cases.push(op);
@@ -519,7 +509,7 @@ fn micro_bands_cover_every_block() {
     // `[4096,32]` of u8 and u16 only: all 32 columns are one run (2 blocks of 16, or 4
     // of 8), whose 32 output rows of a block's rows need twice the window.
     let only: &[usize] = &[4096, 32];
-    let expected = if p.caps().cpu { 2 * widths.len() } else { 0 };
+    let expected = 2 * widths.len();
     assert_eq!(refused.len(), expected, "{refused:?}");
     assert!(
         refused.iter().all(|&(s, e)| s == only && e <= 2),
@@ -540,11 +530,7 @@ fn micro_bands_cover_every_block() {
 /// part way.
 #[test]
 fn lane_major_runs_carry_into_the_batch_at_every_edge() {
-    let Some(p) = gpu() else { return };
-    if !p.caps().cpu {
-        eprintln!("not a CPU adapter: runs are a CPU-device layout; not run");
-        return;
-    }
+    let Some(p) = cpu_family() else { return };
     let mut cases = Vec::new();
     let steps = [
         1,
@@ -582,7 +568,7 @@ fn lane_major_runs_carry_into_the_batch_at_every_edge() {
         }
     }
     // A permuter of its own: room for its own pipelines (`MAX_SPECIALIZED`).
-    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
+    let fresh = cpu_planned(p);
     for (result, op) in check_many(&fresh, &cases).into_iter().zip(&cases) {
         let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
         let block = plan.variant().and_then(|v| v.block()).unwrap();

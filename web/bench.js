@@ -1,6 +1,8 @@
-// The bench page: runs each case of the suite (globalThis.WGPU_PERMUTE_SUITE, from
-// suite.js or ?suite=) and copies of the same bytes on this machine's GPU, checks each
-// case's output once, and reports as `wgpu-permute bench --json` does. When done it logs
+// The bench page: runs each case of the suite (globalThis.WGPU_PERMUTE_SUITE: suite.js,
+// planned for GPUs; suite-cpu.js, planned for CPU adapters, on a browser's fallback adapter
+// such as SwiftShader; or ?suite=) and copies of the same bytes on this machine's GPU,
+// checks each case's output once, and reports as `wgpu-permute bench --json` does. Each
+// finished case is a row of the table and a console line, `BENCH-CASE `; when done it logs
 // one console line, `BENCH-JSON ` and the results (the tests read it).
 (function () {
     'use strict';
@@ -200,14 +202,40 @@
         console.log('BENCH-JSON ' + text);
     }
 
+    // A CPU adapter: the browser's fallback adapter (SwiftShader in Chrome), or one that
+    // names a software rasteriser. The CPU family's plans run there; the GPU plans' tiles
+    // crawl (0.001 of a copy on SwiftShader).
+    function onCpu(adapter) {
+        const info = adapter.info ?? {};
+        if (info.isFallbackAdapter || adapter.isFallbackAdapter) return true;
+        const text = [info.vendor, info.architecture, info.device, info.description].join(' ');
+        return /swiftshader|llvmpipe|lavapipe|softpipe|software|microsoft basic render/i.test(text);
+    }
+
+    // A classic script, as pages opened from file:// cannot fetch files.
+    function load(file) {
+        return new Promise((resolve, reject) => {
+            const script = document.createElement('script');
+            script.src = file;
+            script.onload = resolve;
+            script.onerror = () => reject(new Error(
+                `cannot load the suite ${file} (\`wgpu-permute web-suite\` writes it)`));
+            document.head.appendChild(script);
+        });
+    }
+
     async function main() {
-        const suite = globalThis.WGPU_PERMUTE_SUITE;
         if (!navigator.gpu) throw new Error('this browser has no WebGPU (navigator.gpu)');
         const adapter = await navigator.gpu.requestAdapter({ powerPreference: 'high-performance' });
         if (!adapter) throw new Error('no WebGPU adapter');
         const info = adapter.info ?? {};
         const name = [info.vendor, info.architecture, info.device, info.description]
             .filter(Boolean).join(' ') || 'unknown adapter';
+        const cpu = onCpu(adapter);
+        const suiteFile = params.get('suite') ?? (cpu ? 'suite-cpu.js' : 'suite.js');
+        status(`${name}: loading ${suiteFile}${cpu ? ' (a CPU adapter: the suite planned for CPU adapters)' : ''}`);
+        await load(suiteFile);
+        const suite = globalThis.WGPU_PERMUTE_SUITE;
         // WebGPU's default limits, which the suite was planned for; timestamps if offered.
         const features = adapter.features.has('timestamp-query') ? ['timestamp-query'] : [];
         const device = await adapter.requestDevice({ requiredFeatures: features });
@@ -215,11 +243,16 @@
         const timer = clock(device);
         const cases = suite.cases.filter((c) => c.label.includes(FILTER));
         const results = [];
+        const started = performance.now();
         for (const [i, c] of cases.entries()) {
-            status(`${name}: case ${i + 1} of ${cases.length}, ${c.label}`);
+            const seconds = ((performance.now() - started) / 1e3).toFixed(0);
+            status(`${name}: case ${i + 1} of ${cases.length} (${seconds} s so far), ${c.label}`);
             const r = await runCase(device, timer, c, suite.guard);
             results.push(r);
             addRow(r);
+            console.log(`BENCH-CASE ${i + 1}/${cases.length} ${r.label}: ` +
+                (r.verified ? 'checked' : `NOT CHECKED: ${r.error}`) +
+                (r.vs_buffer_copy === undefined ? '' : `, ${r.vs_buffer_copy.toFixed(2)} of a copy`));
         }
         const ratios = results.map((r) => r.vs_buffer_copy).filter((x) => x !== undefined);
         status(`${name}: ${results.filter((r) => r.verified).length} of ${results.length} cases checked` +
@@ -230,6 +263,9 @@
             timing: timer.describe,
             command: `web/bench.html${location.search}`,
             suite: suite.made_by,
+            suite_file: suiteFile,
+            cpu_adapter: cpu,
+            seconds: (performance.now() - started) / 1e3,
             copy_placement: pair?.placement ?? null,
             cases: results,
         });
@@ -242,14 +278,5 @@
         });
     }
 
-    // A classic script, as pages opened from file:// cannot fetch files.
-    const suiteFile = params.get('suite') ?? 'suite.js';
-    const script = document.createElement('script');
-    script.src = suiteFile;
-    script.onload = start;
-    script.onerror = () => {
-        status(`cannot load the suite ${suiteFile} (\`wgpu-permute web-suite\` writes it)`);
-        finish({ adapter: null, error: `cannot load the suite ${suiteFile}`, cases: [] });
-    };
-    document.head.appendChild(script);
+    start();
 })();

@@ -9,6 +9,7 @@
 //! - `diagnostics`: plans without first-use work, the memory model's traces, what was
 //!   learnt; for tools and tests.
 //! - `permuter`: [`Permuter`]: buffer checks, recording a plan's dispatches.
+//! - `shared`: one permuter per device for the one-call entry points.
 //! - `relayout`: the entry points of a [`crate::Relayout`] (prepare, record, run) and the
 //!   one host round trip.
 //!
@@ -23,6 +24,7 @@ pub mod diagnostics;
 mod permuter;
 mod pipelines;
 mod relayout;
+mod shared;
 
 use std::cell::Cell;
 use std::sync::{Mutex, MutexGuard};

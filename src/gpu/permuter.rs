@@ -398,8 +398,9 @@ impl Permuter {
 /// One-call permute of `src` into `dst` (both contiguous row-major; output dim `i` is input
 /// dim `perm[i]`). Submits on `queue` and returns what was submitted without waiting: its
 /// [`Prepared::plans`] (several for a permute that runs in parts, `plan::with_edges`).
-/// Compiles its pipelines on every call: hold a [`Permuter`] for repeated use, and record
-/// into your own encoder with [`Permuter::record`].
+/// Plans and records on the device's shared permuter ([`Permuter::shared`]), so a repeated
+/// call compiles nothing again; record into your own encoder with [`Permuter::record`] to
+/// batch the work with your own.
 pub fn gpu_permute(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
@@ -409,9 +410,10 @@ pub fn gpu_permute(
     perm: &[usize],
     elem_size: usize,
 ) -> Result<Prepared, PermuteError> {
-    let permuter = Permuter::new(device, queue)?;
+    let op = Relayout::permute(shape, perm, elem_size)?;
+    let permuter = Permuter::shared(device, queue)?;
     let _serial = serial(device);
-    let op = permuter.prepare(&Relayout::permute(shape, perm, elem_size)?)?;
+    let op = permuter.prepare(&op)?;
     let mut encoder = device.create_command_encoder(&Default::default());
     permuter.record(&mut encoder, src, dst, &op)?;
     captured(device, || queue.submit([encoder.finish()])).map_err(|e| permuter.or_lost(e))?;

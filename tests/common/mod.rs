@@ -32,6 +32,11 @@ pub const MICRO: Options = Options {
 /// Set to `1` to skip GPU tests on a machine with no adapter; they then say they skipped.
 pub const SKIP_VAR: &str = "WGPU_PERMUTE_SKIP_GPU";
 
+/// Set to `1` on a CPU adapter to plan the tests' operations as a GPU would ([`gpu`]): the
+/// GPU path's choices and the tests' expectations of a GPU, checked where no GPU is (the
+/// device check's local run uses it, `scripts/device-check.sh`).
+pub const AS_GPU_VAR: &str = "WGPU_PERMUTE_TEST_AS_GPU";
+
 /// The test thread's permuter, or `None` (with a message) when GPU tests are explicitly
 /// skipped. Without an adapter and without the opt-out, this panics with instructions: GPU
 /// tests never pass silently.
@@ -77,16 +82,32 @@ impl Lease {
         let index = match pool.iter().position(|&(_, users)| users == 0) {
             Some(i) => i,
             None if pool.len() < size => {
-                let p = match Permuter::new_on(backends) {
+                let mut p = match Permuter::new_on(backends) {
                     Ok(p) => p,
                     Err(e) => panic!(
                         "GPU tests need an adapter: {e}. Install a Vulkan driver (on Debian: \
                          apt-get install mesa-vulkan-drivers) or set {SKIP_VAR}=1 to skip them."
                     ),
                 };
+                let as_gpu = std::env::var(AS_GPU_VAR).is_ok_and(|v| v == "1");
+                if as_gpu && p.caps().cpu {
+                    let caps = wgpu_permute::DeviceCaps {
+                        cpu: false,
+                        access64_faster: false,
+                        ..p.caps().clone()
+                    };
+                    p = wgpu_permute::diagnostics::with_caps(p, caps);
+                }
                 if pool.is_empty() {
                     let info = p.device().adapter_info();
-                    eprintln!("GPU tests on {} ({:?})", info.name, info.backend);
+                    let planned = match p.caps().cpu {
+                        true => "as a CPU adapter",
+                        false => "as a GPU",
+                    };
+                    eprintln!(
+                        "GPU tests on {} ({:?}), planned {planned}",
+                        info.name, info.backend
+                    );
                 }
                 pool.push((Box::leak(Box::new(p)), 0));
                 pool.len() - 1
@@ -96,11 +117,70 @@ impl Lease {
                 .expect("not empty"),
         };
         pool[index].1 += 1;
+        LEASE_INDEX.with(|i| i.set(Some(index)));
         Lease {
             permuter: pool[index].0,
             index,
         }
     }
+}
+
+/// The CPU-adapter family's permuters, one per pool device (see [`cpu_family`]).
+static CPU_FAMILY: Mutex<Vec<(usize, &'static Permuter)>> = Mutex::new(Vec::new());
+
+/// The test thread's permuter planning as a CPU adapter (lavapipe, SwiftShader) plans: on a
+/// CPU adapter [`gpu`]'s own, else one on the same device whose caps say CPU
+/// ([`cpu_planned`]), made once per pool device. The CPU family's kernels (micro blocks,
+/// strips, runs, walks, row copies) are WGSL like the others, so any adapter runs them: the
+/// tests of that family check them on whatever adapter the tests run on, GPUs included.
+pub fn cpu_family() -> Option<&'static Permuter> {
+    let p = gpu()?;
+    if p.caps().cpu {
+        return Some(p);
+    }
+    let index = LEASE_INDEX.with(|i| i.get()).expect("gpu() took a lease");
+    let mut family = CPU_FAMILY.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(&(_, made)) = family.iter().find(|(i, _)| *i == index) {
+        return Some(made);
+    }
+    let made: &'static Permuter = Box::leak(Box::new(cpu_planned(p)));
+    family.push((index, made));
+    Some(made)
+}
+
+/// A new permuter on `p`'s device (an empty pipeline cache, nothing learnt) that plans as a
+/// CPU adapter plans: `p`'s caps with `cpu` set (on a CPU adapter, as `p` plans).
+pub fn cpu_planned(p: &Permuter) -> Permuter {
+    match p.caps().cpu {
+        true => fresh(p),
+        false => planned_as(
+            p,
+            wgpu_permute::DeviceCaps {
+                cpu: true,
+                ..p.caps().clone()
+            },
+        ),
+    }
+}
+
+/// A new permuter on `p`'s device (an empty pipeline cache, nothing learnt) that plans as
+/// `p` does (as a GPU, on a CPU adapter with [`AS_GPU_VAR`]).
+pub fn fresh(p: &Permuter) -> Permuter {
+    planned_as(p, p.caps().clone())
+}
+
+/// A new permuter on `p`'s device planning for `caps`.
+fn planned_as(p: &Permuter, caps: wgpu_permute::DeviceCaps) -> Permuter {
+    let made = Permuter::new(p.device(), p.queue()).expect("a permuter on the test device");
+    match made.caps() == &caps {
+        true => made,
+        false => wgpu_permute::diagnostics::with_caps(made, caps),
+    }
+}
+
+thread_local! {
+    /// The pool index of this thread's lease, once [`gpu`] took one.
+    static LEASE_INDEX: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
 }
 
 impl Drop for Lease {

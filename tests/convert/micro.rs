@@ -58,7 +58,9 @@ fn check(p: &wgpu_permute::Permuter, cases: &[(Relayout, Want)]) {
 /// functions, checked bit for bit on every pair (`gpu.rs`).
 #[test]
 fn every_pair_converts_on_every_micro_block() {
-    let Some(p) = common::gpu() else { return };
+    let Some(p) = common::cpu_family() else {
+        return;
+    };
     let mut cases: Vec<(Relayout, Want)> = Vec::new();
     let mut sizes = std::collections::HashSet::new();
     for from in Dtype::ALL {
@@ -116,7 +118,9 @@ fn every_pair_converts_on_every_micro_block() {
 
 #[test]
 fn the_affine_takes_its_channel_from_rows_columns_or_the_batch() {
-    let Some(p) = common::gpu() else { return };
+    let Some(p) = common::cpu_family() else {
+        return;
+    };
     let values = |n: usize| -> (Vec<f32>, Vec<f32>) {
         let scale = (0..n).map(|i| 0.5 + i as f32 * 0.25).collect();
         let bias = (0..n).map(|i| i as f32 * 3.0 - 2.0).collect();
@@ -230,7 +234,9 @@ fn the_affine_takes_its_channel_from_rows_columns_or_the_batch() {
 /// (scripts/test.sh; the two sweeps above are left to lavapipe and GL there).
 #[test]
 fn images_and_heads_convert_on_micro_blocks() {
-    let Some(p) = common::gpu() else { return };
+    let Some(p) = common::cpu_family() else {
+        return;
+    };
     let (normalise, to_bytes) = image_conversions();
     let heads = Conversion::new(Dtype::F32, Dtype::F16).unwrap();
     let merged = Conversion::new(Dtype::U8, Dtype::F32)
@@ -315,7 +321,9 @@ fn images_and_heads_convert_on_micro_blocks() {
 /// views the blocks cannot take (padded, a flipped innermost dim) run generic.
 #[test]
 fn converting_views_run_on_micro_blocks() {
-    let Some(p) = common::gpu() else { return };
+    let Some(p) = common::cpu_family() else {
+        return;
+    };
     let normalise = |from: Dtype, to: Dtype, axis: usize| {
         Conversion::new(from, to)
             .unwrap()
@@ -391,11 +399,9 @@ fn converting_views_run_on_micro_blocks() {
 /// pixels on whichever kernel takes it (the generic one today).
 #[test]
 fn a_flat_strips_tail_of_whole_blocks_converts() {
-    let Some(p) = common::gpu() else { return };
-    if !p.caps().cpu {
-        eprintln!("not a CPU adapter: no flat strips to check");
+    let Some(p) = common::cpu_family() else {
         return;
-    }
+    };
     let (normalise, to_bytes) = image_conversions();
     for (shape, c) in [(&[4, 36, 3], normalise), (&[4, 3, 36], to_bytes)] {
         let op = Relayout::permute(shape, &[0, 2, 1], c.from().size())
@@ -422,11 +428,9 @@ fn a_flat_strips_tail_of_whole_blocks_converts() {
 /// not.
 #[test]
 fn column_strips_run_lane_major_across_images() {
-    let Some(p) = common::gpu() else { return };
-    if !p.caps().cpu {
-        eprintln!("not a CPU adapter: strips' runs are a CPU-device layout; not run");
+    let Some(p) = common::cpu_family() else {
         return;
-    }
+    };
     let (normalise, _) = image_conversions();
     let batch = Conversion::new(Dtype::U8, Dtype::F32)
         .unwrap()
@@ -460,7 +464,7 @@ fn column_strips_run_lane_major_across_images() {
     }
     let ops: Vec<Relayout> = cases.iter().map(|(op, _)| op.clone()).collect();
     // A permuter of its own: room for its own pipelines.
-    let fresh = wgpu_permute::Permuter::new(p.device(), p.queue()).unwrap();
+    let fresh = common::cpu_planned(p);
     for ((_, specialize), result) in cases.iter().zip(common::check_many(&fresh, &ops)) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
         let Some(Variant::Micro(m)) = plan.variant() else {
@@ -479,11 +483,9 @@ fn column_strips_run_lane_major_across_images() {
 /// the reference with guard bytes (CPU adapters: GPUs take no flat strips).
 #[test]
 fn flat_strips_split_into_whole_images_past_a_binding() {
-    let Some(p) = common::gpu() else { return };
-    if !p.caps().cpu {
-        eprintln!("not a CPU adapter: no flat strips to check");
+    let Some(p) = common::cpu_family() else {
         return;
-    }
+    };
     let (normalise, to_bytes) = image_conversions();
     let small = |op: Relayout, limit: u64| {
         op.with_options(Options {

@@ -3,9 +3,9 @@
 //! the generic kernel's, each a contiguous stretch of the output, run in its plain layout.
 
 use wgpu_permute::plan::View;
-use wgpu_permute::{Kernel, Options, Permuter, Relayout};
+use wgpu_permute::{Kernel, Options, Relayout};
 
-use super::common::{GENERIC, MICRO, case, check_many, gpu};
+use super::common::{GENERIC, MICRO, case, check_many, fresh, gpu};
 
 /// Transposes of 1 to 8-byte elements (and a batch of them) whose windows of half the
 /// tensor cut it into boxes of one shape, forced onto micro blocks compiled for it, at
@@ -44,7 +44,7 @@ fn micro_boxes_of_one_shape_share_a_specialised_pipeline() {
     cases.push((case(&[208, 96], &[1, 0], 4, uneven, (16, 32)), false));
     let ops: Vec<Relayout> = cases.iter().map(|(op, _)| op.clone()).collect();
     // A permuter of its own: room for its own pipelines.
-    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
+    let fresh = fresh(p);
     for (result, (op, one_shape)) in check_many(&fresh, &ops).into_iter().zip(&cases) {
         let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
         assert_eq!(plan.kernel, Kernel::Micro, "{plan}");
@@ -110,7 +110,7 @@ fn generic_plain_boxes_walk_their_extents_from_their_corners() {
         cases.push((case(&[8, 8, cols], &[1, 0, 2], 4, permute, (16, 32)), None));
     }
     let ops: Vec<Relayout> = cases.iter().map(|(op, _)| op.clone()).collect();
-    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
+    let fresh = fresh(p);
     for (result, (op, plain)) in check_many(&fresh, &ops).into_iter().zip(&cases) {
         let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
         assert_eq!(plan.kernel, Kernel::Generic, "{plan}");

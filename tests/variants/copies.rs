@@ -3,20 +3,16 @@
 
 use wgpu::util::DeviceExt;
 use wgpu_permute::plan::View;
-use wgpu_permute::{Options, Permuter, Relayout, read_buffer, reference};
+use wgpu_permute::{Options, Relayout, read_buffer, reference};
 
-use super::common::{SENTINEL, case, check_many, gpu, test_bytes};
+use super::common::{SENTINEL, case, check_many, cpu_family, cpu_planned, test_bytes};
 
 /// Rows of 64 KiB of every element size, at offsets of whole words, views that flip the
 /// rows' order or broadcast one row, and short rows forced to copy: every output element
 /// lands in its place, with the guard bytes untouched (CPU adapters choose the copies).
 #[test]
 fn row_copies_land_in_place() {
-    let Some(p) = gpu() else { return };
-    if !p.caps().cpu {
-        eprintln!("not a CPU adapter: row copies are a CPU device's choice; not run");
-        return;
-    }
+    let Some(p) = cpu_family() else { return };
     let auto = Options::default();
     let forced = Options {
         row_copies: Some(true),
@@ -37,7 +33,7 @@ fn row_copies_land_in_place() {
     ] {
         cases.push(Relayout::view(view, len, 4).unwrap());
     }
-    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
+    let fresh = cpu_planned(p);
     for (result, op) in check_many(&fresh, &cases).into_iter().zip(&cases) {
         let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
         assert!(plan.row_copies, "{plan}");
@@ -48,11 +44,7 @@ fn row_copies_land_in_place() {
 /// `COPY_SRC`) runs its kernel instead, and lands in place just the same.
 #[test]
 fn row_copies_fall_back_to_the_kernel_without_copy_usage() {
-    let Some(p) = gpu() else { return };
-    if !p.caps().cpu {
-        eprintln!("not a CPU adapter: row copies are a CPU device's choice; not run");
-        return;
-    }
+    let Some(p) = cpu_family() else { return };
     let op = Relayout::permute(&[2, 3, 128, 128], &[1, 0, 2, 3], 4).unwrap();
     let prepared = p.prepare(&op).unwrap();
     assert!(prepared.plans()[0].row_copies, "{}", prepared.plans()[0]);

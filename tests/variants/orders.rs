@@ -3,9 +3,9 @@
 //! batch dims swapped between input and output decode in tiles.
 
 use wgpu_permute::plan::View;
-use wgpu_permute::{Kernel, Options, Permuter, Relayout};
+use wgpu_permute::{Kernel, Options, Relayout};
 
-use super::common::{case, check_many, gpu};
+use super::common::{case, check_many, cpu_family, cpu_planned};
 
 /// The suite's 6-D permute (smaller), whose output rows of 8 units are continued by input
 /// dim 1, as a permute of 1 to 16-byte elements (micro forced for 16 bytes, which plan
@@ -16,11 +16,7 @@ use super::common::{case, check_many, gpu};
 /// its place with the guard bytes untouched.
 #[test]
 fn short_rows_decoded_with_their_continuation_innermost_land_in_place() {
-    let Some(p) = gpu() else { return };
-    if !p.caps().cpu {
-        eprintln!("not a CPU adapter: the micro kernel's order is a CPU-device layout; not run");
-        return;
-    }
+    let Some(p) = cpu_family() else { return };
     let (shape, perm) = ([4usize, 8, 8, 8, 8, 32], [2usize, 5, 0, 4, 1, 3]);
     let mut cases = Vec::new();
     for elem in [1usize, 2, 4, 8, 16] {
@@ -52,7 +48,7 @@ fn short_rows_decoded_with_their_continuation_innermost_land_in_place() {
         }
     }
     let ops: Vec<Relayout> = cases.iter().map(|(op, _)| op.clone()).collect();
-    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
+    let fresh = cpu_planned(p);
     let mut windowed_micro = 0;
     for (result, (op, micro)) in check_many(&fresh, &ops).into_iter().zip(&cases) {
         let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
@@ -73,11 +69,7 @@ fn short_rows_decoded_with_their_continuation_innermost_land_in_place() {
 /// untouched.
 #[test]
 fn batches_decoded_in_tiles_land_in_place() {
-    let Some(p) = gpu() else { return };
-    if !p.caps().cpu {
-        eprintln!("not a CPU adapter: the micro kernel's order is a CPU-device layout; not run");
-        return;
-    }
+    let Some(p) = cpu_family() else { return };
     let shapes: [(&[usize], &[usize], usize); 4] = [
         (&[16, 64, 32, 64], &[3, 2, 1, 0], 4),
         (&[16, 64, 32, 64], &[3, 2, 1, 0], 8),
@@ -97,7 +89,7 @@ fn batches_decoded_in_tiles_land_in_place() {
             cases.push(case(shape, perm, elem, options, offsets));
         }
     }
-    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
+    let fresh = cpu_planned(p);
     for (result, op) in check_many(&fresh, &cases).into_iter().zip(&cases) {
         let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
         assert_eq!(plan.kernel, Kernel::Micro, "{plan}");
@@ -114,11 +106,7 @@ fn batches_decoded_in_tiles_land_in_place() {
 /// output element lands in its place with the guard bytes untouched.
 #[test]
 fn column_runs_with_the_continuation_first_land_in_place() {
-    let Some(p) = gpu() else { return };
-    if !p.caps().cpu {
-        eprintln!("not a CPU adapter: the micro kernel's order is a CPU-device layout; not run");
-        return;
-    }
+    let Some(p) = cpu_family() else { return };
     let widths: &[bool] = match p.caps().int64 {
         true => &[false, true],
         false => &[false],
@@ -163,7 +151,7 @@ fn column_runs_with_the_continuation_first_land_in_place() {
         let len = shape.iter().product();
         cases.push(Relayout::view(view, len, 4).unwrap());
     }
-    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
+    let fresh = cpu_planned(p);
     let mut windowed = 0;
     for (result, op) in check_many(&fresh, &cases).into_iter().zip(&cases) {
         let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));

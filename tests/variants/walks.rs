@@ -3,9 +3,9 @@
 //! stacked, scattered).
 
 use wgpu_permute::plan::tuning::{GENERIC_RUN, GENERIC_WORKGROUP, WALK_TILE_ROW_BYTES};
-use wgpu_permute::{Kernel, Options, Permuter, Relayout, View};
+use wgpu_permute::{Kernel, Options, Relayout, View};
 
-use super::common::{case, check_many, gpu};
+use super::common::{case, check_many, cpu_family, cpu_planned};
 
 /// A permute of `elem`-byte units (rows of `row`, at least two runs) whose walk in tiles (`Plan::walk_tile_dims`) has
 /// exactly `rank` dims; nothing merges, and `A` is nearest in the source. Rank 3: `[B, A, R]`
@@ -46,11 +46,7 @@ pub fn walk_tiles_case(rank: usize, elem: usize, row: usize) -> (Vec<usize>, Vec
 /// part way (CPU adapters: GPUs have no runs).
 #[test]
 fn walks_in_tiles_are_chosen_and_match_the_reference() {
-    let Some(p) = gpu() else { return };
-    if !p.caps().cpu {
-        eprintln!("not a CPU adapter: runs are a CPU-device layout; not run");
-        return;
-    }
+    let Some(p) = cpu_family() else { return };
     let generic = Some(Kernel::Generic);
     // Shape, permutation, element size, forced kernel, offsets, lane-major.
     type Case<'a> = (
@@ -96,7 +92,7 @@ fn walks_in_tiles_are_chosen_and_match_the_reference() {
         }
     }
     let ops: Vec<_> = cases.iter().map(|(op, ..)| op.clone()).collect();
-    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
+    let fresh = cpu_planned(p);
     let lane_major = shapes.iter().flat_map(|s| [s.5; 4]);
     let results = check_many(&fresh, &ops).into_iter().zip(&cases);
     for ((result, (_, boxed, specialize)), lane_major) in results.zip(lane_major) {
@@ -125,11 +121,7 @@ fn walks_in_tiles_are_chosen_and_match_the_reference() {
 /// against the reference with guard bytes.
 #[test]
 fn a_walk_past_the_limit_by_its_offset_matches_the_reference() {
-    let Some(p) = gpu() else { return };
-    if !p.caps().cpu {
-        eprintln!("not a CPU adapter: runs are a CPU-device layout; not run");
-        return;
-    }
+    let Some(p) = cpu_family() else { return };
     let align = p.caps().storage_offset_alignment as u64;
     let shapes: [&[usize]; 2] = [&[96, 80, 64], &[24, 20, 512]];
     let cases: Vec<Relayout> = shapes
@@ -169,11 +161,7 @@ fn walks_in_halves(plan: &wgpu_permute::Plan) -> bool {
 /// adapters: GPUs have no runs).
 #[test]
 fn long_rows_far_apart_stack_before_they_walk_in_tiles() {
-    let Some(p) = gpu() else { return };
-    if !p.caps().cpu {
-        eprintln!("not a CPU adapter: runs are a CPU-device layout; not run");
-        return;
-    }
+    let Some(p) = cpu_family() else { return };
     let shapes: [(&[usize], &[usize], usize); 3] = [
         (&[8, 16, 1024], &[1, 0, 2], 4),
         (&[2, 8, 4, 2048], &[0, 2, 1, 3], 2),
@@ -198,7 +186,7 @@ fn long_rows_far_apart_stack_before_they_walk_in_tiles() {
             walked.push(walk_tiles.is_some());
         }
     }
-    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
+    let fresh = cpu_planned(p);
     for (result, walked) in check_many(&fresh, &cases).into_iter().zip(walked) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
@@ -218,11 +206,7 @@ fn long_rows_far_apart_stack_before_they_walk_in_tiles() {
 /// that are not whole runs are refused with `ForcedChoice`.
 #[test]
 fn rows_that_are_not_whole_groups_stack() {
-    let Some(p) = gpu() else { return };
-    if !p.caps().cpu {
-        eprintln!("not a CPU adapter: runs are a CPU-device layout; not run");
-        return;
-    }
+    let Some(p) = cpu_family() else { return };
     let shapes: [(&[usize], u32); 3] = [
         (&[8, 16, 1056], 16),
         (&[8, 16, 1030], 8),
@@ -254,7 +238,7 @@ fn rows_that_are_not_whole_groups_stack() {
     for (view, len) in views {
         cases.push(Relayout::view(view, len, 4).unwrap());
     }
-    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
+    let fresh = cpu_planned(p);
     let units = (shapes.iter().flat_map(|&(_, unit)| [unit, unit])).chain([8; 4]);
     for (result, unit) in check_many(&fresh, &cases).into_iter().zip(units) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
@@ -294,11 +278,7 @@ fn rows_that_are_not_whole_groups_stack() {
 /// offsets that differ on each side; specialised too (CPU adapters: GPUs have no runs).
 #[test]
 fn scatter_is_chosen_where_gathering_reads_a_page_per_row() {
-    let Some(p) = gpu() else { return };
-    if !p.caps().cpu {
-        eprintln!("not a CPU adapter: runs do not scatter");
-        return;
-    }
+    let Some(p) = cpu_family() else { return };
     let cases: Vec<Relayout> = [None, Some(true)]
         .into_iter()
         .map(|specialize| {
@@ -310,7 +290,7 @@ fn scatter_is_chosen_where_gathering_reads_a_page_per_row() {
             case(&[64, 16, 64], &[1, 0, 2], 4, options, (16, 48))
         })
         .collect();
-    let fresh = Permuter::new(p.device(), p.queue()).unwrap();
+    let fresh = cpu_planned(p);
     for (result, specialized) in check_many(&fresh, &cases).into_iter().zip([false, true]) {
         let plan = result.unwrap();
         assert!(plan.runs && plan.scatter, "{plan}");

@@ -39,7 +39,7 @@ fn check(v: &View, elem: usize, src_len: usize, fill: &[u8]) {
 /// (with a budget of pipelines of its own).
 fn check_specialized(v: &View, elem: usize, src_len: usize, fill: &[u8]) {
     let Some(p) = gpu() else { return };
-    let fresh = wgpu_permute::Permuter::new(p.device(), p.queue()).unwrap();
+    let fresh = common::fresh(p);
     let options = Options {
         specialize: Some(true),
         ..Options::default()

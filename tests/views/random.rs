@@ -242,7 +242,7 @@ fn stacked_runs_move_flipped_sliced_and_broadcast_rows() {
                 "{plan}"
             );
             let Some(p) = gpu() else { continue };
-            let fresh = wgpu_permute::Permuter::new(p.device(), p.queue()).unwrap();
+            let fresh = super::common::fresh(p);
             check_on(&fresh, v, 4, src_len, &[], options);
         }
     }

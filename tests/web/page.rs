@@ -1,14 +1,16 @@
 //! The bench page (web/bench.html) in headless Chromium on SwiftShader: the benchmark's
-//! suite, shrunk, runs to the end with every case's output checked and timed against the
-//! copies (at the fastest destination offset of their pair); and the committed suite
-//! (web/suite.js) is the one the code makes now.
+//! suite as planned for GPUs, shrunk, runs to the end with every case's output checked and
+//! timed against the copies (at the fastest destination offset of their pair); the page
+//! as a user without a GPU opens it, full size, runs the suite planned for CPU adapters
+//! there; and the committed suites (web/suite.js, web/suite-cpu.js) are the ones the code
+//! makes now.
 
 use wgpu_permute::web;
 
 /// The suite with each case's outermost dim divided by `shrink`, as `wgpu-permute
-/// web-suite --shrink` writes it.
-fn suite(shrink: usize, made_by: &str) -> String {
-    web::suite_script(web::suite_cases(shrink).unwrap(), made_by)
+/// web-suite [--cpu] --shrink` writes it.
+fn suite(shrink: usize, made_by: &str, cpu: bool) -> String {
+    web::suite_script(web::suite_cases(shrink, cpu).unwrap(), made_by, cpu)
 }
 
 #[test]
@@ -17,7 +19,11 @@ fn the_bench_page_runs_every_case_in_chromium() {
         return;
     };
     let path = super::tempdir(&root, "page").join("suite.js");
-    std::fs::write(&path, suite(64, "wgpu-permute web-suite --shrink 64")).unwrap();
+    std::fs::write(
+        &path,
+        suite(64, "wgpu-permute web-suite --shrink 64", false),
+    )
+    .unwrap();
     let report = super::bench_page(
         &root,
         "page",
@@ -64,13 +70,47 @@ fn the_bench_page_runs_every_case_in_chromium() {
     );
 }
 
+/// The page as a user without a GPU opens it (no options): Chromium's WebGPU runs on
+/// SwiftShader, its fallback adapter, so the page runs the committed suite planned for CPU
+/// adapters, full size, every case checked and timed.
 #[test]
-fn the_committed_suite_is_current() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let committed = std::fs::read_to_string(root.join("web/suite.js")).unwrap_or_default();
-    assert!(
-        committed == suite(1, "wgpu-permute web-suite"),
-        "web/suite.js is not what the code plans now: run `cargo run --release --features cli \
-         -- web-suite` and commit it"
+fn the_full_size_page_runs_the_cpu_suite_on_a_fallback_adapter() {
+    let Some((root, _)) = super::web_setup("the full-size bench page test") else {
+        return;
+    };
+    let report = super::bench_page(&root, "full-size", "");
+    assert_eq!(report["cpu_adapter"], true, "{}", report["adapter"]);
+    assert_eq!(report["suite_file"], "suite-cpu.js");
+    let cases = report["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), 22 + 3, "{report}");
+    for case in cases {
+        assert_eq!(case["verified"], true, "{case}");
+        assert!(
+            case["vs_shader_copy"].as_f64().is_some_and(|r| r > 0.0),
+            "{case}"
+        );
+    }
+    eprintln!(
+        "the full-size page ran {} cases on {} in {:.0} s",
+        cases.len(),
+        report["adapter"],
+        report["seconds"].as_f64().unwrap_or(f64::NAN)
     );
+}
+
+#[test]
+fn the_committed_suites_are_current() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (file, cpu, made_by) in [
+        ("web/suite.js", false, "wgpu-permute web-suite"),
+        ("web/suite-cpu.js", true, "wgpu-permute web-suite --cpu"),
+    ] {
+        let committed = std::fs::read_to_string(root.join(file)).unwrap_or_default();
+        assert!(
+            committed == suite(1, made_by, cpu),
+            "{file} is not what the code plans now: run `cargo run --release --features cli \
+             -- {}` and commit it",
+            &made_by["wgpu-permute ".len()..]
+        );
+    }
 }

@@ -211,7 +211,11 @@ fn recorded_work_matches_the_reference_in_chromium() {
         .collect();
     let dir = super::tempdir(&root, "replay");
     let path = dir.join("suite.js");
-    std::fs::write(&path, web::suite_script(suite, "tests/web/replay.rs")).unwrap();
+    std::fs::write(
+        &path,
+        web::suite_script(suite, "tests/web/replay.rs", false),
+    )
+    .unwrap();
     let report = super::bench_page(
         &root,
         "replay",

@@ -38,8 +38,8 @@ pub enum Command {
         #[arg(long, value_delimiter = ',', required_unless_present = "suite")]
         perm: Vec<usize>,
         /// Model every case of the benchmark suite instead, as a Markdown table of the
-        /// kernel a GPU permuter chooses.
-        #[arg(long, conflicts_with_all = ["shape", "perm", "dtype", "kernel", "json", "to"])]
+        /// kernel a GPU permuter chooses (with --json, every kernel's figures per case).
+        #[arg(long, conflicts_with_all = ["shape", "perm", "dtype", "kernel", "to"])]
         suite: bool,
         /// Element type or its size in bytes (as for `plan`).
         #[arg(long, default_value = "f32")]
@@ -139,12 +139,26 @@ pub enum Command {
         #[command(flatten)]
         force: Force,
     },
+    /// Put a bench run's measurements beside the memory model's predictions, case by case,
+    /// as a Markdown table: what `scripts/device-check.sh` writes for docs/gpu/.
+    Compare {
+        /// `bench --json` output (more than one: their cases one after another).
+        #[arg(long, required = true)]
+        bench: Vec<PathBuf>,
+        /// `model --suite --json` output.
+        #[arg(long)]
+        model: PathBuf,
+    },
     /// Write the bench page's suite (web/suite.js): the benchmark's cases planned for
     /// WebGPU's default limits and recorded, with the checksums of their expected outputs.
     WebSuite {
-        /// Where to write it.
-        #[arg(long, default_value = "web/suite.js")]
-        out: PathBuf,
+        /// Where to write it (web/suite.js, or web/suite-cpu.js with --cpu).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Plan for a CPU adapter with WebGPU's limits: the suite the page runs on a
+        /// browser's fallback adapter (SwiftShader).
+        #[arg(long)]
+        cpu: bool,
         /// Divide each case's outermost dim by this (at least 1 remains): small suites for
         /// tests and slow devices.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
@@ -262,7 +276,10 @@ impl Force {
 /// The checks on the arguments alone (no files, no GPU), run before anything else.
 pub fn validate(cli: &Cli) -> Result<(), String> {
     match &cli.command {
-        Command::Info | Command::Permute { .. } | Command::WebSuite { .. } => Ok(()),
+        Command::Info
+        | Command::Permute { .. }
+        | Command::WebSuite { .. }
+        | Command::Compare { .. } => Ok(()),
         Command::Rearrange { axes, .. } => axes.iter().try_for_each(|a| parse_axis(a).map(drop)),
         Command::Plan(Planned { dtype, .. })
         | Command::Shader(Planned { dtype, .. })

@@ -24,6 +24,8 @@ macro_rules! eprint {
 }
 
 mod args;
+mod benchmark;
+mod compare;
 mod convert;
 mod model;
 mod npy;
@@ -31,13 +33,11 @@ mod output;
 mod rearrange;
 mod report;
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use args::{Cli, Command, Planned, elem_size};
 use clap::Parser;
-use wgpu_permute::bench::{self, Bench, BenchError};
 use wgpu_permute::{DeviceCaps, Options, Permuter, Relayout, diagnostics, reference, shaders, web};
 
 type Result<T> = std::result::Result<T, String>;
@@ -62,8 +62,9 @@ fn run(cli: Cli) -> Result<()> {
             suite: true,
             no_padding,
             wave64,
+            json,
             ..
-        } => model::suite(!no_padding, wave64),
+        } => model::suite(!no_padding, wave64, json),
         Command::Model {
             shape,
             perm,
@@ -120,8 +121,8 @@ fn run(cli: Cli) -> Result<()> {
             autotune,
             to,
             force,
-        } => run_bench(
-            BenchArgs {
+        } => benchmark::run(
+            benchmark::Args {
                 json,
                 plot,
                 scale,
@@ -132,19 +133,31 @@ fn run(cli: Cli) -> Result<()> {
             },
             force.options(),
         ),
-        Command::WebSuite { out, shrink } => web_suite(&out, shrink as usize),
+        Command::WebSuite { out, cpu, shrink } => {
+            let out = out.unwrap_or_else(|| match cpu {
+                false => "web/suite.js".into(),
+                true => "web/suite-cpu.js".into(),
+            });
+            web_suite(&out, shrink as usize, cpu)
+        }
+        Command::Compare { bench, model } => compare::run(&bench, &model),
     }
 }
 
-/// Writes the bench page's suite: every benchmark case planned for the WebGPU profile.
-fn web_suite(out: &Path, shrink: usize) -> Result<()> {
-    let cases = web::suite_cases(shrink).map_err(|e| e.to_string())?;
-    let made_by = match shrink {
-        1 => "wgpu-permute web-suite".to_string(),
-        n => format!("wgpu-permute web-suite --shrink {n}"),
-    };
+/// Writes the bench page's suite: every benchmark case planned for the WebGPU profile (on
+/// a CPU adapter, with `cpu`).
+fn web_suite(out: &Path, shrink: usize, cpu: bool) -> Result<()> {
+    let cases = web::suite_cases(shrink, cpu).map_err(|e| e.to_string())?;
+    let made_by = format!(
+        "wgpu-permute web-suite{}{}",
+        if cpu { " --cpu" } else { "" },
+        match shrink {
+            1 => String::new(),
+            n => format!(" --shrink {n}"),
+        }
+    );
     let count = cases.len();
-    output::write_all(out, web::suite_script(cases, &made_by).as_bytes())?;
+    output::write_all(out, web::suite_script(cases, &made_by, cpu).as_bytes())?;
     eprintln!("{count} cases written to {}", out.display());
     Ok(())
 }
@@ -429,155 +442,6 @@ impl FilePermute<'_> {
         }
         Ok(())
     }
-}
-
-/// `bench`'s arguments.
-struct BenchArgs {
-    json: Option<PathBuf>,
-    plot: Option<PathBuf>,
-    scale: usize,
-    runs: usize,
-    filter: Option<String>,
-    autotune: bool,
-    to: Option<String>,
-}
-
-fn run_bench(args: BenchArgs, options: Options) -> Result<()> {
-    let BenchArgs {
-        json,
-        plot,
-        scale,
-        runs,
-        filter,
-        autotune,
-        to,
-    } = args;
-    for path in json.iter().chain(&plot) {
-        output::check_target(path)?;
-    }
-    let to = match to.as_deref() {
-        Some(name) => match wgpu_permute::convert::Dtype::parse(name) {
-            Some(d) if d.is_destination() => Some(d),
-            _ => {
-                return Err(format!(
-                    "--to {name}: convert to float32, float16, bfloat16 or uint8"
-                ));
-            }
-        },
-        None => None,
-    };
-    let p = permuter()?.with_autotune(autotune);
-    let device = report::device_name(&p);
-    let max_buffer = p.device().limits().max_buffer_size;
-    let bench = Bench::new(&p, runs).map_err(|e| e.to_string())?;
-    let mut cases: Vec<_> = bench::default_suite(scale)
-        .into_iter()
-        .chain(bench::view_suite(scale))
-        .filter(|c| {
-            filter
-                .as_ref()
-                .is_none_or(|f| c.label().contains(f.as_str()))
-        })
-        .collect();
-    // With --to, the (filtered) permutes convert instead: the conversions section only.
-    let conversions: Vec<_> = match to {
-        Some(to) => bench::convert_suite_to(&std::mem::take(&mut cases), to),
-        None => bench::convert_suite(scale)
-            .into_iter()
-            .filter(|c| filter.as_ref().is_none_or(|f| c.label.contains(f.as_str())))
-            .collect(),
-    };
-    if cases.is_empty() && conversions.is_empty() {
-        return Err("no benchmark case matches the filter".into());
-    }
-    eprintln!("device: {device}; timing: {}", bench.clock().describe());
-    let mut results = Vec::new();
-    let mut failed = Vec::new();
-    for (i, case) in cases.iter().enumerate() {
-        eprint!("[{}/{}] {} ... ", i + 1, cases.len(), case.label());
-        let _ = std::io::stderr().flush();
-        let bytes = case.bytes().max(case.source_bytes());
-        if bytes > max_buffer {
-            let e = format!("needs {bytes} bytes per buffer, over max_buffer_size");
-            eprintln!("skipped: {e}");
-            failed.push(format!("{}: {e}", case.label()));
-            continue;
-        }
-        match bench.run_case(case, options) {
-            Ok(r) => {
-                eprintln!(
-                    "{:.2} GB/s, {:.2}x buffer copy",
-                    r.gbps(),
-                    r.vs_buffer_copy()
-                );
-                results.push(r);
-            }
-            Err(BenchError::Permute(e)) => {
-                eprintln!("skipped: {e}");
-                failed.push(format!("{}: {e}", case.label()));
-            }
-            Err(e @ BenchError::Mismatch(_)) => return Err(e.to_string()),
-        }
-    }
-    let mut converted = Vec::new();
-    for (i, case) in conversions.iter().enumerate() {
-        eprint!("[{}/{}] {} ... ", i + 1, conversions.len(), case.label);
-        let _ = std::io::stderr().flush();
-        match bench.run_convert(case) {
-            Ok(r) => {
-                eprintln!(
-                    "{:.2}x shader copy, {:.2}x two passes",
-                    r.vs_shader_copy(),
-                    r.vs_two_pass()
-                );
-                converted.push(r);
-            }
-            Err(BenchError::Permute(e)) => {
-                eprintln!("skipped: {e}");
-                failed.push(format!("{}: {e}", case.label));
-            }
-            Err(e @ BenchError::Mismatch(_)) => return Err(e.to_string()),
-        }
-    }
-    // First calls of many distinct shapes, with the whole suite only.
-    let shapes = match filter {
-        None => {
-            eprint!("many shapes ... ");
-            let shapes = bench.many_shapes(200).map_err(|e| e.to_string())?;
-            eprintln!("done");
-            Some(shapes)
-        }
-        Some(_) => None,
-    };
-    let command = std::env::args().collect::<Vec<_>>().join(" ");
-    if !results.is_empty() || converted.is_empty() {
-        println!("{}", bench::table(&device, bench.clock(), &results));
-    }
-    if !converted.is_empty() {
-        println!("{}", bench::convert_table(&converted));
-    }
-    if let Some(shapes) = &shapes {
-        println!("{shapes}");
-    }
-    for f in &failed {
-        println!("not measured: {f}");
-    }
-    if let Some(placement) = bench.copy_placement() {
-        println!("{placement}");
-    }
-    if let Some(path) = json {
-        let mut value = report::json(&device, bench.clock(), &command, &results, shapes.as_ref());
-        value["conversions"] = report::conversions_json(&converted);
-        value["copy_placement"] = report::placement_json(bench.copy_placement().as_ref());
-        let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
-        output::write_all(&path, text.as_bytes())?;
-        eprintln!("wrote {}", path.display());
-    }
-    if let Some(path) = plot {
-        output::write_all(&path, report::plot(&device, &results)?.as_bytes())?;
-        eprintln!("wrote {}", path.display());
-    }
-    Ok(())
 }
 
 /// `--channel-axis` of `permute`, `plan`, `shader` and `model`: an output axis's index.

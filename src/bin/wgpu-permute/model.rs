@@ -137,20 +137,13 @@ fn warp(wave64: bool) -> Warp {
 }
 
 /// Every suite case as a row of a Markdown table: the kernel a GPU permuter chooses by the
-/// model, its figures, and its predicted time on each named GPU.
-pub fn suite(padding: bool, wave64: bool) -> Result<(), String> {
+/// model, its figures, and its predicted time on each named GPU. With `json`, every
+/// kernel's figures per case instead, as `compare` reads them.
+pub fn suite(padding: bool, wave64: bool, json: bool) -> Result<(), String> {
     let p = super::permuter()?;
     let warp = warp(wave64);
-    let mut header = String::from(
-        "| case | chosen | loads | stores | bank ways | vs copy | other kernels (vs copy) |",
-    );
-    let mut rule = String::from("|---|---|---|---|---|---|---|");
-    for gpu in &GPUS {
-        header += &format!(" {} |", gpu.name);
-        rule += "---|";
-    }
-    println!("{header}\n{rule}");
     let all = [Kernel::Generic, Kernel::Tiled, Kernel::Micro];
+    let mut rows = Vec::new();
     for case in wgpu_permute::bench::default_suite(1) {
         let [(view, 0)] = case.op.views() else {
             continue;
@@ -162,10 +155,51 @@ pub fn suite(padding: bool, wave64: bool) -> Result<(), String> {
         let Some(chosen) = plan::modelled_best(&figures, &all) else {
             continue;
         };
-        let f = figures.iter().find(|f| f.kernel == chosen).expect("chosen");
+        rows.push((case, chosen, figures));
+    }
+    if json {
+        let cases: Vec<_> = rows
+            .iter()
+            .map(|(case, chosen, figures)| {
+                json!({
+                    "case": case.label(),
+                    "shape": case.shape,
+                    "perm": case.perm,
+                    "elem_size": case.op.elem_size(),
+                    "chosen": chosen.name(),
+                    "kernels": figures.iter().map(figures_json).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let value = json!({
+            "traced_on": super::report::device_name(&p),
+            "warp": warp.size(),
+            "sector_bytes": wgpu_permute::model::SECTOR,
+            "banks": wgpu_permute::model::BANKS,
+            "padding": padding,
+            "cases": cases,
+        });
+        let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
+        println!("{text}");
+        return Ok(());
+    }
+    let mut header = String::from(
+        "| case | chosen | loads | stores | bank ways | vs copy | other kernels (vs copy) |",
+    );
+    let mut rule = String::from("|---|---|---|---|---|---|---|");
+    for gpu in &GPUS {
+        header += &format!(" {} |", gpu.name);
+        rule += "---|";
+    }
+    println!("{header}\n{rule}");
+    for (case, chosen, figures) in &rows {
+        let f = figures
+            .iter()
+            .find(|f| f.kernel == *chosen)
+            .expect("chosen");
         let others: Vec<String> = figures
             .iter()
-            .filter(|o| o.kernel != chosen)
+            .filter(|o| o.kernel != *chosen)
             .map(|o| format!("{} {:.2}", o.kernel.name(), o.ratio_to_copy()))
             .collect();
         let mut row = format!(

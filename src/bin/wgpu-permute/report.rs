@@ -18,6 +18,20 @@ pub fn device_name(p: &Permuter) -> String {
     format!("{} ({:?}){width}", i.name, i.backend)
 }
 
+/// The adapter as wgpu reports it: name, driver and its version, backend, device type.
+pub fn adapter_json(p: &Permuter) -> Value {
+    let i = p.device().adapter_info();
+    json!({
+        "name": i.name,
+        "vendor": i.vendor,
+        "device": i.device,
+        "driver": i.driver,
+        "driver_info": i.driver_info,
+        "backend": format!("{:?}", i.backend),
+        "device_type": format!("{:?}", i.device_type),
+    })
+}
+
 /// The conversions section's rows.
 pub fn conversions_json(results: &[ConvertResult]) -> Value {
     results

@@ -1,0 +1,95 @@
+//! One [`Permuter`] per device for the one-call entry points ([`super::gpu_permute`]), so
+//! that a program calling them again and again compiles each pipeline once, as a held
+//! permuter does.
+
+use std::sync::{Arc, Mutex};
+
+use super::{Permuter, serial};
+use crate::PermuteError;
+
+/// Devices whose shared permuter is kept at once; the least recently used goes first. A
+/// program has one device, or a few; each kept permuter holds its device alive.
+const MAX_SHARED: usize = 4;
+
+/// The kept permuters, the most recently used last.
+static SHARED: Mutex<Vec<Arc<Permuter>>> = Mutex::new(Vec::new());
+
+impl Permuter {
+    /// The permuter [`super::gpu_permute`] uses for `device`: made on its first use (as
+    /// [`Permuter::new`] makes one) and kept, with its pipeline cache and what it learnt,
+    /// for the next calls on the same device. It holds a clone of `device` and `queue`, so
+    /// they stay alive while it is kept: until [`Permuter::release_shared`] of the device,
+    /// until four other devices have been used through this since it was last used
+    /// (`MAX_SHARED`), or until the process ends.
+    pub fn shared(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+    ) -> Result<Arc<Permuter>, PermuteError> {
+        let mut kept = SHARED.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(i) = kept.iter().position(|p| same_device(p.device(), device)) {
+            let permuter = kept.remove(i);
+            kept.push(permuter.clone());
+            return Ok(permuter);
+        }
+        let permuter = Arc::new(Permuter::new(device, queue)?);
+        if kept.len() >= MAX_SHARED {
+            kept.remove(0);
+        }
+        kept.push(permuter.clone());
+        Ok(permuter)
+    }
+
+    /// Drops the shared permuter of `device`, if one is kept (its pipelines, and its clones
+    /// of the device and queue, go once no caller holds it either). Returns whether one was
+    /// kept.
+    pub fn release_shared(device: &wgpu::Device) -> bool {
+        let mut kept = SHARED.lock().unwrap_or_else(|p| p.into_inner());
+        let before = kept.len();
+        kept.retain(|p| !same_device(p.device(), device));
+        kept.len() < before
+    }
+}
+
+/// Whether `a` and `b` are one device. wgpu compares devices by id, and the ids of two
+/// `wgpu::Instance`s' devices coincide; so where the ids agree, an error made on `a` shows
+/// where it goes: into a scope pushed on `b` after one on `a` if they share their error
+/// scopes (one device), else into `a`'s own. Both scopes are pushed before the error is
+/// made, so it never reaches an uncaptured-error handler, and nothing is printed.
+fn same_device(a: &wgpu::Device, b: &wgpu::Device) -> bool {
+    if a != b {
+        return false;
+    }
+    let _serial = (serial(a), serial(b));
+    let on_a = a.push_error_scope(wgpu::ErrorFilter::Validation);
+    let on_b = b.push_error_scope(wgpu::ErrorFilter::Validation);
+    // A buffer without usages is a validation error on the device that makes it.
+    drop(a.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("wgpu-permute device probe"),
+        size: 4,
+        usage: wgpu::BufferUsages::empty(),
+        mapped_at_creation: false,
+    }));
+    let caught_on_b = pollster::block_on(on_b.pop()).is_some();
+    drop(pollster::block_on(on_a.pop()));
+    caught_on_b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each a device of its own instance: their ids coincide, they are not one device.
+    #[test]
+    fn devices_of_two_instances_are_told_apart() {
+        if std::env::var("WGPU_PERMUTE_SKIP_GPU").is_ok_and(|v| v == "1") {
+            eprintln!("skipped: WGPU_PERMUTE_SKIP_GPU=1 is set, GPU test not run");
+            return;
+        }
+        let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::VULKAN);
+        let device = || super::super::device_on(backends).expect("an adapter").1;
+        let (a, b) = (device(), device());
+        assert!(a == b, "the first devices of two instances share an id");
+        assert!(!same_device(&a, &b) && !same_device(&b, &a));
+        assert!(same_device(&a, &a.clone()));
+    }
+}
