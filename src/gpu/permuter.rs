@@ -398,9 +398,10 @@ impl Permuter {
 /// One-call permute of `src` into `dst` (both contiguous row-major; output dim `i` is input
 /// dim `perm[i]`). Submits on `queue` and returns what was submitted without waiting: its
 /// [`Prepared::plans`] (several for a permute that runs in parts, `plan::with_edges`).
-/// Plans and records on the device's shared permuter ([`Permuter::shared`]), so a repeated
-/// call compiles nothing again; record into your own encoder with [`Permuter::record`] to
-/// batch the work with your own.
+/// Plans and records on the device's shared permuter ([`Permuter::shared`]), which keeps
+/// its pipelines and the operations it prepared, so a repeated call compiles and plans
+/// nothing again; record into your own encoder with [`Permuter::record`] to batch the work
+/// with your own.
 pub fn gpu_permute(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
@@ -411,9 +412,8 @@ pub fn gpu_permute(
     elem_size: usize,
 ) -> Result<Prepared, PermuteError> {
     let op = Relayout::permute(shape, perm, elem_size)?;
-    let permuter = Permuter::shared(device, queue)?;
     let _serial = serial(device);
-    let op = permuter.prepare(&op)?;
+    let (permuter, op) = super::shared::prepared(device, queue, &op)?;
     let mut encoder = device.create_command_encoder(&Default::default());
     permuter.record(&mut encoder, src, dst, &op)?;
     captured(device, || queue.submit([encoder.finish()])).map_err(|e| permuter.or_lost(e))?;

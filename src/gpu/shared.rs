@@ -1,18 +1,29 @@
-//! One [`Permuter`] per device for the one-call entry points ([`super::gpu_permute`]), so
-//! that a program calling them again and again compiles each pipeline once, as a held
-//! permuter does.
+//! One [`Permuter`] per device for the one-call entry point ([`super::gpu_permute`]), so
+//! that a program calling it again and again compiles each pipeline once and plans each
+//! operation once, as a program holding a permuter and its prepared operations does.
 
 use std::sync::{Arc, Mutex};
 
-use super::{Permuter, serial};
+use super::{Permuter, Prepared, serial};
 use crate::PermuteError;
+use crate::plan::SpecializeReason;
+use crate::relayout::Relayout;
 
 /// Devices whose shared permuter is kept at once; the least recently used goes first. A
 /// program has one device, or a few; each kept permuter holds its device alive.
 const MAX_SHARED: usize = 4;
 
+/// Prepared operations each shared permuter keeps, the least recently used going first.
+const MAX_PREPARED: usize = 16;
+
+/// A kept permuter and the operations it prepared for [`super::gpu_permute`].
+struct Shared {
+    permuter: Arc<Permuter>,
+    prepared: Mutex<Vec<Prepared>>,
+}
+
 /// The kept permuters, the most recently used last.
-static SHARED: Mutex<Vec<Arc<Permuter>>> = Mutex::new(Vec::new());
+static SHARED: Mutex<Vec<Arc<Shared>>> = Mutex::new(Vec::new());
 
 impl Permuter {
     /// The permuter [`super::gpu_permute`] uses for `device`: made on its first use (as
@@ -20,23 +31,13 @@ impl Permuter {
     /// for the next calls on the same device. It holds a clone of `device` and `queue`, so
     /// they stay alive while it is kept: until [`Permuter::release_shared`] of the device,
     /// until four other devices have been used through this since it was last used
-    /// (`MAX_SHARED`), or until the process ends.
+    /// (`MAX_SHARED`), or until the process ends. With it go the last 16 operations
+    /// `gpu_permute` prepared on it.
     pub fn shared(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
     ) -> Result<Arc<Permuter>, PermuteError> {
-        let mut kept = SHARED.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(i) = kept.iter().position(|p| same_device(p.device(), device)) {
-            let permuter = kept.remove(i);
-            kept.push(permuter.clone());
-            return Ok(permuter);
-        }
-        let permuter = Arc::new(Permuter::new(device, queue)?);
-        if kept.len() >= MAX_SHARED {
-            kept.remove(0);
-        }
-        kept.push(permuter.clone());
-        Ok(permuter)
+        Ok(shared(device, queue)?.permuter.clone())
     }
 
     /// Drops the shared permuter of `device`, if one is kept (its pipelines, and its clones
@@ -45,9 +46,61 @@ impl Permuter {
     pub fn release_shared(device: &wgpu::Device) -> bool {
         let mut kept = SHARED.lock().unwrap_or_else(|p| p.into_inner());
         let before = kept.len();
-        kept.retain(|p| !same_device(p.device(), device));
+        kept.retain(|s| !same_device(s.permuter.device(), device));
         kept.len() < before
     }
+}
+
+/// The kept entry of `device`, made if there is none.
+fn shared(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Arc<Shared>, PermuteError> {
+    let mut kept = SHARED.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(i) = kept
+        .iter()
+        .position(|s| same_device(s.permuter.device(), device))
+    {
+        let entry = kept.remove(i);
+        kept.push(entry.clone());
+        return Ok(entry);
+    }
+    let entry = Arc::new(Shared {
+        permuter: Arc::new(Permuter::new(device, queue)?),
+        prepared: Mutex::new(Vec::new()),
+    });
+    if kept.len() >= MAX_SHARED {
+        kept.remove(0);
+    }
+    kept.push(entry.clone());
+    Ok(entry)
+}
+
+/// `op` prepared on `device`'s shared permuter: as kept from an earlier call, or prepared
+/// now and kept once its plans are settled (a plan whose shape is still earning its own
+/// pipeline, `SpecializeReason::Unpaid`, is planned again next time, as a held permuter
+/// would plan it).
+pub(super) fn prepared(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    op: &Relayout,
+) -> Result<(Arc<Permuter>, Prepared), PermuteError> {
+    let entry = shared(device, queue)?;
+    let mut kept = entry.prepared.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(i) = kept.iter().position(|p| p.relayout() == op) {
+        let found = kept.remove(i);
+        kept.push(found.clone());
+        return Ok((entry.permuter.clone(), found));
+    }
+    let made = entry.permuter.prepare(op)?;
+    let settled = made
+        .plans()
+        .iter()
+        .all(|p| p.reasons.specialize != Some(SpecializeReason::Unpaid));
+    if settled {
+        if kept.len() >= MAX_PREPARED {
+            kept.remove(0);
+        }
+        kept.push(made.clone());
+    }
+    Ok((entry.permuter.clone(), made))
 }
 
 /// Whether `a` and `b` are one device. wgpu compares devices by id, and the ids of two
