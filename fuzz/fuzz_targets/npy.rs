@@ -89,8 +89,9 @@ fuzz_target!(|input: Input| {
     }
     let caps = DeviceCaps::default();
     match cli.command {
-        // The memory model traces on a device: nothing to run here.
-        args::Command::Info | args::Command::Model { .. } => {}
+        // The memory model traces on a device, and `compare` reads files: nothing to run
+        // here.
+        args::Command::Info | args::Command::Model { .. } | args::Command::Compare { .. } => {}
         args::Command::Plan(args::Planned {
             shape,
             perm,
