@@ -84,7 +84,7 @@ pub enum PermuteError {
     OverlappingOutput,
 
     /// Parts of one output whose spans meet are proved disjoint element run by element run,
-    /// within [`crate::plan::parts::PARTS_CHECK_BUDGET`] bytes of host memory; these would
+    /// within [`crate::view::parts::PARTS_CHECK_BUDGET`] bytes of host memory; these would
     /// take more (a hostile output length, or billions of runs).
     #[error(
         "parts of one output too large to check for overlap: {runs} runs over {reach} elements (the check takes at most {budget} bytes)"
@@ -94,7 +94,7 @@ pub enum PermuteError {
         runs: usize,
         /// Elements from the output's start to the end of the farthest part.
         reach: usize,
-        /// [`crate::plan::parts::PARTS_CHECK_BUDGET`].
+        /// [`crate::view::parts::PARTS_CHECK_BUDGET`].
         budget: usize,
     },
 

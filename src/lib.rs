@@ -98,6 +98,7 @@ pub mod convert;
 mod error;
 mod gpu;
 pub mod model;
+mod options;
 pub mod plan;
 pub mod rearrange;
 pub mod reference;
@@ -106,6 +107,7 @@ pub mod relayout;
 pub mod shaders;
 #[doc(hidden)]
 pub mod timing;
+pub mod view;
 // The bench page's suite: for the command-line tool and the tests.
 #[cfg(all(feature = "bench", feature = "json"))]
 #[doc(hidden)]

@@ -40,7 +40,7 @@
 
 use std::ops::Range;
 
-use crate::plan::{Bound, View};
+use crate::view::{Bound, View};
 
 /// A pattern resolved against a shape: how to view the input as elementary axes, how to
 /// order them, and how to group them into the output. Data moves only when `perm` is not
@@ -174,7 +174,7 @@ impl Rearrangement {
         }
         // Destination strides of the view dims: the cropped output's row-major strides,
         // split over each output dim's axes as over an input dim's.
-        let out_strides = crate::plan::view::row_major(crop);
+        let out_strides = crate::view::row_major(crop);
         let mut dst = vec![0usize; full.shape.len()];
         for (group, &stride) in self.out_groups.iter().zip(&out_strides) {
             let mut s = stride;

@@ -2,7 +2,7 @@
 
 use crate::PermuteError;
 use crate::Relayout;
-use crate::plan::{View, check_perm, element_count};
+use crate::view::{ELEM_SIZES, View, check_perm, element_count};
 
 /// What [`crate::Permuter::run`] returns for `op` on `src` (the source region's bytes): the
 /// destination region, zero where no part writes. A permute goes through the typed
@@ -212,10 +212,10 @@ pub fn materialize_parts(
     fill: &[u8],
     dst_len: usize,
 ) -> Result<Vec<u8>, PermuteError> {
-    if !crate::plan::ELEM_SIZES.contains(&elem_size) {
+    if !ELEM_SIZES.contains(&elem_size) {
         return Err(PermuteError::ElemSize(elem_size));
     }
-    crate::plan::parts::check_parts(parts, src.len() / elem_size, dst_len)?;
+    crate::view::parts::check_parts(parts, src.len() / elem_size, dst_len)?;
     let bytes = dst_len
         .checked_mul(elem_size)
         .ok_or(PermuteError::SizeOverflow)?;

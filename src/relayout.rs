@@ -13,29 +13,28 @@
 
 use crate::PermuteError;
 use crate::convert::Conversion;
-use crate::plan::{
-    self, DeviceCaps, ELEM_SIZES, Learned, Options, Plan, Request, View, ViewRequest, element_count,
-};
+use crate::options::Options;
 use crate::rearrange::rearrange;
+use crate::view::{ELEM_SIZES, View, element_count};
 
 /// One movement of a tensor's elements into a new layout; see the [module docs](self).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Relayout {
-    parts: Vec<(View, usize)>,
+    pub(crate) parts: Vec<(View, usize)>,
     /// The shape and permutation of a permute (or of an unpadded rearrangement), which is
     /// planned as the permute it is: its plan reports the caller's shape, and no view is
     /// planned first only to find that it is a permute.
-    permute: Option<(Vec<usize>, Vec<usize>)>,
-    out_shape: Vec<usize>,
-    src_len: usize,
-    dst_len: usize,
-    elem_size: usize,
-    fill: Vec<u8>,
-    src_offset: u64,
-    dst_offset: u64,
-    options: Options,
+    pub(crate) permute: Option<(Vec<usize>, Vec<usize>)>,
+    pub(crate) out_shape: Vec<usize>,
+    pub(crate) src_len: usize,
+    pub(crate) dst_len: usize,
+    pub(crate) elem_size: usize,
+    pub(crate) fill: Vec<u8>,
+    pub(crate) src_offset: u64,
+    pub(crate) dst_offset: u64,
+    pub(crate) options: Options,
     /// Boxed: most operations have none, and a `Relayout` travels by value.
-    conversion: Option<Box<Conversion>>,
+    pub(crate) conversion: Option<Box<Conversion>>,
 }
 
 impl Relayout {
@@ -53,14 +52,6 @@ impl Relayout {
             permute: Some((shape.to_vec(), perm.to_vec())),
             ..op
         })
-    }
-
-    /// A planner's permute request as an operation: its shape, permutation, element size,
-    /// offsets and forced options.
-    pub fn from_request(req: &plan::Request) -> Result<Self, PermuteError> {
-        Ok(Self::permute(req.shape, req.perm, req.elem_size)?
-            .with_offsets(req.src_offset, req.dst_offset)
-            .with_options(req.options))
     }
 
     /// `view` of a source of `src_len` elements, written contiguously (or through the view's
@@ -246,71 +237,6 @@ impl Relayout {
         self.options
     }
 
-    /// Plans every part for a device with `caps`, as a permuter on it would before it has
-    /// learnt anything (no wgpu involved): for tools and tests. A permute (or a view that is
-    /// one) may plan as several parts (`plan::with_edges`: odd sides' edges, a flat strip's
-    /// tail). [`Permuter::prepare`] plans on a device.
-    ///
-    /// [`Permuter::prepare`]: crate::Permuter::prepare
-    pub fn plan(&self, caps: &DeviceCaps) -> Result<Vec<Plan>, PermuteError> {
-        let learned = Learned::default();
-        let plans: Result<Vec<Vec<Plan>>, PermuteError> = self
-            .requests()?
-            .iter()
-            .map(|req| match req {
-                PartRequest::Permute(req) => plan::plan_with(req, caps, &learned)
-                    .and_then(|plan| plan::with_edges(plan, req.options, caps, &learned)),
-                // A view that is a permute may run in parts too.
-                PartRequest::View(req) => plan::plan_view(req, caps, &learned)
-                    .and_then(|plan| plan::with_edges(plan, req.options, caps, &learned)),
-            })
-            .collect();
-        plans.map(|p| p.concat())
-    }
-
-    /// What the planner is asked for each part: the permute a permute is, else each view
-    /// with its destination region from its first element on.
-    pub(crate) fn requests(&self) -> Result<Vec<PartRequest<'_>>, PermuteError> {
-        if let Some((shape, perm)) = &self.permute {
-            let req = Request {
-                conversion: self.conversion.as_deref(),
-                ..Request::new(shape, perm, self.elem_size)
-                    .with_offsets(self.src_offset, self.dst_offset)
-                    .with_options(self.options)
-            };
-            return Ok(vec![PartRequest::Permute(req)]);
-        }
-        self.parts
-            .iter()
-            .map(|(view, first)| {
-                // Where the part starts in the destination, in its elements' bytes.
-                let part = first
-                    .checked_mul(self.dst_elem_size())
-                    .ok_or(PermuteError::SizeOverflow)? as u64;
-                if !part.is_multiple_of(4) {
-                    return Err(PermuteError::InvalidView(format!(
-                        "a part of the output starts at element {first}, inside a 32-bit word: \
-                         8/16-bit parts must start on whole words"
-                    )));
-                }
-                Ok(PartRequest::View(ViewRequest {
-                    view,
-                    elem_size: self.elem_size,
-                    src_offset: self.src_offset,
-                    dst_offset: self
-                        .dst_offset
-                        .checked_add(part)
-                        .ok_or(PermuteError::SizeOverflow)?,
-                    src_len: self.src_len,
-                    dst_len: self.dst_len.saturating_sub(*first),
-                    fill: &self.fill,
-                    options: self.options,
-                    conversion: self.conversion.as_deref(),
-                }))
-            })
-            .collect()
-    }
-
     /// Checks what can be checked without a device: the element size, the regions' bytes,
     /// and the parts together (each inside both regions, none sharing an element).
     fn new(
@@ -327,7 +253,7 @@ impl Relayout {
             len.checked_mul(elem_size)
                 .ok_or(PermuteError::SizeOverflow)?;
         }
-        plan::parts::check_parts(&parts, src_len, dst_len)?;
+        crate::view::parts::check_parts(&parts, src_len, dst_len)?;
         Ok(Relayout {
             parts,
             permute: None,
@@ -347,16 +273,8 @@ impl Relayout {
 /// Row-major element strides of a contiguous tensor of `shape`, checked.
 fn contiguous(shape: &[usize]) -> Result<Vec<isize>, PermuteError> {
     element_count(shape)?;
-    plan::view::row_major(shape)
+    crate::view::row_major(shape)
         .into_iter()
         .map(|s| isize::try_from(s).map_err(|_| PermuteError::SizeOverflow))
         .collect()
-}
-
-/// What the planner is asked for one part of a [`Relayout`].
-pub(crate) enum PartRequest<'a> {
-    /// A permute of a contiguous tensor.
-    Permute(Request<'a>),
-    /// A view, written from a part's first destination element on.
-    View(ViewRequest<'a>),
 }

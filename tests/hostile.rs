@@ -5,7 +5,8 @@
 use std::collections::HashSet;
 
 use proptest::prelude::*;
-use wgpu_permute::plan::{self, parts};
+use wgpu_permute::plan;
+use wgpu_permute::view::parts;
 use wgpu_permute::{DeviceCaps, PermuteError, View, ViewRequest, reference};
 
 /// Every destination element a view's positions write, in position order.

@@ -9,8 +9,9 @@ use std::sync::OnceLock;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use wgpu_permute::plan::{
-    self, DeviceCaps, IndexMath, Kernel, Learned, Options, Request, Variant, parts::check_parts,
+    self, DeviceCaps, IndexMath, Kernel, Learned, Options, Request, Variant,
 };
+use wgpu_permute::view::parts::check_parts;
 use wgpu_permute::{reference, shaders};
 
 #[derive(Arbitrary, Debug)]

@@ -4,7 +4,7 @@
 
 use super::{Bench, BenchError, Stats, bench_bytes};
 use crate::convert::{Conversion, Dtype};
-use crate::plan::View;
+use crate::view::View;
 use crate::{Relayout, captured, reference, upload};
 
 /// One conversion case: the fused operation and its two passes.

@@ -2,7 +2,8 @@
 //! ([`view_suite`]), each an operation on a contiguous source.
 
 use crate::Relayout;
-use crate::plan::{Bound, Options, View};
+use crate::plan::Options;
+use crate::view::{Bound, View};
 
 /// One benchmark case: an operation on a contiguous source tensor, with what the reports
 /// say of it.

@@ -6,8 +6,9 @@ use std::borrow::Cow;
 
 use super::{Permuter, captured, serial};
 use crate::PermuteError;
+use crate::plan::PartRequest;
 use crate::plan::{self, DeviceCaps, Kernel, Plan, Request, ViewRequest};
-use crate::relayout::{PartRequest, Relayout};
+use crate::relayout::Relayout;
 use crate::work::Work;
 
 /// A [`Relayout`] planned for one permuter's device, its first-use work done (autotuning,

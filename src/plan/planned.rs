@@ -127,7 +127,7 @@ pub struct Plan {
     pub view: Option<ViewLayout>,
 }
 
-/// A lowered view's layout in the buffers, in movement units (see [`view::lower`]).
+/// A lowered view's layout in the buffers, in movement units (see [`lower::lower`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ViewLayout {
     /// Source stride of each dim (in `dims` order), possibly negative or zero.

@@ -2,37 +2,6 @@
 //! merged, and the movement size chosen. Pure functions with their postconditions written
 //! down (tested in `src/plan/tests/`).
 
-use crate::PermuteError;
-
-/// Validates a permutation against a rank.
-pub fn check_perm(rank: usize, perm: &[usize]) -> Result<(), PermuteError> {
-    if perm.len() != rank {
-        return Err(PermuteError::PermLength {
-            perm_len: perm.len(),
-            rank,
-        });
-    }
-    let mut seen = vec![false; rank];
-    for &p in perm {
-        if p >= rank {
-            return Err(PermuteError::PermOutOfRange { value: p, rank });
-        }
-        if seen[p] {
-            return Err(PermuteError::PermDuplicate { value: p });
-        }
-        seen[p] = true;
-    }
-    Ok(())
-}
-
-/// Number of elements of `shape`, or an overflow error.
-pub fn element_count(shape: &[usize]) -> Result<usize, PermuteError> {
-    shape
-        .iter()
-        .try_fold(1usize, |n, &d| n.checked_mul(d))
-        .ok_or(PermuteError::SizeOverflow)
-}
-
 /// Simplifies a permutation problem without changing its meaning.
 ///
 /// Postconditions (for a tensor with at least one element), tested in `src/plan/tests/`:

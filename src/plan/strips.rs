@@ -5,8 +5,8 @@
 //! ([`flat_strip`]). The micro kernel's aligned strips are chosen with its square blocks
 //! (`select::micro_block`).
 
+use super::lower::gcd;
 use super::tuning::{MICRO_FLAT_RUN, STRIP_MAX};
-use super::view::gcd;
 use super::{Block, ChannelAt, IndexMath, Misfit, Plan, Strip};
 
 /// The tiled kernel's strips for a conversion between an interleaved `[L, n]` and a planar

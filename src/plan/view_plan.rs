@@ -66,7 +66,7 @@ impl<'a> ViewRequest<'a> {
 }
 
 /// Plans the materialisation of a view. A view that is a permute of a contiguous tensor
-/// plans exactly as that permute ([`plan_with`]); any other is lowered ([`view::lower`])
+/// plans exactly as that permute ([`plan_with`]); any other is lowered ([`lower::lower`])
 /// and gathered by the generic kernel, which fills positions outside the view's bounds.
 pub fn plan_view(
     req: &ViewRequest,
@@ -114,7 +114,7 @@ pub fn plan_view(
         .checked_mul(elem as u64)
         .ok_or(PermuteError::SizeOverflow)?;
     let converting = req.conversion.is_some();
-    let low = view::lower_in(view, elem, req.src_offset, req.dst_offset, !converting);
+    let low = lower::lower_in(view, elem, req.src_offset, req.dst_offset, !converting);
     if !low.bounds.is_empty() && (low.unit as usize) < elem {
         return Err(PermuteError::InvalidView(
             "a padded view of 8/16-byte elements needs offsets aligned to the element size".into(),
@@ -122,7 +122,7 @@ pub fn plan_view(
     }
     let contiguous = {
         let out: Vec<u64> = low.perm.iter().map(|&d| low.dims[d]).collect();
-        let want = view::row_major(&out.iter().map(|&d| d as usize).collect::<Vec<_>>());
+        let want = crate::view::row_major(&out.iter().map(|&d| d as usize).collect::<Vec<_>>());
         low.perm
             .iter()
             .zip(want)

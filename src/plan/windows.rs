@@ -1,8 +1,8 @@
 //! Dispatch geometry: splitting a tensor larger than one storage binding into boxes whose
 //! buffer windows fit, and folding workgroup counts into the device's grid limits.
 
+use super::lower::gcd;
 use super::tuning::{LANE_GROUP, PAGE_BYTES};
-use super::view::gcd;
 use super::{
     ChannelAt, Chunk, DeviceCaps, GENERIC_ITEMS, GENERIC_WORKGROUP, GenericLayout, Kernel,
     MAX_CHUNKS, Misfit, Plan, Strip, TILED_STRIP_WORKGROUP, Tile, select,

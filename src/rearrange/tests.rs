@@ -219,7 +219,7 @@ fn a_padded_rearrangement_is_one_view_of_the_input() {
         assert!(r.is_padded(), "{pattern}");
         let n: usize = shape.iter().product();
         let data: Vec<u16> = (0..n as u16).map(|i| i + 1).collect();
-        let strides = crate::plan::view::row_major(shape);
+        let strides = crate::view::row_major(shape);
         let strides: Vec<isize> = strides.iter().map(|&s| s as isize).collect();
         let view = r.view(&strides).unwrap();
         assert_eq!(view.check(n, view.len()), Ok(0..n), "{pattern}");
@@ -356,7 +356,7 @@ fn a_cropped_rearrangement_fills_its_output_once_from_boxes() {
         let r = ok(pattern, shape, axes);
         let n: usize = shape.iter().product();
         let data: Vec<u32> = (1..=n as u32).collect();
-        let strides = crate::plan::view::row_major(shape);
+        let strides = crate::view::row_major(shape);
         let strides: Vec<isize> = strides.iter().map(|&s| s as isize).collect();
         let views = r.cropped_views(&strides, crop).unwrap();
         assert_eq!(views.len(), n_boxes, "{pattern} {crop:?}");

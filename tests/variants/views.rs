@@ -34,7 +34,7 @@ pub fn check_padded(
                 valid: 0..2,
             });
         }
-        let mut dst = wgpu_permute::plan::view::row_major(&v.shape);
+        let mut dst = wgpu_permute::view::row_major(&v.shape);
         dst[0] = dst[0] * v.shape.get(1).map_or(2, |_| 1) + 4;
         v.dst_strides = Some(dst);
     }

@@ -9,7 +9,7 @@ mod tiles;
 
 use common::{gpu, materialize, test_bytes};
 use proptest::prelude::*;
-use wgpu_permute::plan::{self, GenericLayout, IndexMath, KernelReason, Strip, view};
+use wgpu_permute::plan::{self, GenericLayout, IndexMath, KernelReason, Strip};
 use wgpu_permute::{
     Bound, DeviceCaps, Kernel, Options, PermuteError, Relayout, Request, View, ViewRequest,
     reference,

@@ -84,7 +84,7 @@ fn random_view() -> impl Strategy<Value = (View, usize, usize)> {
     )
         .prop_map(|(dims, elem, seed, pad, broadcast)| {
             let base: Vec<usize> = dims.iter().map(|d| d.0 + d.1 + 2).collect();
-            let strides = view::row_major(&base);
+            let strides = wgpu_permute::view::row_major(&base);
             let mut shape = Vec::new();
             let mut vstrides = Vec::new();
             let mut offset = 0isize;

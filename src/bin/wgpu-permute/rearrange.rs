@@ -43,7 +43,7 @@ pub fn run(a: Args) -> Result<(), String> {
     let r = rearrange(a.pattern, &shape, &axes, a.pad.is_some()).map_err(|e| cannot(&e))?;
     // Element strides of the array's dims as stored.
     let row_major = |shape: &[usize]| -> Vec<isize> {
-        let strides = wgpu_permute::plan::view::row_major(shape);
+        let strides = wgpu_permute::view::row_major(shape);
         strides.into_iter().map(|s| s as isize).collect()
     };
     let mut strides = row_major(&shape);

@@ -32,7 +32,7 @@ fn the_parts_tile_the_output_and_move_what_the_permute_moves() {
         let n: usize = shape.iter().product();
         let moved: usize = parts.iter().map(|(v, _)| v.len()).sum();
         assert_eq!(moved, n, "{shape:?}: the parts move each element once");
-        crate::plan::parts::check_parts(&parts, n, n).unwrap();
+        crate::view::parts::check_parts(&parts, n, n).unwrap();
         // The same bytes as the permute, on the reference (the parts are views of the
         // simplified dims, the same bytes).
         let data: Vec<u8> = (0..n * elem).map(|i| (i * 7 + i / 251) as u8).collect();

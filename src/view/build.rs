@@ -6,8 +6,7 @@
 
 use std::ops::Range;
 
-use super::View;
-use super::view::Bound;
+use super::{Bound, View};
 use crate::PermuteError;
 
 fn invalid<T>(why: String) -> Result<T, PermuteError> {

@@ -2,7 +2,7 @@
 //! each a sound view, and no two writing one element, proved exactly but within a bound
 //! on host memory, since the output's length comes from the caller.
 
-use super::view::{View, row_major};
+use super::{View, row_major};
 use crate::PermuteError;
 
 /// Bytes of host memory that proving parts disjoint may take (a bitmap of the elements
