@@ -76,7 +76,7 @@ fn the_access_width_is_measured_once_and_plans_follow_it() {
         (0, 0),
     )
     .unwrap_or_else(|m| panic!("{m}"));
-    assert_eq!(plan.access64, caps.access64_faster, "{plan}");
+    assert_eq!(plan.cpu.access64, caps.access64_faster, "{plan}");
     let other = !caps.access64_faster;
     if caps.int64 {
         let forced = Options {
@@ -85,7 +85,7 @@ fn the_access_width_is_measured_once_and_plans_follow_it() {
         };
         let plan = check(&p, &[512, 64, 16], &[1, 0, 2], 4, forced, (0, 0))
             .unwrap_or_else(|m| panic!("{m}"));
-        assert_eq!(plan.access64, other, "{plan}");
+        assert_eq!(plan.cpu.access64, other, "{plan}");
     }
 }
 
@@ -153,11 +153,11 @@ fn autotuning_times_the_micro_kernels_two_orders() {
     let autotuned = cpu.then_some(OrderReason::Autotuned);
     assert_eq!(forced.reasons.order, autotuned, "{forced}");
     if plan.kernel == Kernel::Micro {
-        assert_eq!(plan.column_runs, forced.column_runs, "{plan}");
+        assert_eq!(plan.cpu.column_runs, forced.cpu.column_runs, "{plan}");
     }
     // The other order, forced, is correct too.
     let other = Options {
-        column_runs: Some(!forced.column_runs),
+        column_runs: Some(!forced.cpu.column_runs),
         ..micro
     };
     if cpu {
@@ -166,11 +166,11 @@ fn autotuning_times_the_micro_kernels_two_orders() {
     println!(
         "autotuned {shape:?} {perm:?}: {} ({}), micro with column runs: {}",
         plan.kernel.name(),
-        match plan.column_runs {
+        match plan.cpu.column_runs {
             true => "column runs",
             false => "usual order",
         },
-        forced.column_runs
+        forced.cpu.column_runs
     );
 }
 

@@ -501,7 +501,7 @@ fn micro_bands_cover_every_block() {
         let op = case(shape, &[0, 2, 1], 4, options, (16, 32));
         let plan = p.prepare(&op).unwrap().plans()[0].clone();
         let run = plan.variant().and_then(|v| v.block()).unwrap().run as u64;
-        if plan.access64 {
+        if plan.cpu.access64 {
             assert_eq!(plan.micro_band(), Some(run), "{plan}");
         }
         cases.push(op);
@@ -518,7 +518,11 @@ fn micro_bands_cover_every_block() {
     for (result, case) in check_many(p, &cases).into_iter().zip(&cases) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(plan.kernel, Kernel::Micro, "{plan}");
-        assert_eq!(Some(plan.column_runs), case.options().column_runs, "{plan}");
+        assert_eq!(
+            Some(plan.cpu.column_runs),
+            case.options().column_runs,
+            "{plan}"
+        );
     }
 }
 

@@ -99,10 +99,10 @@ fuzz_target!(|input: Input| {
     assert_eq!(p.units() * p.unit as u64, n * input.elem_size as u64);
     assert!(p.dims.iter().all(|&d| d > 1) || p.dims == [1]);
     // Dims that move together are merged, but for a split of batch tiles.
-    let split = p.batch_tiles.map(|t| t.outer);
+    let split = p.cpu.batch_tiles.map(|t| t.outer);
     assert!(p.dims_perm.windows(2).all(|w| w[1] != w[0] + 1 || Some(w[0]) == split));
     // Row copies move every byte once, each inside the buffers' extents.
-    if p.row_copies {
+    if p.cpu.row_copies {
         let (steps, bytes) = p.row_copy_steps();
         assert_eq!(steps.len() as u64 * bytes, p.bytes, "{p}");
         for (s, d) in steps {

@@ -101,7 +101,7 @@ impl Permuter {
                 continue;
             };
             let order = (kernel == Kernel::Micro && req.options.column_runs.is_none())
-                .then(|| parts[0].column_runs);
+                .then(|| parts[0].cpu.column_runs);
             contenders.push((Measured::Fastest(kernel), order, parts));
             if let Some(other) = order.map(|on| !on)
                 && let Some(parts) = forced(Some(other))?

@@ -46,8 +46,8 @@ impl BatchTiles {
     pub(crate) fn choose(plan: &Plan) -> Option<BatchTiles> {
         let block = plan.variant()?.block()?;
         let plain = plan.kernel == Kernel::Micro
-            && plan.runs
-            && plan.batch_tiles.is_none()
+            && plan.cpu.runs
+            && plan.cpu.batch_tiles.is_none()
             && block.strip.is_none()
             && !block.flat
             && plan.view.is_none()
@@ -108,7 +108,7 @@ impl BatchTiles {
                 std::cmp::Ordering::Greater => vec![d + 1],
             })
             .collect();
-        plan.batch_tiles = Some(self);
+        plan.cpu.batch_tiles = Some(self);
     }
 
     /// Dims and a permutation of a plan split by these tiles with the split undone: the
@@ -143,7 +143,7 @@ impl Plan {
     /// in this order (and the innermost extent for [`Block::batch_before_columns`]).
     pub fn box_batch_dims(&self) -> Vec<usize> {
         let mut batch = self.batch_dims();
-        if let Some(t) = self.batch_tiles {
+        if let Some(t) = self.cpu.batch_tiles {
             batch.retain(|&d| d != t.across);
             let at = batch
                 .iter()
@@ -183,8 +183,8 @@ impl Plan {
     /// [`Plan::row_continuation`] for the micro plan's `block`.
     fn row_continuation_of(&self, block: &Block) -> Option<usize> {
         let plain = self.kernel == Kernel::Micro
-            && self.runs
-            && self.batch_tiles.is_none()
+            && self.cpu.runs
+            && self.cpu.batch_tiles.is_none()
             && block.strip.is_none()
             && self.conversion.is_none()
             && self.view.as_ref().is_none_or(|v| v.bounds.is_empty());

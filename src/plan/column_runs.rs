@@ -44,7 +44,7 @@ pub(super) fn choose(
 ) -> Result<(), PermuteError> {
     let padded = plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
     let applies = plan.kernel == Kernel::Micro
-        && plan.runs
+        && plan.cpu.runs
         && plan.conversion.is_none()
         && !padded
         && windows_fit(&along_columns(plan), Kernel::Micro, caps, limit).is_ok();
@@ -67,7 +67,7 @@ pub(super) fn choose(
         .autotune
         .then(|| learned.column_runs.get(&plan.shape_class()).copied())
         .flatten();
-    (plan.column_runs, plan.reasons.order) = match (opts.column_runs, fits, measured) {
+    (plan.cpu.column_runs, plan.reasons.order) = match (opts.column_runs, fits, measured) {
         (Some(true), None, _) => {
             return Err(PermuteError::ForcedChoice {
                 what: "column runs",
@@ -129,10 +129,9 @@ fn far_out_near_in(plan: &Plan) -> bool {
 
 /// The plan with column runs: its windows must hold whole runs of columns.
 fn along_columns(plan: &Plan) -> Plan {
-    Plan {
-        column_runs: true,
-        ..plan.clone()
-    }
+    let mut plan = plan.clone();
+    plan.cpu.column_runs = true;
+    plan
 }
 
 impl Plan {
@@ -157,7 +156,7 @@ impl Plan {
             return Some(block.run as u64);
         }
         let rows = block.rows() as u64;
-        let blocks = if self.access64 {
+        let blocks = if self.cpu.access64 {
             MICRO_BAND_ROWS as u64 / rows
         } else {
             let pitch = self.in_row_pitch();
@@ -185,9 +184,9 @@ impl Plan {
     /// measured widths and runs: errs towards the usual bands. See the constants.
     pub(super) fn one_run_bands(&self, run: u32) -> bool {
         let padded = self.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
-        self.runs
+        self.cpu.runs
             && run == MICRO_RUN
-            && self.access64
+            && self.cpu.access64
             && self.conversion.is_none()
             && !padded
             && self.unit == 4

@@ -325,7 +325,7 @@ impl Plan {
                                 "the batch decodes dim {k} innermost, not the input's order: it continues the output's short rows and lies a page or more away in the input, so that a SIMD group writes neighbouring rows back to back{first} (a CPU device)"
                             ));
                         }
-                        if let Some(t) = self.batch_tiles {
+                        if let Some(t) = self.cpu.batch_tiles {
                             why.push(format!(
                                 "the batch decodes in tiles: dim {} split at {} (at most {BATCH_TILE_BYTES} bytes of the input), with dim {} between its halves, whose neighbours lie within a page in the output, so that a page of output rows is written again before it leaves a CPU's translation caches (a CPU device)",
                                 t.outer, t.inner, t.across
@@ -354,7 +354,7 @@ impl Plan {
                 _ => {}
             }
         }
-        if self.wide_stores {
+        if self.cpu.wide_stores {
             why.push("each run's units are written 16 bytes at a time, gathered into one store: a CPU device pays per access".into());
         }
         if self.quads {
@@ -370,12 +370,12 @@ impl Plan {
                 self.unit, self.elem_size
             ));
         }
-        if self.access64 {
+        if self.cpu.access64 {
             why.push("data moves as 64-bit components (u64, vec2<u64>): a CPU device pays per component of each access (unless forced: a copy was measured faster so on this device)".into());
         }
-        if self.runs && self.kernel == Kernel::Generic {
+        if self.cpu.runs && self.kernel == Kernel::Generic {
             let run = self.run_units();
-            why.push(match self.scatter {
+            why.push(match self.cpu.scatter {
                 true => format!(
                     "each invocation moves a run of {run} neighbouring source units, decoding where the first goes (a scatter: gathering, a workgroup would read a new 4 KiB page per output row, which a CPU's prefetchers do not follow; scattered, it writes few pages; unless forced)"
                 ),
@@ -398,7 +398,7 @@ impl Plan {
                     lanes = LANE_GROUP
                 ));
             }
-            match self.walk_tiles {
+            match self.cpu.walk_tiles {
                 Some(t) if t.row_runs => why.push(format!(
                     "runs walk in tiles: {} neighbouring positions of output dim {} (the nearest in the source), one run of each output row, so that each step of a SIMD group reads neighbouring units of one source row (unless forced)",
                     t.across, t.dim
@@ -472,7 +472,7 @@ impl fmt::Display for Plan {
         if self.specialized {
             write!(f, " (compiled for this shape)")?;
         }
-        if self.runs && self.kernel == Kernel::Generic {
+        if self.cpu.runs && self.kernel == Kernel::Generic {
             let order = match (self.stacked_runs(), self.lane_major_runs()) {
                 (true, _) => ", stacked",
                 (false, true) => ", lane-major",
@@ -500,16 +500,16 @@ impl fmt::Display for Plan {
                 }
             )?;
         }
-        if self.access64 {
+        if self.cpu.access64 {
             write!(f, " (64-bit accesses)")?;
         }
-        if self.wide_stores {
+        if self.cpu.wide_stores {
             write!(f, " (wide stores)")?;
         }
-        if self.scatter {
+        if self.cpu.scatter {
             write!(f, " (scatter)")?;
         }
-        if let Some(t) = self.walk_tiles {
+        if let Some(t) = self.cpu.walk_tiles {
             write!(f, " (walk tiles {}x{})", t.across, t.rows)?;
         }
         if self.quads {

@@ -232,15 +232,8 @@ pub fn plan_with(
         chunks: Vec::new(),
         tile: None,
         specialized: false,
-        runs: false,
         quads: false,
-        access64: false,
-        wide_stores: false,
-        scatter: false,
-        walk_tiles: None,
-        column_runs: false,
-        batch_tiles: None,
-        row_copies: false,
+        cpu: CpuChoices::default(),
         plain_boxes: false,
         view: None,
         reasons: Reasons::empty(),
@@ -315,27 +308,27 @@ fn finish(
         plan.tile = Some(Tile::for_unit(plan.unit));
     }
     plan.quads = select::choose_quads(&plan, one_binding);
-    plan.runs = select::choose_runs(&plan, caps, one_binding);
+    plan.cpu.runs = select::choose_runs(&plan, caps, one_binding);
     // Past one binding the generic kernel's boxes hold whole runs (`windows::Cut`): where
     // one such box would not fit a window, its units move one by one. A walk in tiles is
     // chosen before the windows there, so that they cut whole tiles, where those fit.
     let fits = |plan: &Plan| select::windows_fit(plan, Kernel::Generic, caps, limit).is_ok();
     if !one_binding && !converting {
-        if plan.runs && plan.kernel == Kernel::Generic {
-            plan.runs = fits(&plan);
+        if plan.cpu.runs && plan.kernel == Kernel::Generic {
+            plan.cpu.runs = fits(&plan);
         }
-        plan.walk_tiles = walk::choose_walk_tiles(&plan, opts, false)?;
-        if plan.walk_tiles.is_some() && !fits(&plan) {
-            plan.walk_tiles = walk::narrow_tiles(&plan);
+        plan.cpu.walk_tiles = walk::choose_walk_tiles(&plan, opts, false)?;
+        if plan.cpu.walk_tiles.is_some() && !fits(&plan) {
+            plan.cpu.walk_tiles = walk::narrow_tiles(&plan);
         }
-        if plan.walk_tiles.is_some() && !fits(&plan) {
+        if plan.cpu.walk_tiles.is_some() && !fits(&plan) {
             if opts.walk_tiles == Some(true) {
                 return Err(PermuteError::ForcedChoice {
                     what: "a walk in tiles",
                     why: "its boxes over binding windows hold whole tiles, and one does not fit a window",
                 });
             }
-            plan.walk_tiles = None;
+            plan.cpu.walk_tiles = None;
         }
     }
     if one_binding && let Some(tiles) = BatchTiles::choose(&plan) {
@@ -357,8 +350,8 @@ fn finish(
         // Boxes of whole runs or tiles may need more windows than units would: then the
         // units move one by one.
         plan.chunks = match windows::split_into_chunks(&plan, caps, limit) {
-            Err(_) if plan.kernel == Kernel::Generic && plan.runs => {
-                (plan.runs, plan.walk_tiles) = (false, None);
+            Err(_) if plan.kernel == Kernel::Generic && plan.cpu.runs => {
+                (plan.cpu.runs, plan.cpu.walk_tiles) = (false, None);
                 windows::split_into_chunks(&plan, caps, limit)?
             }
             chunks => chunks?,
@@ -387,22 +380,22 @@ fn finish(
             plan.specialized = on;
             plan.reasons.specialize = Some(why);
         }
-        plan.scatter = walk::choose_scatter(&plan, opts)?;
-        plan.access64 = select::choose_access64(&plan, caps, opts)?;
+        plan.cpu.scatter = walk::choose_scatter(&plan, opts)?;
+        plan.cpu.access64 = select::choose_access64(&plan, caps, opts)?;
         // Never for a conversion (a copy cannot convert): refused where forced.
-        plan.row_copies = row_copies::choose(&plan, caps, opts)?;
+        plan.cpu.row_copies = row_copies::choose(&plan, caps, opts)?;
         return Ok(plan);
     }
     if let Some((on, why)) = specialize::choose_specialize(&plan, opts, learned) {
         plan.specialized = on;
         plan.reasons.specialize = Some(why);
     }
-    plan.wide_stores = select::choose_wide_stores(&plan, opts)?;
+    plan.cpu.wide_stores = select::choose_wide_stores(&plan, opts)?;
     if one_binding {
-        plan.walk_tiles = walk::choose_walk_tiles(&plan, opts, true)?;
+        plan.cpu.walk_tiles = walk::choose_walk_tiles(&plan, opts, true)?;
     }
-    plan.scatter = plan.walk_tiles.is_none() && walk::choose_scatter(&plan, opts)?;
-    plan.access64 = select::choose_access64(&plan, caps, opts)?;
-    plan.row_copies = row_copies::choose(&plan, caps, opts)?;
+    plan.cpu.scatter = plan.cpu.walk_tiles.is_none() && walk::choose_scatter(&plan, opts)?;
+    plan.cpu.access64 = select::choose_access64(&plan, caps, opts)?;
+    plan.cpu.row_copies = row_copies::choose(&plan, caps, opts)?;
     Ok(plan)
 }

@@ -62,6 +62,33 @@ pub struct Plan {
     /// The kernel is compiled for this shape: the generic kernel's dims and strides, or the
     /// micro kernel's shape words, are pipeline constants.
     pub specialized: bool,
+    /// The CPU-adapter family's choices (runs, 64-bit accesses, wide stores, scatters,
+    /// walks in tiles, column runs, batch tiles, row copies): all off on the GPU path.
+    pub cpu: CpuChoices,
+    /// The generic kernel's boxes over binding windows run as a whole tensor in one binding
+    /// does (its plain layout, stacked runs and shape constants included), each over its own
+    /// extents from its corner: boxes of one shape, each a contiguous stretch of the output
+    /// (`windows::plain_boxes`).
+    pub plain_boxes: bool,
+    /// A conversion whose innermost dim stays moves 4 consecutive elements per item of the
+    /// generic kernel: one source access, 4 conversions, one destination access (see
+    /// `select::choose_quads`).
+    pub quads: bool,
+    /// Why each choice was made, as recorded when it was made.
+    pub reasons: Reasons,
+    /// Elements converted on the way (the generic kernel, element by element: `unit` is the
+    /// source type's size, the destination's elements are the destination type's).
+    pub conversion: Option<Conversion>,
+    /// Where the dims sit in the buffers, for a view that is not a plain permute (`None`:
+    /// the input is contiguous and the output its permutation).
+    pub view: Option<ViewLayout>,
+}
+
+/// The choices a plan makes for CPU adapters only, on top of its kernel: how the kernel's
+/// invocations walk the tensor and access memory where a CPU runs the shader. A GPU plan
+/// makes none of them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CpuChoices {
     /// Invocations each move a run of neighbours, decoding the first only (a CPU device's
     /// choice, `select::choose_runs`): the generic kernel's [`GENERIC_RUN`] consecutive
     /// output units (source units, for a [`Plan::scatter`]; one column of a stack of output
@@ -108,23 +135,6 @@ pub struct Plan {
     /// `COPY_DST`), else the kernel runs as planned (a CPU device's choice for long rows,
     /// `row_copies::choose`; see [`Plan::row_copy_steps`]).
     pub row_copies: bool,
-    /// The generic kernel's boxes over binding windows run as a whole tensor in one binding
-    /// does (its plain layout, stacked runs and shape constants included), each over its own
-    /// extents from its corner: boxes of one shape, each a contiguous stretch of the output
-    /// (`windows::plain_boxes`).
-    pub plain_boxes: bool,
-    /// A conversion whose innermost dim stays moves 4 consecutive elements per item of the
-    /// generic kernel: one source access, 4 conversions, one destination access (see
-    /// `select::choose_quads`).
-    pub quads: bool,
-    /// Why each choice was made, as recorded when it was made.
-    pub reasons: Reasons,
-    /// Elements converted on the way (the generic kernel, element by element: `unit` is the
-    /// source type's size, the destination's elements are the destination type's).
-    pub conversion: Option<Conversion>,
-    /// Where the dims sit in the buffers, for a view that is not a plain permute (`None`:
-    /// the input is contiguous and the output its permutation).
-    pub view: Option<ViewLayout>,
 }
 
 /// A lowered view's layout in the buffers, in movement units (see [`lower::lower`]).
@@ -262,15 +272,15 @@ impl Plan {
                     index: self.index,
                     layout: self.generic_layout(),
                     specialized: self.specialized,
-                    runs: self.runs,
+                    runs: self.cpu.runs,
                     lanes,
-                    access64: self.access64,
+                    access64: self.cpu.access64,
                     reverse: match &self.view {
                         Some(v) if v.reversed => self.elem_size as u32,
                         _ => 0,
                     },
-                    wide_stores: self.wide_stores,
-                    scatter: self.scatter,
+                    wide_stores: self.cpu.wide_stores,
+                    scatter: self.cpu.scatter,
                     quads: self.quads,
                     convert: self.convert_key(),
                 }))
@@ -291,7 +301,7 @@ impl Plan {
                 unit,
                 block: select::micro_block(self).ok()?,
                 padded: bounded,
-                access64: self.access64,
+                access64: self.cpu.access64,
                 specialized: self.specialized,
                 convert: self.block_convert(),
             })),
@@ -308,7 +318,7 @@ impl Plan {
             (true, false) => GenericLayout::Padded,
             (false, _) if strided => GenericLayout::Boxed,
             // In one box or in several, each walked in its own tiles.
-            (false, _) if self.walk_tiles.is_some() => GenericLayout::Walk,
+            (false, _) if self.cpu.walk_tiles.is_some() => GenericLayout::Walk,
             (false, _) if self.boxed() && !self.plain_boxes => GenericLayout::Boxed,
             (false, _) => GenericLayout::Plain,
         }
@@ -330,7 +340,7 @@ impl Plan {
         match self.kernel {
             Kernel::Tiled | Kernel::Micro => self.box_workgroups(&self.dims),
             // Runs are of units (of elements when converting), never packed words.
-            _ if self.runs => self.generic_box_workgroups(&self.dims),
+            _ if self.cpu.runs => self.generic_box_workgroups(&self.dims),
             _ => self
                 .items()
                 .div_ceil((GENERIC_WORKGROUP * GENERIC_ITEMS) as u64),
@@ -373,28 +383,21 @@ impl Plan {
     /// traces.
     pub fn on_gpu(&self) -> Result<Plan, PermuteError> {
         let mut plan = Plan {
-            runs: false,
-            access64: false,
-            wide_stores: false,
-            scatter: false,
-            walk_tiles: None,
-            column_runs: false,
-            batch_tiles: None,
-            row_copies: false,
+            cpu: CpuChoices::default(),
             // Constants of micro runs or of a box's walk (CPU devices) are not a GPU's.
             specialized: self.specialized
                 && self.kernel != Kernel::Micro
-                && !(self.walk_tiles.is_some() && self.boxed()),
+                && !(self.cpu.walk_tiles.is_some() && self.boxed()),
             ..self.clone()
         };
-        if let Some(t) = self.batch_tiles {
+        if let Some(t) = self.cpu.batch_tiles {
             // A GPU plans the permute unsplit (batch tiles run in one binding: one chunk).
             (plan.dims, plan.dims_perm) = t.merged(&self.dims, &self.dims_perm);
             for chunk in &mut plan.chunks {
                 (chunk.lo, chunk.hi) = (vec![0; plan.dims.len()], plan.dims.clone());
             }
         }
-        if self.runs {
+        if self.cpu.runs {
             // Each box counts its own blocks, or (the generic kernel's runs: unpacked units)
             // its items a workgroup apart.
             let totals: Vec<u64> = plan
@@ -467,7 +470,7 @@ impl Plan {
 /// a permute in parts; `copies` for row copies, on buffers that allow them): how tools name
 /// what ran.
 pub fn kernel_names(plans: &[Plan]) -> String {
-    let name = |p: &Plan| match p.row_copies {
+    let name = |p: &Plan| match p.cpu.row_copies {
         true => "copies",
         false => p.kernel.name(),
     };
@@ -497,7 +500,7 @@ impl Plan {
     /// This plan's simplified problem (the key of its shape-specialised pipeline).
     pub fn shape_key(&self) -> ShapeKey {
         // A split of batch tiles is the planner's own, made after the lookups.
-        let (dims, dims_perm) = match self.batch_tiles {
+        let (dims, dims_perm) = match self.cpu.batch_tiles {
             Some(t) => t.merged(&self.dims, &self.dims_perm),
             None => (self.dims.clone(), self.dims_perm.clone()),
         };

@@ -53,7 +53,7 @@ impl Plan {
 
     /// [`Plan::row_copy_rows`] where the plan moves its rows as copies ([`Plan::row_copies`]).
     pub fn copied_rows(&self) -> Option<(u64, u64)> {
-        self.row_copy_rows().filter(|_| self.row_copies)
+        self.row_copy_rows().filter(|_| self.cpu.row_copies)
     }
 
     /// The row copies, in output order: `(source offset, destination offset)` in bytes of

@@ -32,5 +32,5 @@ pub(super) fn short_rows_run(plan: &Plan, block: &Block) -> Option<u32> {
         .into_iter()
         .find(|&run| run as u64 <= most && along.is_multiple_of(run as u64))
         .unwrap_or(1);
-    (plan.runs && square && plain && short && run < usual_run(along)).then_some(run)
+    (plan.cpu.runs && square && plain && short && run < usual_run(along)).then_some(run)
 }

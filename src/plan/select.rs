@@ -335,13 +335,13 @@ pub fn choose_runs(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> bool {
 /// whole 32 bytes of it). A CPU adapter loops over its lanes once per access whatever the
 /// access's width, so one store of four words costs what one word did.
 pub fn choose_wide_stores(plan: &Plan, opts: &Options) -> Result<bool, PermuteError> {
-    let applies = plan.runs
+    let applies = plan.cpu.runs
         && plan.kernel == Kernel::Generic
         && matches!(plan.unit, 4 | 8)
         && plan.dst_offset.is_multiple_of(16)
         && plan.rows_hold_whole_runs()
         && !plan.boxed()
-        && plan.walk_tiles.is_none();
+        && plan.cpu.walk_tiles.is_none();
     match opts.wide_stores {
         Some(true) if !applies => Err(PermuteError::ForcedChoice {
             what: "wide stores",
@@ -368,7 +368,7 @@ pub fn choose_access64(
         && match plan.kernel {
             Kernel::Generic => {
                 plan.unit >= 8
-                    || plan.wide_stores
+                    || plan.cpu.wide_stores
                     || (plan.quads && plan.unit.max(plan.dst_unit()) >= 2)
             }
             Kernel::Micro => micro_block(plan).is_ok_and(|b| b.access_bytes == 16),
@@ -413,9 +413,10 @@ fn micro_runs(caps: &DeviceCaps) -> bool {
 /// math, binding windows of `limit` bytes (see [`micro_block`]).
 fn micro_fits(plan: &Plan, caps: &DeviceCaps, limit: u64) -> Result<(), Misfit> {
     // As it will run: its windows are cut in whole runs of blocks.
-    let plan = &Plan {
-        runs: micro_runs(caps),
-        ..plan.clone()
+    let plan = &{
+        let mut plan = plan.clone();
+        plan.cpu.runs = micro_runs(caps);
+        plan
     };
     micro_block(plan)?;
     if plan.index != IndexMath::U32 {
@@ -546,16 +547,16 @@ fn micro_block_shape(plan: &Plan) -> Result<Block, Misfit> {
         (None, Some(Strip::Rows(_))) => c / block.cols() as u64,
         (None, _) => r / block.rows() as u64,
     };
-    if plan.runs && lane_major(plan, &block, b.saturating_mul(along)) {
+    if plan.cpu.runs && lane_major(plan, &block, b.saturating_mul(along)) {
         return Ok(block.lane_major(MICRO_LANE_MAJOR_RUN));
     }
     // Runs along the columns (`column_runs::choose` checked that one divides them).
-    if plan.column_runs
+    if plan.cpu.column_runs
         && let Some(run) = block.column_run(c)
     {
         return Ok(plan.batch_first(block.column_runs(run)));
     }
-    if !plan.runs {
+    if !plan.cpu.runs {
         return Ok(block.with_run(1));
     }
     // A flat strip's blocks are whole runs of their own where they can be.

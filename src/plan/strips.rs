@@ -86,7 +86,7 @@ pub fn flat_pairs(plan: &Plan, block: &Block) -> bool {
     };
     block.elements_in()
         && plan.unit == 4
-        && plan.access64
+        && plan.cpu.access64
         && plan.chunks.len() <= 1
         && (plan.src_extent().is_multiple_of(8)
             || flat_blocks(plan, block).is_some_and(|f| tail(f) >= 1))
@@ -183,7 +183,7 @@ pub fn flat_box_blocks(plan: &Plan, block: &Block, extents: &[u64]) -> Option<(u
     let (side, run) = (block.side as u64, MICRO_FLAT_RUN as u64);
     let whole = b * pixels / side;
     let in_runs = whole / run * run;
-    let trim = plan.runs
+    let trim = plan.cpu.runs
         && in_runs > 0
         && b * pixels - in_runs * side <= pixels
         && tail_takes_affine(plan, n as u64);

@@ -42,7 +42,7 @@ impl Plan {
                 walk.iter().map(|d| d[0]).collect(),
                 walk.iter().map(|d| d[1]).collect(),
             ),
-            None => self.walk_of(self.scatter),
+            None => self.walk_of(self.cpu.scatter),
         }
     }
 
@@ -68,7 +68,7 @@ impl Plan {
     /// strides, and the same dims as the whole tensor's walk (one of one position is kept
     /// where the whole tensor's has more), so that every box runs one shader.
     pub fn walk_tile_dims_of(&self, extents: &[u64]) -> Option<Vec<[u64; 3]>> {
-        let tiles = self.walk_tiles?;
+        let tiles = self.cpu.walk_tiles?;
         let (out, src) = tile_out_dims(self, tiles.row_runs);
         let whole = tile_dims(&out, &out, &src, tiles);
         let boxed: Vec<u64> = self.dims_perm.iter().map(|&d| extents[d]).collect();
@@ -94,12 +94,12 @@ impl Plan {
     /// per invocation and 12.2-13.0 lane-major, the flip of dim 0 16.7-16.8 and 12.8.
     pub fn lane_major_runs(&self) -> bool {
         let whole_groups = (LANE_GROUP * GENERIC_RUN) as u64;
-        self.runs
+        self.cpu.runs
             && self.kernel == Kernel::Generic
-            && !self.scatter
-            && !self.wide_stores
+            && !self.cpu.scatter
+            && !self.cpu.wide_stores
             && self.conversion.is_none()
-            && !self.walk_tiles.is_some_and(|t| t.row_runs)
+            && !self.cpu.walk_tiles.is_some_and(|t| t.row_runs)
             && self
                 .out_dims()
                 .last()
@@ -133,10 +133,10 @@ impl Plan {
     /// whole groups, took 13.2-13.9 ms walked in tiles and 7.8-12.3 stacked (median 8.7; the
     /// shader copy of its bytes 7.2-8.1 ms; docs/benchmarks/14-cpu-round-24.md).
     pub fn stacked_runs(&self) -> bool {
-        self.runs
+        self.cpu.runs
             && self.kernel == Kernel::Generic
-            && !self.scatter
-            && !self.wide_stores
+            && !self.cpu.scatter
+            && !self.cpu.wide_stores
             && self.conversion.is_none()
             && self.generic_layout() == GenericLayout::Plain
             && self.rows_stack()
@@ -246,12 +246,11 @@ pub(super) fn transpose_walks_tiles(
     limit: u64,
 ) -> bool {
     let fits = |tiles: Option<WalkTiles>| {
-        let walked = Plan {
+        let mut walked = Plan {
             kernel: Kernel::Generic,
-            runs: true,
-            walk_tiles: tiles,
             ..plan.clone()
         };
+        (walked.cpu.runs, walked.cpu.walk_tiles) = (true, tiles);
         tiles.is_some_and(|t| t.row_runs)
             && super::select::windows_fit(&walked, Kernel::Generic, caps, limit).is_ok()
     };
@@ -276,9 +275,9 @@ pub(super) fn choose_walk_tiles(
 ) -> Result<Option<WalkTiles>, PermuteError> {
     // Past one binding it is chosen before the windows (`plan::finish`), which then cut
     // whole tiles.
-    let applies = plan.runs
+    let applies = plan.cpu.runs
         && plan.kernel == Kernel::Generic
-        && !plan.wide_stores
+        && !plan.cpu.wide_stores
         && plan.view.is_none()
         && plan.conversion.is_none()
         && !plan.boxed()
@@ -389,9 +388,9 @@ fn divisor_at_most(n: u64, most: u64) -> u64 {
 /// (`[512,512,64] (1,0,2)`), neither order wins.
 pub(super) fn choose_scatter(plan: &Plan, opts: &Options) -> Result<bool, PermuteError> {
     let last = plan.dims.len() - 1;
-    let applies = plan.runs
+    let applies = plan.cpu.runs
         && plan.kernel == Kernel::Generic
-        && !plan.wide_stores
+        && !plan.cpu.wide_stores
         && plan.view.is_none()
         && (plan.conversion.is_none() || plan.quads)
         && plan.chunks.len() == 1

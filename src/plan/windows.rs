@@ -35,7 +35,7 @@ impl Cut {
                     if plan.generic_padded() {
                         grain[inner] = plan.pack() as u64;
                     }
-                    if plan.runs {
+                    if plan.cpu.runs {
                         let groups = plan.run_units() * LANE_GROUP as u64;
                         grain[inner] = match plan.dims[inner].is_multiple_of(groups) {
                             true => groups,
@@ -45,7 +45,7 @@ impl Cut {
                 }
                 // A walk in tiles' boxes hold whole tiles (`Plan::walk_tile_dims_of`): of
                 // `across` positions of its dim, and `rows` output rows.
-                if let Some(t) = plan.walk_tiles {
+                if let Some(t) = plan.cpu.walk_tiles {
                     let (out_rank, perm) = (plan.dims.len(), &plan.dims_perm);
                     // Where the innermost is split into runs, its count is the rows' dim.
                     if t.dim < out_rank - 1 {
@@ -129,7 +129,7 @@ impl Plan {
     /// of elements when converting), or, of unpacked unconverted units, items a workgroup
     /// apart.
     pub(super) fn generic_box_workgroups(&self, extents: &[u64]) -> u64 {
-        let per = if self.runs {
+        let per = if self.cpu.runs {
             self.run_units()
         } else {
             GENERIC_ITEMS as u64
@@ -169,7 +169,7 @@ fn of_one_shape(chunks: &[Chunk]) -> bool {
 /// extents from its corner as a whole tensor's does, so that stacked runs and the shape's
 /// constants apply past one binding too.
 pub(super) fn plain_boxes(plan: &Plan) -> bool {
-    plain_layout(plan) && !plan.scatter && plain_boxes_of(plan, &plan.chunks)
+    plain_layout(plan) && !plan.cpu.scatter && plain_boxes_of(plan, &plan.chunks)
 }
 
 /// Whether `chunks` are several boxes of one shape, each a contiguous stretch of the output.
@@ -194,7 +194,7 @@ fn plain_layout(plan: &Plan) -> bool {
         && whole
         && plan.pack() == 1
         && plan.conversion.is_none()
-        && plan.walk_tiles.is_none()
+        && plan.cpu.walk_tiles.is_none()
 }
 
 /// Whether the generic kernel walks the plan's boxes in tiles ([`GenericLayout::Walk`]).

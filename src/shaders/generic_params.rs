@@ -94,9 +94,9 @@ pub(super) fn generic_params(plan: &Plan, chunk: &Chunk, v: &GenericVariant) -> 
     }
     for &array in generic_arrays(v) {
         values.extend(match array {
-            GenericArray::Dims if plan.walk_tiles.is_some() => tiled_column(0),
-            GenericArray::SrcStrides if plan.walk_tiles.is_some() => tiled_column(1),
-            GenericArray::DstStrides if plan.walk_tiles.is_some() => tiled_column(2),
+            GenericArray::Dims if plan.cpu.walk_tiles.is_some() => tiled_column(0),
+            GenericArray::SrcStrides if plan.cpu.walk_tiles.is_some() => tiled_column(1),
+            GenericArray::DstStrides if plan.cpu.walk_tiles.is_some() => tiled_column(2),
             GenericArray::Dims if matches!(mode(v), Mode::Box | Mode::Padded) => {
                 in_out_order(&extents)
             }

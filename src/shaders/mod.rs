@@ -360,12 +360,12 @@ pub fn constants(plan: &Plan) -> Vec<(String, f64)> {
     }
     // Boxes compile only where each dispatch walks the same dims (`plan::specialize`).
     debug_assert!(
-        !plan.boxed() || plan.plain_boxes || plan.walk_tiles.is_some(),
+        !plan.boxed() || plan.plain_boxes || plan.cpu.walk_tiles.is_some(),
         "{plan}"
     );
     // Over boxes of a walk in tiles, every box walks the same dims as the first.
     debug_assert!(
-        plan.walk_tiles.is_none()
+        plan.cpu.walk_tiles.is_none()
             || plan.chunks.iter().all(|c| {
                 plan.walk_tile_dims_of(&c.extents())
                     .map(|w| w.iter().map(|d| d[0]).collect())

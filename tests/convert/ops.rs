@@ -410,9 +410,9 @@ fn quads_convert_every_pair() {
     for ((op, result), wide) in ops.iter().zip(common::check_many(p, &ops)).zip(wide) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
         assert!(plan.quads, "{op:?}: {plan}");
-        assert_eq!(plan.access64, wide, "{op:?}: {plan}");
-        runs += plan.runs as usize;
-        scattered += plan.scatter as usize;
+        assert_eq!(plan.cpu.access64, wide, "{op:?}: {plan}");
+        runs += plan.cpu.runs as usize;
+        scattered += plan.cpu.scatter as usize;
     }
     // Runs on the last two shapes, and the channels' scatters; 34 pairs have wide quads.
     let (cpu, int64) = (caps.cpu as usize, caps.int64 as usize);

@@ -93,7 +93,7 @@ fn batches_decoded_in_tiles_land_in_place() {
     for (result, op) in check_many(&fresh, &cases).into_iter().zip(&cases) {
         let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
         assert_eq!(plan.kernel, Kernel::Micro, "{plan}");
-        assert!(plan.batch_tiles.is_some(), "{plan}");
+        assert!(plan.cpu.batch_tiles.is_some(), "{plan}");
     }
 }
 

@@ -101,10 +101,10 @@ fn walks_in_tiles_are_chosen_and_match_the_reference() {
         // In boxes, where whole tiles fit half the tensor; the rest (checked above against
         // the reference) do not walk.
         if *boxed && !walks_in_halves(&plan) {
-            assert!(plan.walk_tiles.is_none(), "{plan}");
+            assert!(plan.cpu.walk_tiles.is_none(), "{plan}");
             continue;
         }
-        assert!(plan.walk_tiles.is_some() && plan.runs, "{plan}");
+        assert!(plan.cpu.walk_tiles.is_some() && plan.cpu.runs, "{plan}");
         assert_eq!(plan.lane_major_runs(), lane_major, "{plan}");
         // Boxes of one shape run compiled for it (`plan::specialize`), their walk's dims
         // the boxes' (`shaders::constants`).
@@ -137,7 +137,10 @@ fn a_walk_past_the_limit_by_its_offset_matches_the_reference() {
         .collect();
     for result in check_many(p, &cases) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
-        assert!(plan.walk_tiles.is_some() && !plan.wide_stores, "{plan}");
+        assert!(
+            plan.cpu.walk_tiles.is_some() && !plan.cpu.wide_stores,
+            "{plan}"
+        );
     }
 }
 
@@ -190,7 +193,7 @@ fn long_rows_far_apart_stack_before_they_walk_in_tiles() {
     for (result, walked) in check_many(&fresh, &cases).into_iter().zip(walked) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
-            (plan.walk_tiles.is_some(), plan.stacked_runs()),
+            (plan.cpu.walk_tiles.is_some(), plan.stacked_runs()),
             (walked, !walked),
             "{plan}"
         );
@@ -269,7 +272,10 @@ fn rows_that_are_not_whole_groups_stack() {
     // A transpose's rows are columns of the source: it walks in tiles, however long they are.
     let op = Relayout::permute(&[264, 8, 256], &[2, 1, 0], 16).unwrap();
     let plan = &op.plan(p.caps()).unwrap()[0];
-    assert!(plan.walk_tiles.is_some() && !plan.stacked_runs(), "{plan}");
+    assert!(
+        plan.cpu.walk_tiles.is_some() && !plan.stacked_runs(),
+        "{plan}"
+    );
 }
 
 /// Without walks in tiles, runs scatter on their own where gathering would read a new page per
@@ -293,7 +299,7 @@ fn scatter_is_chosen_where_gathering_reads_a_page_per_row() {
     let fresh = cpu_planned(p);
     for (result, specialized) in check_many(&fresh, &cases).into_iter().zip([false, true]) {
         let plan = result.unwrap();
-        assert!(plan.runs && plan.scatter, "{plan}");
+        assert!(plan.cpu.runs && plan.cpu.scatter, "{plan}");
         assert_eq!(plan.specialized, specialized, "{plan}");
     }
 }

@@ -198,8 +198,11 @@ fn generic_runs_step_through_flipped_strided_and_broadcast_rows() {
         for elem in [4, 8, 16] {
             let plan = plan::plan_view(&request(v, elem, 192, &[]), &cpu, &Default::default());
             let plan = plan.unwrap();
-            assert!(plan.runs && plan.kernel == Kernel::Generic, "{plan}");
-            assert!(!plan_of(v, elem, 192).runs, "runs are for CPU devices only");
+            assert!(plan.cpu.runs && plan.kernel == Kernel::Generic, "{plan}");
+            assert!(
+                !plan_of(v, elem, 192).cpu.runs,
+                "runs are for CPU devices only"
+            );
             check(v, elem, 192, &[]);
         }
     }

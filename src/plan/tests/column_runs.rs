@@ -65,7 +65,7 @@ fn short_output_rows_apart_run_along_the_columns() {
         ] {
             let p = planned(shape, perm, 4, auto, caps).unwrap();
             let b = block(&p);
-            assert!(p.column_runs && b.column_runs && b.run == 4, "{p}");
+            assert!(p.cpu.column_runs && b.column_runs && b.run == 4, "{p}");
         }
         // Output rows back to back (one span per block), or of four row blocks: the usual.
         for (shape, perm) in [
@@ -74,12 +74,12 @@ fn short_output_rows_apart_run_along_the_columns() {
             (&[8, 16, 256, 32], &[0, 3, 2, 1]),
         ] {
             let p = planned(shape, perm, 4, auto, caps).unwrap();
-            assert!(!p.column_runs, "{p}");
+            assert!(!p.cpu.column_runs, "{p}");
         }
     }
     // Two row blocks and two column blocks: no run along the columns is longer.
     let p = planned(&[16, 8, 64, 8], &[0, 3, 2, 1], 4, auto, &cpu()).unwrap();
-    assert!(!p.column_runs, "{p}");
+    assert!(!p.cpu.column_runs, "{p}");
 }
 
 /// Output rows a page or more apart and input rows close (NHWC -> NCHW and its kin), in
@@ -96,7 +96,7 @@ fn far_output_rows_near_input_rows_run_along_the_columns() {
             (&[16, 3136, 128], &[0, 2, 1], 4),
         ] {
             let p = planned(shape, perm, elem, auto, caps).unwrap();
-            assert!(p.column_runs && block(&p).column_runs, "{p}");
+            assert!(p.cpu.column_runs && block(&p).column_runs, "{p}");
             assert_eq!(p.reasons.order, Some(OrderReason::Rule), "{p}");
             let why = p.explain().join("\n");
             assert!(
@@ -112,7 +112,7 @@ fn far_output_rows_near_input_rows_run_along_the_columns() {
             (&[32, 56, 56, 64], &[0, 3, 1, 2], 1),
         ] {
             let p = planned(shape, perm, elem, auto, caps).unwrap();
-            assert!(!p.column_runs, "{p}");
+            assert!(!p.cpu.column_runs, "{p}");
         }
     }
     // GPUs have no runs.
@@ -124,7 +124,7 @@ fn far_output_rows_near_input_rows_run_along_the_columns() {
         &DeviceCaps::default(),
     )
     .unwrap();
-    assert!(!p.column_runs, "{p}");
+    assert!(!p.cpu.column_runs, "{p}");
 }
 
 /// Short output rows back to back (32 to 96 units of 4 bytes) and input rows 2 KiB or more
@@ -173,7 +173,7 @@ fn a_measured_order_decides_over_the_rule() {
     let req = Request::new(&[8, 8, 8, 8, 8, 32], &[2, 5, 0, 4, 1, 3], 4);
     let rule = plan::plan(&req, &cpu()).unwrap();
     assert!(
-        rule.column_runs && rule.reasons.order == Some(OrderReason::Rule),
+        rule.cpu.column_runs && rule.reasons.order == Some(OrderReason::Rule),
         "{rule}"
     );
     let mut learned = Learned {
@@ -195,20 +195,20 @@ fn a_measured_order_decides_over_the_rule() {
         )
         .unwrap();
         assert_eq!(p.kernel, Kernel::Micro, "{p}");
-        assert!(!p.column_runs && !block(&p).column_runs, "{p}");
+        assert!(!p.cpu.column_runs && !block(&p).column_runs, "{p}");
         assert_eq!(p.reasons.order, Some(OrderReason::Autotuned), "{p}");
         assert!(p.explain().join(" ").contains("timed faster"), "{p}");
     }
     let forced = plan::plan_with(&req.with_options(forced(true)), &cpu(), &learned).unwrap();
     assert!(
-        forced.column_runs && forced.reasons.order == Some(OrderReason::Forced),
+        forced.cpu.column_runs && forced.reasons.order == Some(OrderReason::Forced),
         "{forced}"
     );
     assert!(forced.explain().join(" ").contains("is forced"), "{forced}");
     learned.autotune = false;
     let off = plan::plan_with(&req, &cpu(), &learned).unwrap();
     assert!(
-        off.column_runs && off.reasons.order == Some(OrderReason::Rule),
+        off.cpu.column_runs && off.reasons.order == Some(OrderReason::Rule),
         "{off}"
     );
 }
@@ -255,7 +255,7 @@ fn short_input_rows_run_within_one_column_of_blocks() {
     let p = planned(&[4, 8, 16, 64, 64], &[2, 1, 0, 4, 3], 4, auto, &cpu()).unwrap();
     assert_eq!((p.batch_dims().len(), block(&p).run), (3, 4), "{p}");
     let p = planned(&[4096, 64, 64], &[0, 2, 1], 4, auto, &DeviceCaps::default()).unwrap();
-    assert!(!p.runs, "{p}");
+    assert!(!p.cpu.runs, "{p}");
 }
 
 /// Bands keep their input rows within `MICRO_BAND_MAX_SPAN` bytes; where that would take
@@ -269,7 +269,7 @@ fn far_apart_rows_shorten_bands_or_run_along_the_columns() {
         // Rows 64 KiB apart: bands of at most 16 MiB of rows, still the usual order.
         let p = planned(&[1024, 16384], &[1, 0], 4, auto, caps).unwrap();
         let fit = MICRO_BAND_MAX_SPAN / (64 << 10) / 4;
-        assert!(!p.column_runs && p.micro_band().unwrap() <= fit, "{p}");
+        assert!(!p.cpu.column_runs && p.micro_band().unwrap() <= fit, "{p}");
         // Input rows 1 MiB apart, output rows 256 bytes: the usual order in short bands (of
         // one run with 64-bit components, `Plan::one_run_bands`).
         let p = planned(&[64, 262144], &[1, 0], 4, auto, caps).unwrap();
@@ -277,7 +277,7 @@ fn far_apart_rows_shorten_bands_or_run_along_the_columns() {
             true => crate::plan::tuning::MICRO_RUN as u64,
             false => MICRO_COLUMN_RUN_MIN_BAND,
         };
-        assert!(!p.column_runs && p.micro_band() == Some(short), "{p}");
+        assert!(!p.cpu.column_runs && p.micro_band() == Some(short), "{p}");
         let band = Some(MICRO_COLUMN_RUN_MIN_BAND);
         // Rows 1 MiB and 256 KiB apart on both sides: column runs, no bands.
         for (shape, perm) in [
@@ -286,7 +286,7 @@ fn far_apart_rows_shorten_bands_or_run_along_the_columns() {
         ] {
             let p = planned(shape, perm, 4, auto, caps).unwrap();
             let b = block(&p);
-            assert!(p.column_runs && b.column_runs && b.run == 4, "{p}");
+            assert!(p.cpu.column_runs && b.column_runs && b.run == 4, "{p}");
             assert_eq!(p.micro_band(), None, "{p}");
             // Forced off: the usual order, in bands of a SIMD group's rows per column block.
             let p = planned(shape, perm, 4, forced(false), caps).unwrap();
@@ -295,12 +295,12 @@ fn far_apart_rows_shorten_bands_or_run_along_the_columns() {
         }
         // Rows close enough: the usual order.
         let p = planned(&[4096, 4096], &[1, 0], 4, auto, caps).unwrap();
-        assert!(!p.column_runs, "{p}");
+        assert!(!p.cpu.column_runs, "{p}");
     }
     // GPUs have no runs, so no column runs; nor does the traced form of a CPU plan.
     let reversal = |caps: &DeviceCaps| planned(&[64, 64, 64, 64], &[3, 2, 1, 0], 4, auto, caps);
-    assert!(!reversal(&DeviceCaps::default()).unwrap().column_runs);
-    assert!(!reversal(&cpu()).unwrap().on_gpu().unwrap().column_runs);
+    assert!(!reversal(&DeviceCaps::default()).unwrap().cpu.column_runs);
+    assert!(!reversal(&cpu()).unwrap().on_gpu().unwrap().cpu.column_runs);
     // Forced on: a small square transpose takes them (runs of 3 where 4 does not divide
     // its column blocks).
     let p = planned(&[64, 64], &[1, 0], 4, forced(true), &cpu()).unwrap();
@@ -345,7 +345,7 @@ fn forced_column_runs_are_refused_where_they_do_not_apply() {
     refused(planned(&[64, 20], &[1, 0], 4, forced(true), &cpu()));
     // Forced off there, the usual order runs, and no order is said to be forced.
     let off = planned(&[64, 20], &[1, 0], 4, forced(false), &cpu()).unwrap();
-    assert!(!off.column_runs && off.reasons.order.is_none(), "{off}");
+    assert!(!off.cpu.column_runs && off.reasons.order.is_none(), "{off}");
     let to_f16 = Conversion::new(Dtype::F32, Dtype::F16).unwrap();
     let mut req = Request::new(&[64, 64], &[1, 0], 4).with_options(forced(true));
     req.conversion = Some(&to_f16);
@@ -389,7 +389,7 @@ fn forced_column_runs_are_refused_where_they_do_not_apply() {
         ..req
     };
     let p = plan::plan_view(&req, &cpu(), &Default::default()).unwrap();
-    assert!(!p.column_runs && p.kernel == Kernel::Micro, "{p}");
+    assert!(!p.cpu.column_runs && p.kernel == Kernel::Micro, "{p}");
 }
 
 /// Across binding windows, each box of a column-run plan holds whole runs of column blocks
@@ -478,7 +478,7 @@ fn short_rows_continued_far_away_decode_their_continuation_innermost() {
             assert_eq!(p.row_continuation(), None, "{p}");
             assert!(!block(&p).batch_before_columns, "{p}");
             assert_eq!(
-                (p.box_batch_dims(), p.batch_tiles),
+                (p.box_batch_dims(), p.cpu.batch_tiles),
                 (p.batch_dims(), None),
                 "{p}"
             );
@@ -513,7 +513,7 @@ fn swapped_batch_dims_decode_in_tiles() {
             let p = planned(&[16, 64, 32, 64], &[3, 2, 1, 0], elem, options, caps).unwrap();
             assert_eq!(p.kernel, Kernel::Micro, "{p}");
             if elem < 4 {
-                assert_eq!(p.batch_tiles, None, "{p}");
+                assert_eq!(p.cpu.batch_tiles, None, "{p}");
                 continue;
             }
             let inner = 2048 / (64 * elem as u64);
@@ -522,7 +522,7 @@ fn swapped_batch_dims_decode_in_tiles() {
                 inner,
                 across: 1,
             };
-            assert_eq!(p.batch_tiles, Some(tiles), "{p}");
+            assert_eq!(p.cpu.batch_tiles, Some(tiles), "{p}");
             assert_eq!(p.dims, [16, 64, 32 / inner, inner, 64], "{p}");
             assert_eq!(p.dims_perm, [4, 2, 3, 1, 0], "{p}");
             assert_eq!(p.box_batch_dims(), [2, 1, 3], "{p}");
@@ -541,7 +541,7 @@ fn swapped_batch_dims_decode_in_tiles() {
                 inner,
                 across: 1,
             };
-            assert_eq!(p.batch_tiles, Some(tiles), "{p}");
+            assert_eq!(p.cpu.batch_tiles, Some(tiles), "{p}");
             let key = p.shape_key();
             assert_eq!(
                 (&key.dims[..], &key.dims_perm[..]),
@@ -550,7 +550,7 @@ fn swapped_batch_dims_decode_in_tiles() {
             assert_eq!(p.shape_class().dims, [64, 64, 64, 64]);
             let gpu = p.on_gpu().unwrap();
             assert_eq!(
-                (&gpu.dims[..], gpu.batch_tiles),
+                (&gpu.dims[..], gpu.cpu.batch_tiles),
                 (&shape[..], None),
                 "{gpu}"
             );
@@ -574,7 +574,7 @@ fn swapped_batch_dims_decode_in_tiles() {
             (&[64, 64, 64, 64], &[3, 2, 1, 0], limited),
         ] {
             let p = planned(shape, perm, 4, options, caps).unwrap();
-            assert_eq!((p.kernel, p.batch_tiles), (Kernel::Micro, None), "{p}");
+            assert_eq!((p.kernel, p.cpu.batch_tiles), (Kernel::Micro, None), "{p}");
         }
         let view = View::permuted(&[64, 64, 64, 64], &[3, 2, 1, 0])
             .unwrap()
@@ -582,7 +582,7 @@ fn swapped_batch_dims_decode_in_tiles() {
             .unwrap();
         let op = Relayout::view(view, 64 << 18, 4).unwrap();
         let p = op.plan(caps).unwrap().remove(0);
-        assert_eq!((p.kernel, p.batch_tiles), (Kernel::Micro, None), "{p}");
+        assert_eq!((p.kernel, p.cpu.batch_tiles), (Kernel::Micro, None), "{p}");
     }
     let gpu = planned(
         &[64, 64, 64, 64],
@@ -591,5 +591,5 @@ fn swapped_batch_dims_decode_in_tiles() {
         auto,
         &Default::default(),
     );
-    assert_eq!(gpu.unwrap().batch_tiles, None);
+    assert_eq!(gpu.unwrap().cpu.batch_tiles, None);
 }

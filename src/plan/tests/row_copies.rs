@@ -18,7 +18,7 @@ fn long_rows_move_as_buffer_copies_on_cpu_devices() {
     let plane = 224 * 224 * 4;
     let req = Request::new(&[2, 3, 224, 224], &[1, 0, 2, 3], 4).with_offsets(4, 8);
     let p = planned(req, &cpu()).unwrap();
-    assert!(p.row_copies, "{p}");
+    assert!(p.cpu.row_copies, "{p}");
     assert_eq!(p.row_copy_rows(), Some((6, plane)), "{p}");
     let (steps, bytes) = p.row_copy_steps();
     assert_eq!(bytes, plane);
@@ -43,7 +43,7 @@ fn long_rows_move_as_buffer_copies_on_cpu_devices() {
         let row = 65536 / elem;
         let p = planned(Request::new(&[3, 2, row], &[1, 0, 2], elem), &cpu()).unwrap();
         assert_eq!(
-            (p.row_copies, p.row_copy_rows()),
+            (p.cpu.row_copies, p.row_copy_rows()),
             (true, Some((6, 65536))),
             "{p}"
         );
@@ -60,7 +60,7 @@ fn long_rows_move_as_buffer_copies_on_cpu_devices() {
         (Request::new(&[512, 512], &[1, 0], 4), cpu()),
     ] {
         let p = planned(req, &caps).unwrap();
-        assert!(!p.row_copies, "{p}");
+        assert!(!p.cpu.row_copies, "{p}");
         assert!(p.row_copy_steps().0.is_empty(), "{p}");
     }
 }
@@ -73,7 +73,7 @@ fn views_of_whole_rows_copy_and_others_do_not() {
     let rows = View::contiguous(&[4, 16384]);
     let flipped = Relayout::view(rows.clone().invert_axis(0).unwrap(), 4 * 16384, 4).unwrap();
     let p = flipped.plan(&cpu()).unwrap().remove(0);
-    assert!(p.row_copies, "{p}");
+    assert!(p.cpu.row_copies, "{p}");
     let (steps, bytes) = p.row_copy_steps();
     let row = 65536;
     assert_eq!(bytes, row);
@@ -96,13 +96,13 @@ fn views_of_whole_rows_copy_and_others_do_not() {
     );
     let reversed = Relayout::view(rows.invert_axis(1).unwrap(), 4 * 16384, 4).unwrap();
     let p = reversed.plan(&cpu()).unwrap().remove(0);
-    assert!(!p.row_copies, "{p}");
+    assert!(!p.cpu.row_copies, "{p}");
     let c = Conversion::new(Dtype::F32, Dtype::F16).unwrap();
     let req = Request {
         conversion: Some(&c),
         ..Request::new(&[3, 2, 16384], &[1, 0, 2], 4)
     };
-    assert!(!planned(req, &cpu()).unwrap().row_copies);
+    assert!(!planned(req, &cpu()).unwrap().cpu.row_copies);
 }
 
 /// Forced on, short rows copy on any device; forced off, or a kernel forced, long ones keep
@@ -124,7 +124,7 @@ fn forced_row_copies() {
     );
     let p = p.unwrap();
     assert_eq!(
-        (p.row_copies, p.row_copy_steps().0.len()),
+        (p.cpu.row_copies, p.row_copy_steps().0.len()),
         (true, 128),
         "{p}"
     );
@@ -132,7 +132,7 @@ fn forced_row_copies() {
         Request::new(&[2, 3, 224, 224], &[1, 0, 2, 3], 4).with_options(off),
         &cpu(),
     );
-    assert!(!p.unwrap().row_copies);
+    assert!(!p.unwrap().cpu.row_copies);
     let r = planned(
         Request::new(&[512, 512], &[1, 0], 4).with_options(on),
         &cpu(),
@@ -169,5 +169,5 @@ fn forced_row_copies() {
         ..Options::default()
     };
     let req = Request::new(&[2, 3, 224, 224], &[1, 0, 2, 3], 4).with_options(generic);
-    assert!(!planned(req, &cpu()).unwrap().row_copies);
+    assert!(!planned(req, &cpu()).unwrap().cpu.row_copies);
 }

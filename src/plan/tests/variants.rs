@@ -254,7 +254,7 @@ fn runs_scatter_where_gathering_reads_a_page_per_row() {
     };
     for elem in [2, 4] {
         let head = plan_on(&[8, 512, 16, 64], &[0, 2, 1, 3], elem, &cpu());
-        assert!(head.runs && head.scatter, "{head}");
+        assert!(head.cpu.runs && head.cpu.scatter, "{head}");
         // Rows of 16-byte units: the source's dims [8, 512, 16, u], each with its stride in
         // the output [8, 16, 512, u].
         let u = 64 * elem as u64 / 16;
@@ -267,8 +267,8 @@ fn runs_scatter_where_gathering_reads_a_page_per_row() {
             elem,
             &DeviceCaps::default(),
         );
-        assert!(!on_gpu.scatter, "{on_gpu}");
-        assert!(!head.on_gpu().unwrap().scatter);
+        assert!(!on_gpu.cpu.scatter, "{on_gpu}");
+        assert!(!head.on_gpu().unwrap().cpu.scatter);
     }
     // The head split converting to f16 (runs of quads) scatters too.
     let to_f16 =
@@ -277,7 +277,10 @@ fn runs_scatter_where_gathering_reads_a_page_per_row() {
     let mut narrow = Request::new(&[8, 512, 16, 64], &[0, 2, 1, 3], 4).with_options(untiled);
     narrow.conversion = Some(&to_f16);
     let narrow = plan::plan(&narrow, &cpu()).unwrap();
-    assert!(narrow.quads && narrow.runs && narrow.scatter, "{narrow}");
+    assert!(
+        narrow.quads && narrow.cpu.runs && narrow.cpu.scatter,
+        "{narrow}"
+    );
     // Forced on 4-byte units that would take wide stores: the scatter, without them.
     let mut req = Request::new(&[2, 3, 8], &[1, 0, 2], 4).with_options(Options {
         scatter: Some(true),
@@ -286,11 +289,11 @@ fn runs_scatter_where_gathering_reads_a_page_per_row() {
     req.src_offset = 4;
     let forced = plan::plan(&req, &cpu()).unwrap();
     assert!(
-        forced.scatter && !forced.wide_stores && forced.unit == 4,
+        forced.cpu.scatter && !forced.cpu.wide_stores && forced.unit == 4,
         "{forced}"
     );
     let square = plan_on(&[512, 512, 64], &[1, 0, 2], 4, &cpu());
-    assert!(square.runs && !square.scatter, "{square}");
+    assert!(square.cpu.runs && !square.cpu.scatter, "{square}");
     assert_eq!(
         square.walk().0,
         square.out_dims(),
@@ -334,10 +337,10 @@ fn a_cpu_plan_on_a_gpu_is_sized_as_the_gpu_plans_it() {
         ..DeviceCaps::default()
     };
     let on_cpu = plan::plan(&req, &cpu).unwrap();
-    assert!(on_cpu.runs && on_cpu.access64, "{on_cpu}");
+    assert!(on_cpu.cpu.runs && on_cpu.cpu.access64, "{on_cpu}");
     let on_gpu = plan::plan(&req, &DeviceCaps::default()).unwrap();
     let traced = on_cpu.on_gpu().unwrap();
-    assert!(!traced.runs && !traced.access64);
+    assert!(!traced.cpu.runs && !traced.cpu.access64);
     assert_eq!(traced.chunks, on_gpu.chunks);
     assert_eq!(traced.variant(), on_gpu.variant());
 }

@@ -21,8 +21,8 @@ fn runs_gather_in_tiles_where_output_rows_come_from_far_apart() {
         rows: 4,
         row_runs: false,
     };
-    assert_eq!(square.walk_tiles, Some(tiles), "{square}");
-    assert!(square.runs && !square.scatter, "{square}");
+    assert_eq!(square.cpu.walk_tiles, Some(tiles), "{square}");
+    assert!(square.cpu.runs && !square.cpu.scatter, "{square}");
     // Output [512, 512, 16] of 16-byte units, source strides [16, 8192, 1].
     let walk = vec![
         [16, 32 * 16, 32 * 8192],
@@ -38,13 +38,16 @@ fn runs_gather_in_tiles_where_output_rows_come_from_far_apart() {
     assert_eq!(v.rank(), 5);
     // Rows of one run (2-byte elements: 128 bytes) scatter instead.
     let short = tiled(&[8, 512, 16, 64], &[0, 2, 1, 3], 2, Options::default());
-    assert!(short.walk_tiles.is_none() && short.scatter, "{short}");
+    assert!(
+        short.cpu.walk_tiles.is_none() && short.cpu.scatter,
+        "{short}"
+    );
     for elem in [4, 8] {
         // Output [8, 16, 512, u]: 16 heads whole, 4 rows of 256 B (f32) or 2 of 512 B.
         let head = tiled(&[8, 512, 16, 64], &[0, 2, 1, 3], elem, Options::default());
         let rows = 4 * 4 / elem as u64;
         assert_eq!(
-            head.walk_tiles,
+            head.cpu.walk_tiles,
             Some(WalkTiles {
                 dim: 1,
                 across: 16,
@@ -54,31 +57,40 @@ fn runs_gather_in_tiles_where_output_rows_come_from_far_apart() {
             "{head}"
         );
         assert_eq!(head.walk().0[..3], [8, 512 / rows, 16], "{head}");
-        assert!(head.on_gpu().unwrap().walk_tiles.is_none());
+        assert!(head.on_gpu().unwrap().cpu.walk_tiles.is_none());
         let gpu = plan::plan(
             &Request::new(&[8, 512, 16, 64], &[0, 2, 1, 3], elem),
             &DeviceCaps::default(),
         );
-        assert_eq!(gpu.unwrap().walk_tiles, None);
+        assert_eq!(gpu.unwrap().cpu.walk_tiles, None);
     }
     // No tiles: transposes of 4-byte units (micro blocks), a copy of rows whose
     // source-adjacent dim is whole and next to the rows, a conversion, and 4-byte units
     // with wide stores.
     for (shape, perm) in [(&[64, 64][..], &[1, 0][..]), (&[4, 8, 3], &[2, 1, 0])] {
-        assert_eq!(tiled(shape, perm, 4, Options::default()).walk_tiles, None);
+        assert_eq!(
+            tiled(shape, perm, 4, Options::default()).cpu.walk_tiles,
+            None
+        );
     }
     let whole = tiled(&[4, 4, 16], &[1, 0, 2], 16, Options::default());
-    assert_eq!(whole.walk_tiles, None, "{whole}");
+    assert_eq!(whole.cpu.walk_tiles, None, "{whole}");
     let to_f16 =
         crate::convert::Conversion::new(crate::convert::Dtype::F32, crate::convert::Dtype::F16)
             .unwrap();
     let mut converting = Request::new(&[512, 512, 64], &[1, 0, 2], 4);
     converting.conversion = Some(&to_f16);
-    assert_eq!(plan::plan(&converting, &cpu()).unwrap().walk_tiles, None);
+    assert_eq!(
+        plan::plan(&converting, &cpu()).unwrap().cpu.walk_tiles,
+        None
+    );
     let mut req = Request::new(&[64, 64, 8], &[1, 0, 2], 4);
     req.src_offset = 4;
     let wide = plan::plan(&req, &cpu()).unwrap();
-    assert!(wide.wide_stores && wide.walk_tiles.is_none(), "{wide}");
+    assert!(
+        wide.cpu.wide_stores && wide.cpu.walk_tiles.is_none(),
+        "{wide}"
+    );
 }
 
 /// Transposes of 16-byte units take the generic kernel's walk in tiles on CPU devices (runs
@@ -95,7 +107,7 @@ fn transposes_of_16_byte_units_walk_in_tiles() {
         rows: 1,
         row_runs: true,
     };
-    assert_eq!(square.walk_tiles, Some(tiles), "{square}");
+    assert_eq!(square.cpu.walk_tiles, Some(tiles), "{square}");
     // Output [2048, 2048 / 8, 8] with source strides [1, 8 * 2048, 2048]: tiles of 1024
     // output rows by a run, the runs of WALK_TILE_TRANSPOSE_WORKGROUPS workgroups of 256.
     let walk = vec![
@@ -105,10 +117,10 @@ fn transposes_of_16_byte_units_walk_in_tiles() {
         [8, 2048, 1],
     ];
     assert_eq!(square.walk_tile_dims(), Some(walk), "{square}");
-    assert!(square.runs && !square.lane_major_runs(), "{square}");
+    assert!(square.cpu.runs && !square.lane_major_runs(), "{square}");
     let batch = tiled(&[3, 40, 64], &[0, 2, 1], 16, Options::default());
     assert_eq!(
-        batch.walk_tiles.map(|t| (t.dim, t.across)),
+        batch.cpu.walk_tiles.map(|t| (t.dim, t.across)),
         Some((1, 64)),
         "{batch}"
     );
@@ -140,16 +152,20 @@ fn long_transposes_past_one_binding_walk_in_narrower_tiles() {
     // 128 MiB window, one of 256 is not.
     let long = tiled(&[16384, 1024], &[1, 0], 16, Options::default());
     assert_eq!(long.reasons.kernel, KernelReason::CpuWalkTiles, "{long}");
-    assert_eq!(long.walk_tiles.map(|t| t.across), Some(256), "{long}");
+    assert_eq!(long.cpu.walk_tiles.map(|t| t.across), Some(256), "{long}");
     let forced = Options {
         walk_tiles: Some(true),
         ..Options::default()
     };
     let forced = tiled(&[16384, 1024], &[1, 0], 16, forced);
-    assert_eq!(forced.walk_tiles.map(|t| t.across), Some(256), "{forced}");
+    assert_eq!(
+        forced.cpu.walk_tiles.map(|t| t.across),
+        Some(256),
+        "{forced}"
+    );
     // Where a box of the usual tiles fits, they stay: 1024 output rows of 8192.
     let fits = tiled(&[8192, 2048], &[1, 0], 16, Options::default());
-    assert_eq!(fits.walk_tiles.map(|t| t.across), Some(1024), "{fits}");
+    assert_eq!(fits.cpu.walk_tiles.map(|t| t.across), Some(1024), "{fits}");
     // Rows of 65536: not even one workgroup's runs fit, so micro blocks.
     let longest = tiled(&[65536, 256], &[1, 0], 16, Options::default());
     assert_eq!(longest.kernel, Kernel::Micro, "{longest}");
@@ -189,7 +205,7 @@ fn forced_tiled_walks() {
         ..Options::default()
     };
     let head = tiled(&[8, 512, 16, 64], &[0, 2, 1, 3], 4, off);
-    assert!(head.walk_tiles.is_none() && head.scatter, "{head}");
+    assert!(head.cpu.walk_tiles.is_none() && head.cpu.scatter, "{head}");
 }
 
 /// Checks a walk in tiles against the permute: enumerated in order, as the kernel's runs
@@ -259,7 +275,7 @@ proptest::proptest! {
             // Only where tiles would not change the order, or rows are one run.
             Err(_) => {
                 let untiled = plan::plan(&req.with_options(Options::default()), &cpu()).unwrap();
-                proptest::prop_assert!(untiled.walk_tiles.is_none(), "{untiled}");
+                proptest::prop_assert!(untiled.cpu.walk_tiles.is_none(), "{untiled}");
             }
         }
     }
@@ -295,7 +311,7 @@ proptest::proptest! {
         let plan = plan::plan(&req, &cpu());
         proptest::prop_assert!(plan.is_ok(), "{:?}", plan);
         let plan = plan.unwrap();
-        proptest::prop_assert!(plan.walk_tiles.is_some_and(|t| t.row_runs), "{}", plan);
+        proptest::prop_assert!(plan.cpu.walk_tiles.is_some_and(|t| t.row_runs), "{}", plan);
         check_walk(&plan)?;
     }
 }

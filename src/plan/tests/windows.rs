@@ -243,7 +243,7 @@ fn runs_go_on_in_boxes_of_whole_runs_past_one_binding() {
     ];
     for (p, layout, lane_major) in plans {
         assert_eq!(p.kernel, Kernel::Generic, "{p}");
-        assert!(p.boxed() && p.runs, "{p}");
+        assert!(p.boxed() && p.cpu.runs, "{p}");
         assert_eq!(p.lane_major_runs(), lane_major, "{p}");
         assert_eq!(p.generic_layout(), layout, "{p}");
         check_chunks(&p, &caps, caps.max_storage_binding);
@@ -272,7 +272,7 @@ fn runs_go_on_in_boxes_of_whole_runs_past_one_binding() {
     };
     let req = Request::new(&[64, 64], &[1, 0], 4).with_options(options);
     let p = plan::plan(&req, &caps).unwrap();
-    assert!(p.boxed() && !p.runs, "{p}");
+    assert!(p.boxed() && !p.cpu.runs, "{p}");
 }
 
 /// A tensor past one binding only by its offset is one box: its walk in tiles takes no
@@ -292,7 +292,10 @@ fn a_walk_one_box_past_the_limit_takes_no_wide_stores() {
     let p = plan::plan(&req, &cpu()).unwrap();
     assert!(p.src_offset + p.src_extent() > bytes + 256 + 8, "{p}");
     assert_eq!(p.chunks.len(), 1, "{p}");
-    assert!(p.runs && p.walk_tiles.is_some() && !p.wide_stores, "{p}");
+    assert!(
+        p.cpu.runs && p.cpu.walk_tiles.is_some() && !p.cpu.wide_stores,
+        "{p}"
+    );
     assert!(
         p.variant()
             .is_some_and(|v| crate::shaders::all_variants().contains(&v)),
@@ -372,7 +375,7 @@ fn contiguous_boxes_of_one_shape_run_plain() {
     // Walked in tiles, its boxes take one shape and run compiled for it.
     let req = Request::new(&[64, 2048, 1024], &[1, 0, 2], 4).with_options(forced);
     let p = plan::plan(&req, &cpu).unwrap();
-    assert!(p.boxed() && p.walk_tiles.is_some(), "{p}");
+    assert!(p.boxed() && p.cpu.walk_tiles.is_some(), "{p}");
     assert!(p.boxes_of_one_shape() && p.specialized, "{p}");
     check_chunks(&p, &cpu, cpu.max_storage_binding);
     // As a GPU runs it (what the memory model traces): boxed, on uniforms.
