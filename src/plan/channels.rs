@@ -2,7 +2,7 @@
 //! register-block kernel reads it off one index of its block (a row, a column, or the
 //! batch) instead of dividing each element's output position.
 
-use super::{Kernel, Plan, Strip, select};
+use super::{Kernel, Plan, Strip};
 
 /// The block index an element's channel is read from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -81,7 +81,7 @@ impl Plan {
     pub fn channels_by_position(&self) -> Option<u32> {
         let at = self.channels()?.at;
         let strip = match self.kernel {
-            Kernel::Micro => select::micro_block(self).ok()?.strip?,
+            Kernel::Micro => super::cpu::micro_block(self).ok()?.strip?,
             Kernel::Tiled if self.conversion.is_some() => super::tiled_strip(self).ok()?,
             _ => return None,
         };

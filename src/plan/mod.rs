@@ -7,10 +7,8 @@
 //! (index width, kernel, shape specialisation, each with its reason), `windows` (binding
 //! windows and grid folding), `explain` (prints what was recorded).
 
-mod batch_order;
 mod channels;
-mod column_runs;
-mod edges;
+pub mod cpu;
 mod explain;
 mod geometry;
 #[doc(hidden)]
@@ -19,8 +17,6 @@ mod operation;
 pub(crate) use operation::PartRequest;
 mod planned;
 mod reasons;
-mod row_copies;
-mod runs;
 mod select;
 mod simplify;
 mod specialize;
@@ -31,35 +27,31 @@ mod tests;
 pub mod tuning;
 mod variant;
 mod view_plan;
-mod walk;
 mod windows;
 
 pub use crate::options::{IndexMath, Kernel, Options};
 pub use crate::view::{Bound, ELEM_SIZES, MAX_BOUNDS, MAX_RANK, View};
 pub use crate::view::{check_perm, element_count};
-pub use batch_order::BatchTiles;
 pub use channels::{ChannelAt, Channels};
-pub use edges::{edge_parts, with_edges};
+pub(crate) use cpu::prefers_access64;
+pub use cpu::{
+    BatchTiles, Block, CpuChoices, WalkTiles, edge_parts, flat_blocks, flat_box_blocks, flat_pairs,
+    flat_planned, flat_tail, micro_block, with_edges,
+};
 pub use geometry::*;
 pub use planned::*;
 pub use reasons::{
     Figures, IndexReason, KernelReason, Learned, Measured, Misfit, Modelling, OrderReason, Reasons,
     ShapeKey, SpecializeReason, Tuning, ViewKey,
 };
-pub(crate) use select::micro_block;
 #[doc(hidden)]
 pub use select::modelled_best;
-pub(crate) use select::prefers_access64;
 pub(crate) use simplify::{movement_unit, pack_of, simplify};
 pub(crate) use specialize::race_specialize;
-pub(crate) use strips::flat_box_images;
-pub use strips::flat_planned;
-pub use strips::{flat_blocks, flat_box_blocks, flat_pairs, flat_tail};
-pub(crate) use strips::{flat_strip, tiled_strip};
+pub(crate) use strips::tiled_strip;
 use tuning::*;
 pub use variant::*;
 pub use view_plan::*;
-pub use walk::WalkTiles;
 pub use windows::fold_grid;
 
 use crate::PermuteError;
@@ -283,9 +275,10 @@ fn binding_limit(caps: &DeviceCaps, opts: &Options) -> u64 {
 }
 
 /// What every plan of a shader kernel does once the kernel is chosen, permutes and views
-/// alike: the chunks (one, or boxes over binding windows), runs, batch tiles, shape
-/// specialisation, wide stores, the walk (in tiles, or a scatter), 64-bit accesses and
-/// row copies.
+/// alike: the chunks (one, or boxes over binding windows) and shape specialisation, with
+/// the CPU-adapter family's choices before the windows are cut (runs, walks, batch tiles,
+/// column runs: they set the boxes' grain) and after (wide stores, the walk, 64-bit
+/// accesses, row copies); see [`cpu`].
 fn finish(
     mut plan: Plan,
     caps: &DeviceCaps,
@@ -308,34 +301,7 @@ fn finish(
         plan.tile = Some(Tile::for_unit(plan.unit));
     }
     plan.quads = select::choose_quads(&plan, one_binding);
-    plan.cpu.runs = select::choose_runs(&plan, caps, one_binding);
-    // Past one binding the generic kernel's boxes hold whole runs (`windows::Cut`): where
-    // one such box would not fit a window, its units move one by one. A walk in tiles is
-    // chosen before the windows there, so that they cut whole tiles, where those fit.
-    let fits = |plan: &Plan| select::windows_fit(plan, Kernel::Generic, caps, limit).is_ok();
-    if !one_binding && !converting {
-        if plan.cpu.runs && plan.kernel == Kernel::Generic {
-            plan.cpu.runs = fits(&plan);
-        }
-        plan.cpu.walk_tiles = walk::choose_walk_tiles(&plan, opts, false)?;
-        if plan.cpu.walk_tiles.is_some() && !fits(&plan) {
-            plan.cpu.walk_tiles = walk::narrow_tiles(&plan);
-        }
-        if plan.cpu.walk_tiles.is_some() && !fits(&plan) {
-            if opts.walk_tiles == Some(true) {
-                return Err(PermuteError::ForcedChoice {
-                    what: "a walk in tiles",
-                    why: "its boxes over binding windows hold whole tiles, and one does not fit a window",
-                });
-            }
-            plan.cpu.walk_tiles = None;
-        }
-    }
-    if one_binding && let Some(tiles) = BatchTiles::choose(&plan) {
-        tiles.split(&mut plan);
-    }
-    // Before the windows: a box's grain follows the direction of the runs.
-    column_runs::choose(&mut plan, caps, opts, learned, limit)?;
+    cpu::before_windows(&mut plan, caps, opts, learned, limit)?;
     if one_binding {
         let total = plan.workgroups();
         plan.chunks = vec![Chunk {
@@ -374,28 +340,10 @@ fn finish(
         }
         plan.plain_boxes = windows::plain_boxes(&plan);
     }
-    if converting {
-        // Shape constants on the micro kernel only; its wide blocks as 64-bit components.
-        if let Some((on, why)) = specialize::choose_specialize(&plan, opts, learned) {
-            plan.specialized = on;
-            plan.reasons.specialize = Some(why);
-        }
-        plan.cpu.scatter = walk::choose_scatter(&plan, opts)?;
-        plan.cpu.access64 = select::choose_access64(&plan, caps, opts)?;
-        // Never for a conversion (a copy cannot convert): refused where forced.
-        plan.cpu.row_copies = row_copies::choose(&plan, caps, opts)?;
-        return Ok(plan);
-    }
     if let Some((on, why)) = specialize::choose_specialize(&plan, opts, learned) {
         plan.specialized = on;
         plan.reasons.specialize = Some(why);
     }
-    plan.cpu.wide_stores = select::choose_wide_stores(&plan, opts)?;
-    if one_binding {
-        plan.cpu.walk_tiles = walk::choose_walk_tiles(&plan, opts, true)?;
-    }
-    plan.cpu.scatter = plan.cpu.walk_tiles.is_none() && walk::choose_scatter(&plan, opts)?;
-    plan.cpu.access64 = select::choose_access64(&plan, caps, opts)?;
-    plan.cpu.row_copies = row_copies::choose(&plan, caps, opts)?;
+    cpu::after_windows(&mut plan, caps, opts, limit)?;
     Ok(plan)
 }

@@ -84,59 +84,6 @@ pub struct Plan {
     pub view: Option<ViewLayout>,
 }
 
-/// The choices a plan makes for CPU adapters only, on top of its kernel: how the kernel's
-/// invocations walk the tensor and access memory where a CPU runs the shader. A GPU plan
-/// makes none of them.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CpuChoices {
-    /// Invocations each move a run of neighbours, decoding the first only (a CPU device's
-    /// choice, `select::choose_runs`): the generic kernel's [`GENERIC_RUN`] consecutive
-    /// output units (source units, for a [`Plan::scatter`]; one column of a stack of output
-    /// rows, for [`Plan::stacked_runs`]) instead of items a workgroup apart, the micro
-    /// kernel's blocks along the output's rows ([`MICRO_RUNS`]) instead of
-    /// one.
-    pub runs: bool,
-    /// 8 and 16-byte units, a conversion's quads of 8 and 16 bytes, and the micro kernel's
-    /// wide block rows are accessed as `u64` / `vec2<u64>` rather than `vec2<u32>` /
-    /// `vec4<u32>` (and a flat strip's 4-byte planes read in pairs, [`Block::flat_pairs`]):
-    /// on a CPU adapter an access costs per component, so halving the components speeds
-    /// every access (see `select::choose_access64`).
-    pub access64: bool,
-    /// The generic kernel's runs of 4 or 8-byte units are written 16 bytes at a time, their
-    /// units gathered into one wide store: a CPU adapter pays per access (see
-    /// `select::choose_wide_stores`).
-    pub wide_stores: bool,
-    /// The generic kernel's runs walk the source in order, each decoding where its first
-    /// unit goes, rather than the output (a CPU device's choice, `walk::choose_scatter`):
-    /// where the output's consecutive rows come from source rows far apart, a gather reads
-    /// a new page per row, which a CPU's prefetchers do not follow, while the scatter's
-    /// writes stay in few sequential streams.
-    pub scatter: bool,
-    /// The generic kernel's runs walk in tiles of two output dims rather than in output
-    /// order (a CPU device's choice, `walk::choose_walk_tiles`): the output's rows a few at
-    /// a time, across the output dim whose neighbours are nearest in the source, so that a
-    /// workgroup reads a few long stretches of the source and writes a few of the output
-    /// (`[512,512,64] (1,0,2)` f32 on lavapipe, AMD EPYC: 19.1 -> 11.7 ms, the shader copy
-    /// of its bytes 9.7). A transpose's runs are its rows, and a SIMD group's lanes lie across
-    /// the source's rows ([`WalkTiles::row_runs`]). The walk decodes both offsets over its
-    /// own dims ([`Plan::walk_tile_dims`]).
-    pub walk_tiles: Option<WalkTiles>,
-    /// The micro kernel's runs go along the column blocks (the input's rows), neighbouring
-    /// invocations along the row blocks, where the rows a band of the usual order reads
-    /// are too far apart to stay cached, the output's rows are shorter than a run and
-    /// apart, or the output's rows lie far apart and the input's close (a CPU device's
-    /// choice, `column_runs::choose`; see
-    /// [`Block::column_runs`](super::Block::column_runs)).
-    pub column_runs: bool,
-    /// The micro kernel's batch decodes in tiles: one batch dim split in two, another
-    /// between its halves (a CPU device's choice, `BatchTiles::choose`).
-    pub batch_tiles: Option<BatchTiles>,
-    /// Each output row moves as a buffer copy where both buffers allow copies (`COPY_SRC`,
-    /// `COPY_DST`), else the kernel runs as planned (a CPU device's choice for long rows,
-    /// `row_copies::choose`; see [`Plan::row_copy_steps`]).
-    pub row_copies: bool,
-}
-
 /// A lowered view's layout in the buffers, in movement units (see [`lower::lower`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ViewLayout {
@@ -299,7 +246,7 @@ impl Plan {
             Kernel::Micro => Some(Variant::Micro(MicroVariant {
                 rank,
                 unit,
-                block: select::micro_block(self).ok()?,
+                block: super::cpu::micro_block(self).ok()?,
                 padded: bounded,
                 access64: self.cpu.access64,
                 specialized: self.specialized,
@@ -365,7 +312,7 @@ impl Plan {
                 b * r.div_ceil(extent) * c.div_ceil(extent)
             }
             _ => {
-                let invocations = match select::micro_block(self) {
+                let invocations = match super::cpu::micro_block(self) {
                     // A lane-major run's last blocks may be past the end.
                     Ok(block) => match super::flat_box_blocks(self, &block, extents) {
                         Some((blocks, _)) => blocks.div_ceil(block.run as u64),

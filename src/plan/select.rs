@@ -3,9 +3,8 @@
 //! and 64-bit accesses, and the micro kernel's block (whether runs scatter: `super::walk`).
 
 use super::reasons::*;
-use super::runs::{short_rows_run, usual_run};
 use super::tuning::*;
-use super::{Block, ChannelAt, DeviceCaps, IndexMath, Kernel, Options, Plan, Strip, Tile, windows};
+use super::{ChannelAt, DeviceCaps, IndexMath, Kernel, Options, Plan, Tile, windows};
 use crate::PermuteError;
 
 /// 32-bit math when every offset in units (plus a workgroup's overshoot) fits in `u32`;
@@ -63,7 +62,7 @@ pub(super) fn choose_kernel(
                 "the permutation is not the identity, or its byte count is not a multiple of 4",
             )),
             Kernel::Tiled => misfit("tiled kernel", tiled_fits(plan, caps, limit)),
-            Kernel::Micro => misfit("micro kernel", micro_fits(plan, caps, limit)),
+            Kernel::Micro => misfit("micro kernel", super::cpu::micro_fits(plan, caps, limit)),
             Kernel::Copy | Kernel::Generic => {
                 Ok((forced, KernelReason::Forced, Tuning::Off, Modelling::Off))
             }
@@ -90,7 +89,7 @@ pub(super) fn choose_kernel(
 
     let fits = |k| match k {
         Kernel::Tiled => tiled_fits(plan, caps, limit).is_ok(),
-        Kernel::Micro => micro_fits(plan, caps, limit).is_ok(),
+        Kernel::Micro => super::cpu::micro_fits(plan, caps, limit).is_ok(),
         _ => k == Kernel::Generic,
     };
     let candidates: Vec<Kernel> = [Kernel::Generic, Kernel::Tiled, Kernel::Micro]
@@ -138,13 +137,8 @@ fn by_device(
     (rows, cols): (u64, u64),
     limit: u64,
 ) -> (Kernel, KernelReason) {
-    if prefer_micro(caps) && super::walk::transpose_walks_tiles(plan, caps, opts, limit) {
-        (Kernel::Generic, KernelReason::CpuWalkTiles)
-    } else if prefer_micro(caps) {
-        match micro_fits(plan, caps, limit) {
-            Ok(()) => (Kernel::Micro, KernelReason::CpuMicro),
-            Err(m) => (Kernel::Generic, KernelReason::CpuNoMicro(m)),
-        }
+    if super::cpu::family(caps) {
+        super::cpu::kernel(plan, caps, opts, limit)
     } else if rows < MIN_TILED_EXTENT || cols < MIN_TILED_EXTENT {
         (Kernel::Generic, KernelReason::SmallTile { rows, cols })
     } else {
@@ -166,7 +160,7 @@ pub(super) fn choose_convert_kernel(
     let refuse = |what, why| PermuteError::ForcedChoice { what, why };
     match opts.kernel {
         Some(Kernel::Generic) => Ok((Kernel::Generic, KernelReason::Forced)),
-        Some(Kernel::Micro) => micro_fits(plan, caps, limit)
+        Some(Kernel::Micro) => super::cpu::micro_fits(plan, caps, limit)
             .map(|()| (Kernel::Micro, KernelReason::Forced))
             .map_err(|m| refuse("micro kernel", m.why())),
         Some(Kernel::Tiled) => strips_fit(plan, caps, limit)
@@ -176,10 +170,10 @@ pub(super) fn choose_convert_kernel(
             "kernel",
             "conversions run on the generic, tiled and micro kernels",
         )),
-        None if prefer_micro(caps) && micro_fits(plan, caps, limit).is_ok() => {
+        None if super::cpu::family(caps) && super::cpu::micro_fits(plan, caps, limit).is_ok() => {
             Ok((Kernel::Micro, KernelReason::CpuMicro))
         }
-        None if !prefer_micro(caps) && strips_fit(plan, caps, limit).is_ok() => {
+        None if !super::cpu::family(caps) && strips_fit(plan, caps, limit).is_ok() => {
             Ok((Kernel::Tiled, KernelReason::ConversionStrips))
         }
         None => Ok((Kernel::Generic, KernelReason::Conversion)),
@@ -201,7 +195,7 @@ pub(super) fn choose_view_kernel(
         Some(Kernel::Tiled) => tiled_fits(plan, caps, limit)
             .map(|()| (Kernel::Tiled, KernelReason::Forced))
             .map_err(|m| refuse("tiled kernel", m.why())),
-        Some(Kernel::Micro) => micro_fits(plan, caps, limit)
+        Some(Kernel::Micro) => super::cpu::micro_fits(plan, caps, limit)
             .map(|()| (Kernel::Micro, KernelReason::Forced))
             .map_err(|m| refuse("micro kernel", m.why())),
         Some(k) => Err(refuse(
@@ -209,7 +203,7 @@ pub(super) fn choose_view_kernel(
             "a strided view that is not a permute runs on the generic, tiled or micro kernel (or a copy)",
         )),
         None => Ok(match plan.batch_rows_cols() {
-            Some((_, rows, cols)) if view_fits(plan, prefer_micro(caps)).is_ok() => {
+            Some((_, rows, cols)) if view_fits(plan, super::cpu::family(caps)).is_ok() => {
                 by_device(plan, caps, opts, (rows, cols), limit)
             }
             _ => (Kernel::Generic, KernelReason::View),
@@ -223,7 +217,7 @@ pub(super) fn choose_view_kernel(
 /// stride and the start in whole words (for the `micro` kernel, whose blocks check their
 /// accesses: forward strides), and unpadded but on the `micro` kernel (which fills whole
 /// block rows: then no bound may span the columns). Plain permutes always suit.
-fn view_fits(plan: &Plan, micro: bool) -> Result<(), Misfit> {
+pub(super) fn view_fits(plan: &Plan, micro: bool) -> Result<(), Misfit> {
     let (Some(v), Some(a)) = (&plan.view, plan.row_dim()) else {
         return Ok(());
     };
@@ -269,15 +263,6 @@ pub fn modelled_best(figures: &[Figures], candidates: &[Kernel]) -> Option<Kerne
         .map(|f| f.kernel)
 }
 
-/// Whether register micro-tiles, rather than workgroup-memory tiles, are the first choice:
-/// on CPU devices, where they beat both other kernels on every case of the suite on
-/// lavapipe (1.2-4x over the generic kernel), and where workgroup memory is ordinary memory
-/// and the barrier splits the shader. Unmeasured on GPUs, so there the tiled kernel keeps
-/// its place: errs towards the kernel built for GPUs on any device not known to be a CPU.
-pub fn prefer_micro(caps: &DeviceCaps) -> bool {
-    caps.cpu
-}
-
 /// Whether a conversion on the generic kernel moves quads (in one binding): its innermost
 /// dim stays (so 4
 /// consecutive output elements are 4 consecutive source elements), divides by 4, and both
@@ -296,134 +281,11 @@ pub fn choose_quads(plan: &Plan, one_binding: bool) -> bool {
         && plan.dst_offset.is_multiple_of(4 * plan.dst_unit() as u64)
 }
 
-/// Whether invocations move runs of neighbours, on CPU devices only: the micro kernel's
-/// blocks along the output's rows (on GPUs they would spread neighbouring lanes'
-/// accesses), and the generic kernel's consecutive output units, for a tensor in one
-/// binding (or, of unpacked units unconverted, in boxes over binding windows) written
-/// contiguously (no bounds or destination strides) with 32-bit index math, whose innermost
-/// output dim is whole runs of [`GENERIC_RUN`], so that a run never leaves its output row
-/// and its source offsets step by one stride; or, in one binding, whose rows stack
-/// ([`Plan::rows_stack`]), whatever their length: a stack's run steps down its column
-/// ([`Plan::stacked_runs`], the only order such rows take). A CPU adapter gains nothing
-/// from spacing a thread's items a workgroup apart (its lanes access memory one at a time)
-/// and pays for each decode; on GPUs the spaced items are what coalesces.
-pub fn choose_runs(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> bool {
-    if plan.kernel == Kernel::Micro {
-        return micro_runs(caps);
-    }
-    let whole = plan
-        .view
-        .as_ref()
-        .is_none_or(|v| v.bounds.is_empty() && v.dst_contiguous);
-    // Past one binding, runs go through boxes (`GenericLayout::Boxed`: each run's first
-    // unit decodes both offsets), of unpacked, unconverted units.
-    let boxes = plan.pack() == 1 && plan.conversion.is_none();
-    // Converting runs fill whole destination words (a run's length is a multiple of any
-    // packing); other runs move unpacked units; runs of quads, quads.
-    caps.cpu
-        && plan.kernel == Kernel::Generic
-        && plan.index == IndexMath::U32
-        && (one_binding || boxes)
-        && (plan.pack() == 1 || plan.conversion.is_some())
-        && whole
-        && (plan.rows_hold_whole_runs()
-            || (one_binding && plan.conversion.is_none() && plan.rows_stack()))
-}
-
-/// Whether the generic kernel's runs write 16 bytes at a time: runs of 4 or 8-byte units
-/// into a destination that starts on 16 bytes (a run of [`GENERIC_RUN`] units starts on
-/// whole 32 bytes of it). A CPU adapter loops over its lanes once per access whatever the
-/// access's width, so one store of four words costs what one word did.
-pub fn choose_wide_stores(plan: &Plan, opts: &Options) -> Result<bool, PermuteError> {
-    let applies = plan.cpu.runs
-        && plan.kernel == Kernel::Generic
-        && matches!(plan.unit, 4 | 8)
-        && plan.dst_offset.is_multiple_of(16)
-        && plan.rows_hold_whole_runs()
-        && !plan.boxed()
-        && plan.cpu.walk_tiles.is_none();
-    match opts.wide_stores {
-        Some(true) if !applies => Err(PermuteError::ForcedChoice {
-            what: "wide stores",
-            why: "they write the generic kernel's runs (CPU devices) of 4/8-byte units into a destination that starts on 16 bytes",
-        }),
-        Some(on) => Ok(on),
-        // A forced scatter walks the source: its runs have no output words to gather.
-        None => Ok(applies && opts.scatter != Some(true)),
-    }
-}
-
-/// Whether to access storage as 64-bit components: where the units are 8 or 16 bytes, the
-/// stores wide or a conversion's quads 8 or 16 bytes on a side (the generic kernel), or the
-/// micro kernel's block rows are 16-byte accesses, with 32-bit index math, on CPU devices
-/// with `SHADER_INT64`. lavapipe loads and stores each component of an access in a loop
-/// over its SIMD lanes, so a `vec2<u64>` costs about half a `vec4<u32>`: a shader copy
-/// moved 64 MiB in 38.5 ms instead of 64 ms. GPUs keep 32-bit components.
-pub fn choose_access64(
-    plan: &Plan,
-    caps: &DeviceCaps,
-    opts: &Options,
-) -> Result<bool, PermuteError> {
-    let applies = plan.index == IndexMath::U32
-        && match plan.kernel {
-            Kernel::Generic => {
-                plan.unit >= 8
-                    || plan.cpu.wide_stores
-                    || (plan.quads && plan.unit.max(plan.dst_unit()) >= 2)
-            }
-            Kernel::Micro => micro_block(plan).is_ok_and(|b| b.access_bytes == 16),
-            _ => false,
-        };
-    let refuse = |why| PermuteError::ForcedChoice {
-        what: "64-bit accesses",
-        why,
-    };
-    match opts.access64 {
-        Some(true) if !caps.int64 => Err(refuse("the device lacks SHADER_INT64")),
-        Some(true) if !applies => Err(refuse(
-            "they move the generic kernel's 8/16-byte units, a conversion's quads of 8 or 16 bytes and wide micro blocks, with 32-bit index math",
-        )),
-        Some(on) => Ok(on),
-        None => Ok(applies && prefers_access64(caps)),
-    }
-}
-
-/// Whether a device moves data fastest as 64-bit components: CPU devices with
-/// `SHADER_INT64` where a copy was measured faster so (see [`choose_access64`] and
-/// [`DeviceCaps::access64_faster`]). The bench's shader copy follows it too.
-pub fn prefers_access64(caps: &DeviceCaps) -> bool {
-    caps.cpu && caps.int64 && caps.access64_faster
-}
-
 /// Whether the tiled kernel's strips can run this conversion (see [`super::tiled_strip`]), in
 /// binding windows of `limit` bytes.
 fn strips_fit(plan: &Plan, caps: &DeviceCaps, limit: u64) -> Result<(), Misfit> {
     super::tiled_strip(plan)?;
     windows_fit(plan, Kernel::Tiled, caps, limit)
-}
-
-/// Whether the micro kernel moves runs of blocks ([`MICRO_RUNS`]): on CPU devices, which
-/// pay each block's decode lane by lane; on GPUs runs would spread neighbouring lanes'
-/// accesses.
-fn micro_runs(caps: &DeviceCaps) -> bool {
-    caps.cpu
-}
-
-/// Whether the micro-tile kernel can run this plan: the innermost dim moves, 32-bit index
-/// math, binding windows of `limit` bytes (see [`micro_block`]).
-fn micro_fits(plan: &Plan, caps: &DeviceCaps, limit: u64) -> Result<(), Misfit> {
-    // As it will run: its windows are cut in whole runs of blocks.
-    let plan = &{
-        let mut plan = plan.clone();
-        plan.cpu.runs = micro_runs(caps);
-        plan
-    };
-    micro_block(plan)?;
-    if plan.index != IndexMath::U32 {
-        return Err(Misfit::Index64);
-    }
-    // A flat strip's boxes are whole images (`windows::Cut`).
-    windows_fit(plan, Kernel::Micro, caps, limit)
 }
 
 /// Whether `kernel` can cut the plan into boxes of whole tiles whose windows fit `limit`
@@ -449,135 +311,6 @@ pub(super) fn windows_fit(
         true => Ok(()),
         false => Err(Misfit::Windowed),
     }
-}
-
-/// The micro kernel's block for a plan whose innermost dim moves: wide where both block
-/// sides divide by its side and every offset and stride of rows and batches is in whole 16
-/// bytes (so each block row is aligned `vec4<u32>`s: one, or two for 16-byte units); else a wide strip where one side is
-/// a short contiguous dim and the other divides (see [`Strip`]); else narrow for units of
-/// up to 4 bytes with both sides divisible by [`super::MICRO_SIDE`]; else a flat strip
-/// ([`super::flat_strip`]). Blocks per invocation, where the plan has runs (CPU devices):
-/// an aligned column strip's [`MICRO_LANE_MAJOR_RUN`] lane-major where that makes
-/// [`MICRO_LANE_MAJOR_MIN_WORKGROUPS`]; else the first of [`MICRO_RUNS`] (for a flat
-/// strip, [`MICRO_FLAT_RUN`] first) that divides the blocks along the run, else 1
-/// ([`usual_run`]), unless short input rows shorten it ([`short_rows_run`]).
-pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
-    let block = micro_block_shape(plan)?;
-    let flat_pairs = super::flat_pairs(plan, &block);
-    Ok(Block {
-        flat_pairs,
-        ..block
-    })
-}
-
-/// The micro kernel's block for this plan, but whether a flat strip reads its planes in
-/// pairs ([`Block::flat_pairs`]).
-fn micro_block_shape(plan: &Plan) -> Result<Block, Misfit> {
-    let Some((b, r, c)) = plan.batch_rows_cols() else {
-        return Err(Misfit::InnermostStays);
-    };
-    view_fits(plan, true)?;
-    // A converting view in blocks: strided and broadcast sources (a crop, say) into a
-    // contiguous output, whose positions name the affine's channels; its fill would be
-    // converted, and its reversed units are not elements.
-    if plan.conversion.is_some()
-        && plan
-            .view
-            .as_ref()
-            .is_some_and(|v| !v.bounds.is_empty() || v.reversed || !v.dst_contiguous)
-    {
-        return Err(Misfit::ViewLayout);
-    }
-    let (a, last) = (plan.row_dim().unwrap_or(0), plan.dims.len() - 1);
-    let ins = plan.in_strides();
-    let outs = plan.out_strides_by_input_dim();
-    let padded = plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
-    // A conversion's two sides have elements of different sizes: the block's side is the
-    // elements of the smaller in one access, and each side counts its own accesses.
-    let (src_unit, dst_unit) = (plan.unit, plan.dst_unit());
-    let unit = src_unit.min(dst_unit);
-    let fits = |b: &Block| {
-        let (q, qd) = (b.per_access(src_unit) as i64, b.per_access(dst_unit) as i64);
-        let whole = |s: i64| s.rem_euclid(q) == 0;
-        let whole_out = |s: i64| s.rem_euclid(qd) == 0;
-        // A strip's span side needs its rows back to back instead of in whole accesses.
-        let (span_in, span_out) = match b.strip {
-            None => (false, false),
-            Some(Strip::Cols(n)) if ins[a] == n as u64 => (true, false),
-            Some(Strip::Rows(n)) if outs[last] == n as u64 => (false, true),
-            Some(_) => return false,
-        };
-        r % b.rows() as u64 == 0
-            && c % b.cols() as u64 == 0
-            && (b.strip.is_none() || !padded)
-            && (0..last).all(|d| (d == a && span_in) || whole(ins[d] as i64))
-            && (0..=last).all(|d| d == a || (d == last && span_out) || whole_out(outs[d] as i64))
-            && plan.src_start().is_multiple_of(b.access_bytes as u64)
-            && plan.dst_offset.is_multiple_of(b.access_bytes as u64)
-            // The source binding holds one access (a padded view that reads nothing binds
-            // one unit).
-            && plan.src_extent() >= b.access_bytes as u64
-    };
-    // A strip of a whole dim of `n` elements that square blocks cannot take: the columns,
-    // else the rows (the extents `shaders::all_variants` has).
-    let whole_dim = |n: u64, strip: fn(u32) -> Strip| {
-        let side = Block::wide(unit)?.side as u64;
-        ((2..=STRIP_MAX as u64).contains(&n) && !n.is_multiple_of(side))
-            .then(|| Block::wide_strip(unit, strip(n as u32)))
-            .flatten()
-    };
-    let candidates = [
-        Block::wide(unit),
-        whole_dim(c, Strip::Cols),
-        whole_dim(r, Strip::Rows),
-        Block::narrow(src_unit.max(dst_unit)),
-    ];
-    let Some(block) = candidates
-        .into_iter()
-        .flatten()
-        .find(fits)
-        .or_else(|| super::flat_strip(plan))
-    else {
-        return Err(Misfit::MicroSides);
-    };
-    // Blocks along the run: row blocks, a row strip's column blocks (a flat strip's over
-    // every image).
-    let along = match (super::flat_blocks(plan, &block), block.strip) {
-        (Some((blocks, _)), _) => blocks,
-        (None, Some(Strip::Rows(_))) => c / block.cols() as u64,
-        (None, _) => r / block.rows() as u64,
-    };
-    if plan.cpu.runs && lane_major(plan, &block, b.saturating_mul(along)) {
-        return Ok(block.lane_major(MICRO_LANE_MAJOR_RUN));
-    }
-    // Runs along the columns (`column_runs::choose` checked that one divides them).
-    if plan.cpu.column_runs
-        && let Some(run) = block.column_run(c)
-    {
-        return Ok(plan.batch_first(block.column_runs(run)));
-    }
-    if !plan.cpu.runs {
-        return Ok(block.with_run(1));
-    }
-    // A flat strip's blocks are whole runs of their own where they can be.
-    let run = match block.flat {
-        true if along.is_multiple_of(MICRO_FLAT_RUN as u64) => MICRO_FLAT_RUN,
-        _ => short_rows_run(plan, &block).unwrap_or_else(|| usual_run(along)),
-    };
-    Ok(block.with_run(run))
-}
-
-/// Whether a block's runs are lane-major ([`MICRO_LANE_MAJOR_RUN`], `blocks` in all): a
-/// strip of whole input rows (pixels to planes, not flat) over at most two batch dims (each
-/// block finds its bases again; a centre crop has two) that makes
-/// [`MICRO_LANE_MAJOR_MIN_WORKGROUPS`] whole workgroups. Errs towards neighbour runs: the
-/// other strips measured slower (and the shader has lane-major column strips only).
-fn lane_major(plan: &Plan, block: &Block, blocks: u64) -> bool {
-    let workgroups = blocks / (MICRO_LANE_MAJOR_RUN * MICRO_WORKGROUP) as u64;
-    matches!(block.strip, Some(Strip::Cols(_)))
-        && !block.flat
-        && plan.batch_dims().len() <= 2
-        && workgroups >= MICRO_LANE_MAJOR_MIN_WORKGROUPS
 }
 
 /// Whether the tiled kernel can run this plan at all (size aside).

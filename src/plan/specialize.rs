@@ -1,7 +1,7 @@
 //! Whether a plan's kernel is compiled for its shape (`Plan::specialized`).
 
+use super::cpu::micro_block;
 use super::reasons::{Learned, SpecializeReason};
-use super::select::micro_block;
 use super::tuning::{SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES};
 use super::{IndexMath, Kernel, Options, Plan, windows};
 

@@ -2,10 +2,10 @@
 //! buffer windows fit, and folding workgroup counts into the device's grid limits.
 
 use super::lower::gcd;
-use super::tuning::{LANE_GROUP, PAGE_BYTES};
+use super::tuning::PAGE_BYTES;
 use super::{
     ChannelAt, Chunk, DeviceCaps, GENERIC_ITEMS, GENERIC_WORKGROUP, GenericLayout, Kernel,
-    MAX_CHUNKS, Misfit, Plan, Strip, TILED_STRIP_WORKGROUP, Tile, select,
+    MAX_CHUNKS, Misfit, Plan, Strip, TILED_STRIP_WORKGROUP, Tile,
 };
 use crate::PermuteError;
 
@@ -18,9 +18,9 @@ pub(super) struct Cut {
 }
 
 impl Cut {
-    /// The cut of the plan's kernel on a device: elements for the generic kernel (whole runs
-    /// on the output's innermost dim where it has runs, whole tiles where it walks); whole
-    /// tiles (the strips' quad tiles, the micro kernel's runs of blocks) along the row and
+    /// The cut of the plan's kernel on a device: elements for the generic kernel (with the
+    /// CPU family's runs and walks whole, `cpu::run_grain`); whole tiles (the strips' quad
+    /// tiles, the micro kernel's runs of blocks, `cpu::block_grain`) along the row and
     /// column dims, window starts on 16 bytes (the widest access), for the others.
     pub(super) fn of(plan: &Plan, kernel: Kernel, caps: &DeviceCaps) -> Result<Cut, Misfit> {
         let rank = plan.dims.len();
@@ -29,32 +29,14 @@ impl Cut {
         let (a, last) = match (kernel, plan.row_dim()) {
             (Kernel::Tiled | Kernel::Micro, Some(a)) => (a, rank - 1),
             _ => {
-                // A padded view's packed output rows in whole words; runs' rows in whole
-                // runs, lane-major ones in whole SIMD groups' runs (`Plan::lane_major_runs`).
+                // A padded view's packed output rows in whole words.
                 if let Some(&inner) = plan.dims_perm.last() {
                     if plan.generic_padded() {
                         grain[inner] = plan.pack() as u64;
                     }
-                    if plan.cpu.runs {
-                        let groups = plan.run_units() * LANE_GROUP as u64;
-                        grain[inner] = match plan.dims[inner].is_multiple_of(groups) {
-                            true => groups,
-                            false => plan.run_units(),
-                        };
-                    }
                 }
-                // A walk in tiles' boxes hold whole tiles (`Plan::walk_tile_dims_of`): of
-                // `across` positions of its dim, and `rows` output rows.
-                if let Some(t) = plan.cpu.walk_tiles {
-                    let (out_rank, perm) = (plan.dims.len(), &plan.dims_perm);
-                    // Where the innermost is split into runs, its count is the rows' dim.
-                    if t.dim < out_rank - 1 {
-                        grain[perm[t.dim]] = lcm(grain[perm[t.dim]], t.across);
-                    }
-                    if !t.row_runs && out_rank >= 2 {
-                        grain[perm[out_rank - 2]] = lcm(grain[perm[out_rank - 2]], t.rows);
-                    }
-                }
+                // The CPU family's runs and walks in tiles: boxes of whole ones.
+                super::cpu::run_grain(plan, &mut grain);
                 return Ok(Cut { grain, align });
             }
         };
@@ -70,27 +52,16 @@ impl Cut {
                 let extent = Tile::for_unit(plan.unit).extent();
                 (extent, extent)
             }
-            _ => {
-                let block = select::micro_block(plan)?;
-                // A flat strip's boxes: whole images, as many as start a whole run of blocks.
-                if block.flat {
-                    let images = super::flat_box_images(plan, &block).ok_or(Misfit::Windowed)?;
-                    for &d in &plan.batch_dims() {
-                        grain[d] = images;
-                    }
-                    (grain[a], grain[last]) = (plan.dims[a], plan.dims[last]);
+            // The micro kernel's runs of blocks (a flat strip's: whole images, set here).
+            _ => match super::cpu::block_grain(plan, &mut grain)? {
+                Some(rows_cols) => rows_cols,
+                None => {
                     return Ok(Cut {
                         grain,
                         align: align.max(16),
                     });
                 }
-                let run = block.run as u64;
-                // Runs along the columns: a row strip's, and column runs.
-                match block.column_runs || matches!(block.strip, Some(Strip::Rows(_))) {
-                    true => (block.rows() as u64, block.cols() as u64 * run),
-                    false => (block.rows() as u64 * run, block.cols() as u64),
-                }
-            }
+            },
         };
         (grain[a], grain[last]) = (rows, cols);
         // Boxes start on whole channel steps (their tables rotate to their first channel).
@@ -205,7 +176,7 @@ pub(super) fn walk_layout(plan: &Plan) -> bool {
 }
 
 /// The least common multiple of two positive numbers (saturating).
-fn lcm(a: u64, b: u64) -> u64 {
+pub(super) fn lcm(a: u64, b: u64) -> u64 {
     (a / gcd(a, b).max(1)).saturating_mul(b)
 }
 

@@ -228,7 +228,7 @@ fn flat_strips_split_into_whole_images_past_one_binding() {
         let block = p.variant().and_then(|v| v.block()).unwrap();
         assert!(block.flat && p.chunks.len() > 1, "{p}");
         check_chunks(&p, &cpu, cpu.max_storage_binding);
-        let images = plan::flat_box_images(&p, &block).unwrap();
+        let images = plan::cpu::flat_box_images(&p, &block).unwrap();
         assert_eq!(images, 32, "{p}");
         let (unit, strides) = match interleaved_in {
             true => (p.unit, p.in_strides()),

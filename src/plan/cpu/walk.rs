@@ -2,12 +2,12 @@
 //! tiles of them ([`Plan::walk_tiles`]), or over the source's, scattering
 //! ([`Plan::scatter`]), and the choice between them.
 
-use super::tuning::{
+use crate::PermuteError;
+use crate::plan::tuning::{
     GENERIC_RUN, GENERIC_WORKGROUP, LANE_GROUP, PAGE_BYTES, WALK_TILE_MIN_ROW_RUNS,
     WALK_TILE_ROW_BYTES, WALK_TILE_TRANSPOSE_WORKGROUPS,
 };
-use super::{DeviceCaps, GenericLayout, IndexMath, Kernel, MAX_RANK, Options, Plan};
-use crate::PermuteError;
+use crate::plan::{DeviceCaps, GenericLayout, IndexMath, Kernel, MAX_RANK, Options, Plan};
 
 /// A gather's walk in tiles of two output dims (see [`Plan::walk_tiles`]): the dim outside
 /// the innermost, whose rows are neighbours in the output, and the one whose neighbours are
@@ -239,7 +239,7 @@ fn tile_dims(out: &[u64], whole: &[u64], src: &[u64], t: WalkTiles) -> Vec<[u64;
 /// ones of [`narrow_tiles`] where the usual do not). On lavapipe (AMD EPYC, three
 /// alternating suite runs; the shader copy of the same bytes about 10 ms) `[2048,2048]
 /// (1,0)` took 21.2 ms on micro blocks, 11.6 so.
-pub(super) fn transpose_walks_tiles(
+pub(in crate::plan) fn transpose_walks_tiles(
     plan: &Plan,
     caps: &DeviceCaps,
     opts: &Options,
@@ -252,7 +252,7 @@ pub(super) fn transpose_walks_tiles(
         };
         (walked.cpu.runs, walked.cpu.walk_tiles) = (true, tiles);
         tiles.is_some_and(|t| t.row_runs)
-            && super::select::windows_fit(&walked, Kernel::Generic, caps, limit).is_ok()
+            && crate::plan::select::windows_fit(&walked, Kernel::Generic, caps, limit).is_ok()
     };
     plan.unit == 16
         && plan.view.is_none()
@@ -268,7 +268,7 @@ pub(super) fn transpose_walks_tiles(
 /// devices) of a plain permute, without wide stores, where the output dim nearest in the
 /// source is not the one just outside the innermost ([`tiles_of`]); past one binding
 /// (`one_binding` false) in boxes of whole tiles, chosen before the windows.
-pub(super) fn choose_walk_tiles(
+pub(in crate::plan) fn choose_walk_tiles(
     plan: &Plan,
     opts: &Options,
     one_binding: bool,
@@ -324,7 +324,7 @@ fn tiles_of(plan: &Plan) -> Option<WalkTiles> {
 /// window: a transpose's of one workgroup's runs (walks whose innermost dim stays have no
 /// other tiles). The windows cut whole tiles, and 16-byte transposes whose rows are long
 /// would otherwise leave the walk for micro blocks, about twice as slow.
-pub(super) fn narrow_tiles(plan: &Plan) -> Option<WalkTiles> {
+pub(in crate::plan) fn narrow_tiles(plan: &Plan) -> Option<WalkTiles> {
     tiles_of_width(plan, 1)
 }
 
@@ -386,7 +386,7 @@ fn divisor_at_most(n: u64, most: u64) -> u64 {
 /// workgroup (3.9 ms on lavapipe, the shader copy of its bytes 2.8), scattering writes 16
 /// pages' worth of sequential rows (3.3 ms); where both sides' rows are as far apart
 /// (`[512,512,64] (1,0,2)`), neither order wins.
-pub(super) fn choose_scatter(plan: &Plan, opts: &Options) -> Result<bool, PermuteError> {
+pub(in crate::plan) fn choose_scatter(plan: &Plan, opts: &Options) -> Result<bool, PermuteError> {
     let last = plan.dims.len() - 1;
     let applies = plan.cpu.runs
         && plan.kernel == Kernel::Generic

@@ -1,20 +1,21 @@
-//! The micro kernel's column runs ([`Block::column_runs`](super::Block::column_runs)):
+//! The micro kernel's column runs ([`Block::column_runs`](crate::plan::Block::column_runs)):
 //! where they apply, and where they pay; and the bands of its usual order.
 
-use super::select::{micro_block, windows_fit};
-use super::tuning::{
+use super::micro::micro_block;
+use crate::PermuteError;
+use crate::plan::select::windows_fit;
+use crate::plan::tuning::{
     MICRO_ALIASING_PITCH, MICRO_BAND_BLOCKS, MICRO_BAND_BLOCKS_16B, MICRO_BAND_BLOCKS_SPREAD,
     MICRO_BAND_MAX_SPAN, MICRO_BAND_ROWS, MICRO_BAND_SPAN, MICRO_COLUMN_RUN_MIN_BAND,
     MICRO_FAR_OUT_PITCH, MICRO_NEAR_IN_PITCH, MICRO_ONE_RUN_BAND_PITCH, MICRO_RUN,
     MICRO_SHORT_OUT_ROWS,
 };
-use super::{DeviceCaps, Kernel, Learned, Options, OrderReason, Plan};
-use crate::PermuteError;
+use crate::plan::{DeviceCaps, Kernel, Learned, Options, OrderReason, Plan};
 
 /// Whether the micro kernel's runs go along the column blocks: where the rows are far
 /// apart on both sides, so that a band of the usual order would have to be shorter than
 /// [`MICRO_COLUMN_RUN_MIN_BAND`] row blocks to keep its input rows within
-/// [`MICRO_BAND_MAX_SPAN`](super::tuning::MICRO_BAND_MAX_SPAN) (rows more than 128 KiB
+/// [`MICRO_BAND_MAX_SPAN`](crate::plan::tuning::MICRO_BAND_MAX_SPAN) (rows more than 128 KiB
 /// apart, for 4-byte units) and as many column blocks of output rows would not fit either,
 /// and the input's rows are more than fit. Runs of square blocks (CPU devices) of a
 /// permute or view without bounds or a conversion, chosen before the plan splits into
@@ -35,7 +36,7 @@ use crate::PermuteError;
 /// With autotuning on, where both orders apply, the order measured faster for the plan's
 /// shape class decides instead of the rule ([`Learned::column_runs`]). Sets
 /// [`Plan::column_runs`] and the reason ([`OrderReason`]).
-pub(super) fn choose(
+pub(in crate::plan) fn choose(
     plan: &mut Plan,
     caps: &DeviceCaps,
     opts: &Options,
@@ -182,7 +183,7 @@ impl Plan {
     /// reads 128 bytes of each of 16 input rows at a time instead of 16-32 bytes of each of
     /// 32 or more, and writes one line of each of 32 neighbouring output rows. Only the
     /// measured widths and runs: errs towards the usual bands. See the constants.
-    pub(super) fn one_run_bands(&self, run: u32) -> bool {
+    pub(in crate::plan) fn one_run_bands(&self, run: u32) -> bool {
         let padded = self.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
         self.cpu.runs
             && run == MICRO_RUN

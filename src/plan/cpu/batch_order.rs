@@ -1,7 +1,7 @@
 //! The order in which a box of the tiled or micro kernel decodes its batch dims.
 
-use super::tuning::{BATCH_TILE_BYTES, BATCH_TILE_MIN_PAGES, LANE_GROUP, PAGE_BYTES};
-use super::{Block, Kernel, MAX_RANK, Plan};
+use crate::plan::tuning::{BATCH_TILE_BYTES, BATCH_TILE_MIN_PAGES, LANE_GROUP, PAGE_BYTES};
+use crate::plan::{Block, Kernel, MAX_RANK, Plan};
 
 /// A micro plan's batch decoded in tiles (CPU devices): the input's innermost batch dim is
 /// split in two, `outer` and `outer + 1` in the plan's dims, and the batch dim `across`,
@@ -216,7 +216,7 @@ impl Plan {
     /// (their 2x2 blocks take output rows of 8 units in 4 row blocks, too many for column
     /// runs by `short_rows_apart`). Where the continuation is the input's innermost batch dim
     /// anyway (`[16,8,64,32] (0,3,2,1)`: no row continuation) it tied (0.99-1.01).
-    pub(super) fn batch_first(&self, runs: Block) -> Block {
+    pub(in crate::plan) fn batch_first(&self, runs: Block) -> Block {
         match runs.column_runs && self.unit == 4 && self.row_continuation_of(&runs).is_some() {
             true => runs.batch_before_columns(),
             false => runs,

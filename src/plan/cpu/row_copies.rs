@@ -1,16 +1,20 @@
 //! Row copies: a permute or view whose rows stay whole moves each output row as a buffer
 //! copy ([`Plan::row_copies`]), where both buffers allow copies.
 
-use super::tuning::{ROW_COPY_MAX, ROW_COPY_MIN_BYTES};
-use super::{DeviceCaps, Kernel, Options, Plan};
 use crate::PermuteError;
+use crate::plan::tuning::{ROW_COPY_MAX, ROW_COPY_MIN_BYTES};
+use crate::plan::{DeviceCaps, Kernel, Options, Plan};
 
 /// Whether the plan's rows move as buffer copies: on a CPU device, rows of
 /// [`ROW_COPY_MIN_BYTES`] or more that copies can move ([`Plan::row_copy_rows`]); a buffer
 /// copy there runs at memory-copy speed, past binding windows too. GPUs keep their kernels:
 /// how their copies of many rows compare is not measured. A forced kernel runs as forced
 /// (tests and benchmarks compare kernels) unless row copies are forced too.
-pub(super) fn choose(plan: &Plan, caps: &DeviceCaps, opts: &Options) -> Result<bool, PermuteError> {
+pub(in crate::plan) fn choose(
+    plan: &Plan,
+    caps: &DeviceCaps,
+    opts: &Options,
+) -> Result<bool, PermuteError> {
     let rows = plan.row_copy_rows();
     match opts.row_copies {
         Some(true) if rows.is_none() => Err(PermuteError::ForcedChoice {

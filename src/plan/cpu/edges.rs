@@ -14,7 +14,7 @@
 //! ran element by element on the generic kernel alone, 4x slower
 //! (docs/benchmarks/3-cpu-rounds-7-13.md, ninth round).
 
-use super::*;
+use crate::plan::*;
 
 /// The parts of `plan` (a permute planned on the generic kernel only because micro blocks
 /// do not divide its sides): the body in whole wide blocks of rows and columns (a side of

@@ -1,12 +1,12 @@
 //! How many blocks a micro invocation moves along its run (CPU devices): the usual run, and
 //! a shorter one over short input rows.
 
-use super::tuning::{LANE_GROUP, MICRO_RUNS, MICRO_SHORT_ROW_BYTES};
-use super::{Block, Plan};
+use crate::plan::tuning::{LANE_GROUP, MICRO_RUNS, MICRO_SHORT_ROW_BYTES};
+use crate::plan::{Block, Plan};
 
 /// The usual run of `blocks` blocks along it: the first of [`MICRO_RUNS`] that divides
 /// them, else 1.
-pub(super) fn usual_run(blocks: u64) -> u32 {
+pub(in crate::plan) fn usual_run(blocks: u64) -> u32 {
     MICRO_RUNS
         .into_iter()
         .find(|&run| blocks.is_multiple_of(run as u64))
@@ -18,7 +18,7 @@ pub(super) fn usual_run(blocks: u64) -> u32 {
 /// runs within the row blocks of one column of blocks. Wide blocks of 2- or 4-byte units of
 /// a plain permute whose input rows lie back to back, over at most two batch dims: the
 /// layouts measured. `None` leaves the usual run.
-pub(super) fn short_rows_run(plan: &Plan, block: &Block) -> Option<u32> {
+pub(in crate::plan) fn short_rows_run(plan: &Plan, block: &Block) -> Option<u32> {
     let (_, rows, cols) = plan.batch_rows_cols()?;
     let a = plan.row_dim()?;
     let square = block.strip.is_none() && !block.flat && block.access_bytes == 16;
