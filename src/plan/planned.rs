@@ -205,7 +205,6 @@ impl Plan {
         let (rank, unit) = (self.dims.len(), self.unit);
         // A walk in tiles decodes over its own dims.
         let walk_rank = self.walk_tile_dims().map_or(rank, |w| w.len());
-        let bounded = self.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
         match self.kernel {
             Kernel::Generic => {
                 let lanes = match (self.stacked_runs(), self.lane_major_runs()) {
@@ -243,15 +242,7 @@ impl Plan {
                     None => None,
                 },
             })),
-            Kernel::Micro => Some(Variant::Micro(MicroVariant {
-                rank,
-                unit,
-                block: super::cpu::micro_block(self).ok()?,
-                padded: bounded,
-                access64: self.cpu.access64,
-                specialized: self.specialized,
-                convert: self.block_convert(),
-            })),
+            Kernel::Micro => self.micro_variant().map(Variant::Micro),
             Kernel::Empty | Kernel::Copy => None,
         }
     }
@@ -311,59 +302,8 @@ impl Plan {
                 let extent = Tile::for_unit(self.unit).extent();
                 b * r.div_ceil(extent) * c.div_ceil(extent)
             }
-            _ => {
-                let invocations = match super::cpu::micro_block(self) {
-                    // A lane-major run's last blocks may be past the end.
-                    Ok(block) => match super::flat_box_blocks(self, &block, extents) {
-                        Some((blocks, _)) => blocks.div_ceil(block.run as u64),
-                        None => (b * r * c / block.elements()).div_ceil(block.run as u64),
-                    },
-                    Err(_) => b * r * c,
-                };
-                invocations.div_ceil(MICRO_WORKGROUP as u64)
-            }
+            _ => self.micro_box_workgroups(extents),
         }
-    }
-
-    /// This plan as a GPU runs it: without the CPU-device choices (runs, 64-bit accesses),
-    /// its dispatch sized again for items a workgroup apart. What the GPU memory model
-    /// traces.
-    pub fn on_gpu(&self) -> Result<Plan, PermuteError> {
-        let mut plan = Plan {
-            cpu: CpuChoices::default(),
-            // Constants of micro runs or of a box's walk (CPU devices) are not a GPU's.
-            specialized: self.specialized
-                && self.kernel != Kernel::Micro
-                && !(self.cpu.walk_tiles.is_some() && self.boxed()),
-            ..self.clone()
-        };
-        if let Some(t) = self.cpu.batch_tiles {
-            // A GPU plans the permute unsplit (batch tiles run in one binding: one chunk).
-            (plan.dims, plan.dims_perm) = t.merged(&self.dims, &self.dims_perm);
-            for chunk in &mut plan.chunks {
-                (chunk.lo, chunk.hi) = (vec![0; plan.dims.len()], plan.dims.clone());
-            }
-        }
-        if self.cpu.runs {
-            // Each box counts its own blocks, or (the generic kernel's runs: unpacked units)
-            // its items a workgroup apart.
-            let totals: Vec<u64> = plan
-                .chunks
-                .iter()
-                .map(|chunk| {
-                    let extents = chunk.extents();
-                    match plan.kernel {
-                        Kernel::Micro => plan.box_workgroups(&extents),
-                        _ => plan.generic_box_workgroups(&extents),
-                    }
-                })
-                .collect();
-            for (chunk, total) in plan.chunks.iter_mut().zip(totals) {
-                chunk.total_workgroups = total;
-                chunk.workgroups = fold_grid(total, DeviceCaps::default().max_workgroups_per_dim)?;
-            }
-        }
-        Ok(plan)
     }
 
     /// The work is split into windows (more than one dispatch).

@@ -1,12 +1,12 @@
 //! The micro kernel's register blocks: which block a plan takes (square, a strip of a
 //! short dim, narrow, flat) and how many an invocation moves, and whether the kernel fits.
 
-use super::flat::{flat_blocks, flat_pairs, flat_strip};
+use super::flat::{flat_blocks, flat_box_blocks, flat_pairs, flat_strip};
 use super::runs::{short_rows_run, usual_run};
 use crate::plan::select::{view_fits, windows_fit};
 use crate::plan::tuning::STRIP_MAX;
 use crate::plan::tuning::*;
-use crate::plan::{Block, DeviceCaps, IndexMath, Kernel, Misfit, Plan, Strip};
+use crate::plan::{Block, DeviceCaps, IndexMath, Kernel, MicroVariant, Misfit, Plan, Strip};
 
 /// Whether the micro-tile kernel can run this plan: the innermost dim moves, 32-bit index
 /// math, binding windows of `limit` bytes (see [`micro_block`]).
@@ -156,4 +156,34 @@ fn lane_major(plan: &Plan, block: &Block, blocks: u64) -> bool {
         && !block.flat
         && plan.batch_dims().len() <= 2
         && workgroups >= MICRO_LANE_MAJOR_MIN_WORKGROUPS
+}
+
+impl Plan {
+    /// The micro kernel's variant of this plan, if its block fits.
+    pub(in crate::plan) fn micro_variant(&self) -> Option<MicroVariant> {
+        Some(MicroVariant {
+            rank: self.dims.len(),
+            unit: self.unit,
+            block: micro_block(self).ok()?,
+            padded: self.view.as_ref().is_some_and(|v| !v.bounds.is_empty()),
+            access64: self.cpu.access64,
+            specialized: self.specialized,
+            convert: self.block_convert(),
+        })
+    }
+
+    /// Workgroups of the micro kernel over a box of these extents: its runs of blocks (a
+    /// flat strip counting its own blocks in the box; a lane-major run's last blocks may be
+    /// past the end).
+    pub(in crate::plan) fn micro_box_workgroups(&self, extents: &[u64]) -> u64 {
+        let (b, r, c) = self.box_batch_rows_cols(extents).unwrap_or((0, 0, 0));
+        let invocations = match micro_block(self) {
+            Ok(block) => match flat_box_blocks(self, &block, extents) {
+                Some((blocks, _)) => blocks.div_ceil(block.run as u64),
+                None => (b * r * c / block.elements()).div_ceil(block.run as u64),
+            },
+            Err(_) => b * r * c,
+        };
+        invocations.div_ceil(MICRO_WORKGROUP as u64)
+    }
 }

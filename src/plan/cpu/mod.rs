@@ -39,7 +39,9 @@ pub(in crate::plan) use walk::{
 };
 pub(in crate::plan) use windows::{block_grain, run_grain};
 
-use super::{DeviceCaps, IndexMath, Kernel, KernelReason, Learned, Options, Plan, select};
+use super::{
+    DeviceCaps, IndexMath, Kernel, KernelReason, Learned, Options, Plan, fold_grid, select,
+};
 use crate::PermuteError;
 
 /// The choices a plan makes for CPU adapters only, on top of its kernel: how the kernel's
@@ -285,4 +287,47 @@ pub fn choose_access64(
 /// [`DeviceCaps::access64_faster`]). The bench's shader copy follows it too.
 pub fn prefers_access64(caps: &DeviceCaps) -> bool {
     family(caps) && caps.int64 && caps.access64_faster
+}
+
+impl Plan {
+    /// This plan as a GPU runs it: without the CPU-device choices (runs, 64-bit accesses),
+    /// its dispatch sized again for items a workgroup apart. What the GPU memory model
+    /// traces.
+    pub fn on_gpu(&self) -> Result<Plan, PermuteError> {
+        let mut plan = Plan {
+            cpu: CpuChoices::default(),
+            // Constants of micro runs or of a box's walk (CPU devices) are not a GPU's.
+            specialized: self.specialized
+                && self.kernel != Kernel::Micro
+                && !(self.cpu.walk_tiles.is_some() && self.boxed()),
+            ..self.clone()
+        };
+        if let Some(t) = self.cpu.batch_tiles {
+            // A GPU plans the permute unsplit (batch tiles run in one binding: one chunk).
+            (plan.dims, plan.dims_perm) = t.merged(&self.dims, &self.dims_perm);
+            for chunk in &mut plan.chunks {
+                (chunk.lo, chunk.hi) = (vec![0; plan.dims.len()], plan.dims.clone());
+            }
+        }
+        if self.cpu.runs {
+            // Each box counts its own blocks, or (the generic kernel's runs: unpacked units)
+            // its items a workgroup apart.
+            let totals: Vec<u64> = plan
+                .chunks
+                .iter()
+                .map(|chunk| {
+                    let extents = chunk.extents();
+                    match plan.kernel {
+                        Kernel::Micro => plan.box_workgroups(&extents),
+                        _ => plan.generic_box_workgroups(&extents),
+                    }
+                })
+                .collect();
+            for (chunk, total) in plan.chunks.iter_mut().zip(totals) {
+                chunk.total_workgroups = total;
+                chunk.workgroups = fold_grid(total, DeviceCaps::default().max_workgroups_per_dim)?;
+            }
+        }
+        Ok(plan)
+    }
 }
