@@ -41,18 +41,6 @@ pub(super) const GENERIC_CONVERT_QUAD_WGSL: &str =
 pub(super) const GENERIC_CONVERT_QUAD_ITEM_WGSL: &str =
     include_str!("../../shaders/fragments/generic_convert_quad_item.wgsl");
 
-pub(super) const GENERIC_SCATTER_WGSL: &str =
-    include_str!("../../shaders/fragments/generic_scatter.wgsl");
-
-pub(super) const GENERIC_CONVERT_QUAD_SCATTER_WGSL: &str =
-    include_str!("../../shaders/fragments/generic_convert_quad_scatter.wgsl");
-
-pub(super) const GENERIC_CONVERT_QUAD_RUNS_WGSL: &str =
-    include_str!("../../shaders/fragments/generic_convert_quad_runs.wgsl");
-
-pub(super) const GENERIC_CONVERT_RUNS_WGSL: &str =
-    include_str!("../../shaders/fragments/generic_convert_runs.wgsl");
-
 /// Words of a conversion's block after the index values: the output elements per channel
 /// step, the channel count, two unused, then [`MAX_CHANNELS`] scales and as many biases.
 pub(super) fn convert_words() -> usize {

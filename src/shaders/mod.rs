@@ -26,26 +26,21 @@ use crate::plan::{
     flat_planned, micro_block, pack_of,
 };
 
-mod bounds;
 mod convert;
+mod cpu;
 mod generic;
 mod generic_params;
-mod generic_runs;
-mod micro;
-mod packed;
 mod strip;
 mod template;
 mod tiled;
 mod variants;
 
-use bounds::*;
 use convert::channel_next_fn;
 pub use convert::{CONVERT_WGSL, convert_source, convert_variants};
+use cpu::*;
 use generic::*;
 pub use generic::{GENERIC_FILL, GENERIC_VALUES};
 use generic_params::*;
-use generic_runs::*;
-use micro::*;
 use strip::*;
 use template::*;
 pub use template::{TemplateError, fill};
@@ -60,7 +55,7 @@ pub const GENERIC_WGSL: &str = include_str!("../../shaders/generic.wgsl");
 /// Template of the tiled kernel (entry point `tiled`).
 pub const TILED_WGSL: &str = include_str!("../../shaders/tiled.wgsl");
 /// Template of the register micro-tile kernel (entry point `micro`).
-pub const MICRO_WGSL: &str = include_str!("../../shaders/micro.wgsl");
+pub const MICRO_WGSL: &str = include_str!("../../shaders/cpu/micro.wgsl");
 const INDEX_U32_WGSL: &str = include_str!("../../shaders/index_u32.wgsl");
 const INDEX_U64_WGSL: &str = include_str!("../../shaders/index_u64.wgsl");
 const INDEX_PAIR_WGSL: &str = include_str!("../../shaders/index_pair.wgsl");

@@ -1,13 +1,13 @@
 //! A padded view's bounds on the micro kernel: where their words lie in the parameter
 //! block, their values, and the WGSL that checks a block's rows against them.
 
-use super::*;
+use crate::shaders::*;
 
 /// The micro kernel's words for a padded view, from the first whole `vec4` after the batch
 /// dims' words: four each (one per bound, unused ones all-valid) for the fill unit, the
 /// row dim's multiplier in each bound's combined index and each bound's valid range; then
 /// four multipliers per batch dim. Returns their names and positions, and the block's end.
-pub(super) fn micro_bound_words(batch: usize) -> (Vec<(&'static str, usize)>, usize) {
+pub(in crate::shaders) fn micro_bound_words(batch: usize) -> (Vec<(&'static str, usize)>, usize) {
     let start = (TILE_BATCH + 3 * batch).next_multiple_of(4);
     let names = ["FILL", "ROW_MULTS", "VALID_LO", "VALID_HI", "BATCH_MULTS"];
     let decls = names
@@ -24,7 +24,7 @@ pub(super) fn micro_bound_words(batch: usize) -> (Vec<(&'static str, usize)>, us
 /// unsigned compare per bound (`index - start < end - start`). `MAX_BOUNDS` is 4: one
 /// bound per vector lane. The words are read through `shape`: a specialised pipeline folds
 /// the unused bounds' lanes (multipliers 0, all valid) and each used one's multipliers.
-pub(super) fn micro_bounds_fn(batch: usize) -> String {
+pub(in crate::shaders) fn micro_bounds_fn(batch: usize) -> String {
     const _: () = assert!(MAX_BOUNDS == 4);
     let mut f = String::from(
         "// Words `i` to `i + 3` of the shape's (`i` a multiple of 4): one per bound.\nfn shape4(i: u32) -> vec4<u32> {\n    return vec4<u32>(shape(i), shape(i + 1u), shape(i + 2u), shape(i + 3u));\n}\n\n",
@@ -48,7 +48,7 @@ pub(super) fn micro_bounds_fn(batch: usize) -> String {
 
 /// A padded view's words of the micro kernel (laid out as [`micro_bound_words`] says),
 /// from the first whole `vec4` after the batch dims' words.
-pub(super) fn micro_bound_params(plan: &Plan, batch: &[usize]) -> Vec<u32> {
+pub(in crate::shaders) fn micro_bound_params(plan: &Plan, batch: &[usize]) -> Vec<u32> {
     let Some(view) = &plan.view else {
         return Vec::new();
     };

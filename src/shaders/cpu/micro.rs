@@ -2,10 +2,13 @@
 //! bounds of padded views, and their parameter words.
 
 use super::packed::{self, Packs, Word};
-use super::*;
 use crate::plan::{BlockConvert, ChannelAt};
+use crate::shaders::*;
 
-pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, TemplateError> {
+pub(in crate::shaders) fn micro_source(
+    v: &MicroVariant,
+    build: Build,
+) -> Result<String, TemplateError> {
     let block = v.block;
     let store = match block.access_bytes {
         16 => store_type(16, v.access64),
@@ -40,7 +43,7 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
     };
     let (hoisted, moves) = block_move(&block, sides, v.access64, v.padded);
     let kernel = fill(
-        "micro.wgsl",
+        "cpu/micro.wgsl",
         MICRO_WGSL,
         &[
             ("SIDE", &format!("{}u", block.side)),
@@ -71,7 +74,7 @@ pub(super) fn micro_source(v: &MicroVariant, build: Build) -> Result<String, Tem
 /// batch dims' extents and strides; a padded view's bounds too (not its fill). Offsets,
 /// fills and conversion tables stay uniforms: a shape that recurs keeps one pipeline
 /// wherever its tensors lie.
-pub(super) fn shape_words(batch: usize, padded: bool) -> Vec<usize> {
+pub(in crate::shaders) fn shape_words(batch: usize, padded: bool) -> Vec<usize> {
     let offsets = [TileWord::SrcOff as usize, TileWord::DstOff as usize];
     let (bounds, end) = micro_bound_words(batch);
     let rows = bounds.iter().find(|(name, _)| *name == "ROW_MULTS");
@@ -114,7 +117,7 @@ fn batch_inner(block: &Block, rank: usize) -> String {
 /// A converting block's `cvt` (the micro kernel's and the tiled kernel's strips): a source
 /// element's bits to the destination element's, through f32, with the affine's scale and
 /// bias (those of the element's channel, read once per block row or column).
-pub(super) fn block_convert_fn(affine: bool) -> Result<String, TemplateError> {
+pub(in crate::shaders) fn block_convert_fn(affine: bool) -> Result<String, TemplateError> {
     let (params, apply) = match affine {
         true => (
             ", scale: f32, bias: f32",
@@ -147,7 +150,7 @@ fn channel_at(i: u32) -> vec2<u32> {
 
 /// Element sizes of the two sides of a micro block, and its conversion (if any).
 #[derive(Clone, Copy)]
-pub(super) struct Sides {
+pub(in crate::shaders) struct Sides {
     unit: u32,
     dst_unit: u32,
     convert: Option<BlockConvert>,
@@ -166,7 +169,7 @@ pub(super) struct Sides {
 /// it did not (`[64,512,512] (0,2,1)` with 64-bit accesses, 3 alternating runs: 4-byte
 /// 0.64-0.79 of the shader copy unrolled against 0.47-0.58 as loops, 2-byte 0.56-0.58
 /// against 0.20-0.30, 1-byte 0.35-0.77 against 0.21-0.23).
-pub(super) fn block_move(
+pub(in crate::shaders) fn block_move(
     block: &Block,
     sides: Sides,
     access64: bool,

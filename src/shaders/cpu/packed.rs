@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// A word of a block's loads: the load's index and the word's within its access (0 to 3).
-pub(super) type Word = (usize, u32);
+pub(in crate::shaders) type Word = (usize, u32);
 
 /// One term of an output word: the source word, the shift to the left in bits (negative:
 /// to the right) and the destination's mask.
@@ -59,7 +59,7 @@ fn high(x: &str, half: u32) -> String {
 /// The packed source words of a block's stores: `let` names for pairs of words, each
 /// made once.
 #[derive(Default)]
-pub(super) struct Packs {
+pub(in crate::shaders) struct Packs {
     names: BTreeMap<(Word, Word), String>,
     /// The `let`s of the pairs made so far, to go before the stores.
     pub lets: String,
@@ -131,7 +131,7 @@ impl Packs {
 /// steps of masked shifts (16-bit halves, then bytes), 7 operations per output word instead
 /// of 4 shifted, masked and merged bytes; output word `i` of the 4x4 at `(k, m)` is
 /// `s{k}_{m}_{i}` ([`swar_word`]).
-pub(super) fn swar(side: u32, word: &dyn Fn(u32, u32) -> String) -> String {
+pub(in crate::shaders) fn swar(side: u32, word: &dyn Fn(u32, u32) -> String) -> String {
     transposes(side / 4, side / 4, word, ["s", "t"], Masks::WORD)
 }
 
@@ -154,7 +154,7 @@ fn transposes(
 }
 
 /// Output word `k` of a store whose first unit is `(r, c)`, transposed by [`swar`].
-pub(super) fn swar_word(r: u32, c: u32) -> String {
+pub(in crate::shaders) fn swar_word(r: u32, c: u32) -> String {
     format!("s{}_{}_{}", r / 4, c / 4, c % 4)
 }
 
@@ -163,7 +163,11 @@ pub(super) fn swar_word(r: u32, c: u32) -> String {
 /// `2j + 1`), and each step transposes the two 4x4 bytes it holds at once, masking before
 /// it shifts so that no byte crosses into the other word. Output word `i` of the 4x4s at
 /// `(k, 2j)` and `(k, 2j + 1)` are the halves of `q{k}_{j}_{i}` ([`swar_half`]).
-pub(super) fn swar64(rows: u32, cols: u32, component: &dyn Fn(u32, u32) -> String) -> String {
+pub(in crate::shaders) fn swar64(
+    rows: u32,
+    cols: u32,
+    component: &dyn Fn(u32, u32) -> String,
+) -> String {
     transposes(rows / 4, cols / 8, component, ["q", "u"], Masks::PAIR)
 }
 
@@ -171,7 +175,7 @@ pub(super) fn swar64(rows: u32, cols: u32, component: &dyn Fn(u32, u32) -> Strin
 /// of each of its two words: word `c % 4` of the 4x4 at `(r / 4, c / 4)`, which is one
 /// half of a transposed component (two output rows of a square block; two pixels of a
 /// strip of planes).
-pub(super) fn swar_half(lo: (u32, u32), hi: (u32, u32)) -> String {
+pub(in crate::shaders) fn swar_half(lo: (u32, u32), hi: (u32, u32)) -> String {
     let at = |(r, c): (u32, u32)| (format!("q{}_{}_{}", r / 4, c / 8, c % 4), (c / 4) % 2);
     let ((lo, lo_half), (hi, hi_half)) = (at(lo), at(hi));
     format!("{} | {}", low(&lo, lo_half), high(&hi, hi_half))
@@ -182,7 +186,7 @@ pub(super) fn swar_half(lo: (u32, u32), hi: (u32, u32)) -> String {
 /// word whose top bytes are 0 (pixel `p` the word `p % 4` of the 4x4 at `(0, p / 4)`), and
 /// the half the pixels that overlap it, each shifted to its place (past the half's ends,
 /// its bytes shift out).
-pub(super) fn pixels_half(n: u32, q: u32) -> String {
+pub(in crate::shaders) fn pixels_half(n: u32, q: u32) -> String {
     let pixel = |p: u32| low(&format!("q0_{}_{}", p / 8, p % 4), (p / 4) % 2);
     let (lo, hi) = (8 * q, 8 * q + 8);
     (lo / n..hi.div_ceil(n))

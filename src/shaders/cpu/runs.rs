@@ -2,25 +2,37 @@
 //! fragment that moves each invocation's run of units, gathered or scattered, converting or
 //! not, lane-major or stacked, and where each run starts.
 
-use super::*;
+use crate::shaders::*;
 
-pub(super) const GENERIC_RUNS_WGSL: &str =
-    include_str!("../../shaders/fragments/generic_runs.wgsl");
+pub(in crate::shaders) const GENERIC_SCATTER_WGSL: &str =
+    include_str!("../../../shaders/cpu/generic_scatter.wgsl");
 
-pub(super) const GENERIC_RUNS_WIDE_WGSL: &str =
-    include_str!("../../shaders/fragments/generic_runs_wide.wgsl");
+pub(in crate::shaders) const GENERIC_CONVERT_QUAD_SCATTER_WGSL: &str =
+    include_str!("../../../shaders/cpu/generic_convert_quad_scatter.wgsl");
 
-pub(super) const GENERIC_WALK_RUNS_WGSL: &str =
-    include_str!("../../shaders/fragments/generic_walk_runs.wgsl");
+pub(in crate::shaders) const GENERIC_CONVERT_QUAD_RUNS_WGSL: &str =
+    include_str!("../../../shaders/cpu/generic_convert_quad_runs.wgsl");
 
-pub(super) const GENERIC_RUN_START_WGSL: &str =
-    include_str!("../../shaders/fragments/generic_run_start.wgsl");
+pub(in crate::shaders) const GENERIC_CONVERT_RUNS_WGSL: &str =
+    include_str!("../../../shaders/cpu/generic_convert_runs.wgsl");
 
-pub(super) const GENERIC_STACKED_RUNS_WGSL: &str =
-    include_str!("../../shaders/fragments/generic_stacked_runs.wgsl");
+pub(in crate::shaders) const GENERIC_RUNS_WGSL: &str =
+    include_str!("../../../shaders/cpu/generic_runs.wgsl");
+
+pub(in crate::shaders) const GENERIC_RUNS_WIDE_WGSL: &str =
+    include_str!("../../../shaders/cpu/generic_runs_wide.wgsl");
+
+pub(in crate::shaders) const GENERIC_WALK_RUNS_WGSL: &str =
+    include_str!("../../../shaders/cpu/generic_walk_runs.wgsl");
+
+pub(in crate::shaders) const GENERIC_RUN_START_WGSL: &str =
+    include_str!("../../../shaders/cpu/generic_run_start.wgsl");
+
+pub(in crate::shaders) const GENERIC_STACKED_RUNS_WGSL: &str =
+    include_str!("../../../shaders/cpu/generic_stacked_runs.wgsl");
 
 /// The generic kernel's `move_items` for a variant with runs.
-pub(super) fn runs_items_fn(v: &GenericVariant) -> Result<String, TemplateError> {
+pub(in crate::shaders) fn runs_items_fn(v: &GenericVariant) -> Result<String, TemplateError> {
     // Stacked runs (`Plan::stacked_runs`): plain gathers, down the rows of the output's two
     // innermost dims (their extent and source stride).
     if v.lanes == RunLanes::Stacked {
@@ -34,7 +46,7 @@ pub(super) fn runs_items_fn(v: &GenericVariant) -> Result<String, TemplateError>
         };
         let run = format!("{GENERIC_RUN}u");
         return fill(
-            "fragments/generic_stacked_runs.wgsl",
+            "cpu/generic_stacked_runs.wgsl",
             GENERIC_STACKED_RUNS_WGSL,
             &[("RUN", &run), ("ROW", &row), ("STACK_STEP", &step)],
         );
@@ -68,22 +80,19 @@ pub(super) fn runs_items_fn(v: &GenericVariant) -> Result<String, TemplateError>
         values.push(("WIDE", wide_store(v.unit, v.access64)));
     }
     let (name, template) = match (v.wide_stores, v.convert.is_some()) {
-        (true, _) => ("fragments/generic_runs_wide.wgsl", GENERIC_RUNS_WIDE_WGSL),
+        (true, _) => ("cpu/generic_runs_wide.wgsl", GENERIC_RUNS_WIDE_WGSL),
         (false, true) if v.quads && v.scatter => (
-            "fragments/generic_convert_quad_scatter.wgsl",
+            "cpu/generic_convert_quad_scatter.wgsl",
             GENERIC_CONVERT_QUAD_SCATTER_WGSL,
         ),
         (false, true) if v.quads => (
-            "fragments/generic_convert_quad_runs.wgsl",
+            "cpu/generic_convert_quad_runs.wgsl",
             GENERIC_CONVERT_QUAD_RUNS_WGSL,
         ),
-        (false, true) => (
-            "fragments/generic_convert_runs.wgsl",
-            GENERIC_CONVERT_RUNS_WGSL,
-        ),
-        (false, false) if v.scatter => ("fragments/generic_scatter.wgsl", GENERIC_SCATTER_WGSL),
-        (false, false) if walk_runs => ("fragments/generic_walk_runs.wgsl", GENERIC_WALK_RUNS_WGSL),
-        (false, false) => ("fragments/generic_runs.wgsl", GENERIC_RUNS_WGSL),
+        (false, true) => ("cpu/generic_convert_runs.wgsl", GENERIC_CONVERT_RUNS_WGSL),
+        (false, false) if v.scatter => ("cpu/generic_scatter.wgsl", GENERIC_SCATTER_WGSL),
+        (false, false) if walk_runs => ("cpu/generic_walk_runs.wgsl", GENERIC_WALK_RUNS_WGSL),
+        (false, false) => ("cpu/generic_runs.wgsl", GENERIC_RUNS_WGSL),
     };
     let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let mut runs = fill(name, template, &values)?;
@@ -95,7 +104,7 @@ pub(super) fn runs_items_fn(v: &GenericVariant) -> Result<String, TemplateError>
         };
         runs += "\n";
         runs += &fill(
-            "fragments/generic_run_start.wgsl",
+            "cpu/generic_run_start.wgsl",
             GENERIC_RUN_START_WGSL,
             &[
                 ("LANES", &format!("{LANE_GROUP}u")),
