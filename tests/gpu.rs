@@ -159,7 +159,7 @@ fn packed_tiled_refuses_sizes_it_cannot_pack_and_generic_handles_them() {
         let req = Request::new(&shape, &[1, 0], elem).with_options(TILED);
         assert!(
             matches!(
-                diagnostics::plan(p, &req),
+                diagnostics::plan_request(p, &req),
                 Err(PermuteError::ForcedChoice { .. })
             ),
             "{elem} {r} {c}"

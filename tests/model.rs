@@ -17,7 +17,7 @@ fn figures(p: &Permuter, req: &Request, kernel: Kernel, padding: bool) -> Option
         kernel: Some(kernel),
         ..req.options
     };
-    let plan = diagnostics::plan(p, &req.with_options(options)).ok()?;
+    let plan = diagnostics::plan_request(p, &req.with_options(options)).ok()?;
     Some(diagnostics::model(p, &plan, Warp::Wave32, padding).unwrap())
 }
 
@@ -34,7 +34,7 @@ fn suite_cases_tile_with_whole_sectors_and_no_bank_conflicts() {
         );
         // Interleaved colour channels (a side of 3 units): a tile's rows are too short for
         // whole sectors, and the gather, writing whole sectors, is the better kernel.
-        let plan = diagnostics::plan(p, &req).unwrap();
+        let plan = diagnostics::plan_request(p, &req).unwrap();
         if plan
             .batch_rows_cols()
             .is_some_and(|(_, r, c)| r.min(c) <= 3)
@@ -61,7 +61,7 @@ fn suite_cases_tile_with_whole_sectors_and_no_bank_conflicts() {
         // A transpose gathers: one element per sector on the generic kernel's loads.
         assert!(generic.load_efficiency < 0.6, "{label}: {generic:?}");
         assert!(tiled.ratio_to_copy() > generic.ratio_to_copy(), "{label}");
-        let plan = diagnostics::plan(p, &req.with_options(TILED)).unwrap();
+        let plan = diagnostics::plan_request(p, &req.with_options(TILED)).unwrap();
         let (_, rows, cols) = plan.batch_rows_cols().unwrap();
         // Rows narrower than a tile use their own odd width as the pitch, padded or not.
         if case.op.elem_size() == 4 && cols >= plan.tile.unwrap().extent() {
@@ -77,7 +77,7 @@ fn suite_cases_tile_with_whole_sectors_and_no_bank_conflicts() {
 #[test]
 fn wave64_scores_like_wave32_for_the_tiled_kernel() {
     let Some(p) = gpu() else { return };
-    let plan = diagnostics::plan(
+    let plan = diagnostics::plan_request(
         p,
         &Request::new(&[256, 256], &[1, 0], 4).with_options(TILED),
     )
@@ -155,7 +155,7 @@ fn a_trace_stores_exactly_where_the_real_run_writes() {
         let req = Request::new(shape, perm, elem)
             .with_offsets(so, d_o)
             .with_options(options);
-        let plan = diagnostics::plan(p, &req).unwrap();
+        let plan = diagnostics::plan_request(p, &req).unwrap();
         let input = test_bytes(plan.src_extent() as usize, shape.len() as u64 + elem as u64);
         let real = real_run(p, &plan, &input);
         let (trace, out) =

@@ -252,3 +252,32 @@ fn odd_sides_run_their_body_on_micro_blocks_and_their_edges_generic() {
         }
     }
 }
+
+/// A planner's request carrying a conversion becomes an operation that converts: every
+/// field reaches the operation, and recording it writes the converted elements (it had
+/// dropped the conversion and written the source's bytes unconverted), as the planner's
+/// own path plans it.
+#[test]
+fn a_request_keeps_its_conversion_as_an_operation() {
+    use wgpu_permute::convert::{Conversion, Dtype};
+    let to_f32 = Conversion::new(Dtype::U8, Dtype::F32).unwrap();
+    let req = wgpu_permute::Request {
+        conversion: Some(&to_f32),
+        ..wgpu_permute::Request::new(&[4, 12], &[1, 0], 1).with_offsets(4, 8)
+    };
+    let op = Relayout::from_request(&req).unwrap();
+    assert_eq!(op.conversion(), Some(&to_f32));
+    assert_eq!((op.dst_elem_size(), op.offsets()), (4, (4, 8)));
+    let caps = wgpu_permute::DeviceCaps::default();
+    let plans = op.plan(&caps).unwrap();
+    assert_eq!(plans[0].conversion.as_ref(), Some(&to_f32), "{}", plans[0]);
+    let Some(p) = gpu() else { return };
+    let data: Vec<u8> = (0..48).map(|i| (i * 5) as u8).collect();
+    let got: Vec<f32> = p.run(&op, &data).unwrap();
+    let want: Vec<f32> = reference::permute_slice(&data, &[4, 12], &[1, 0])
+        .unwrap()
+        .into_iter()
+        .map(f32::from)
+        .collect();
+    assert_eq!(got, want);
+}

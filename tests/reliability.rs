@@ -231,7 +231,7 @@ fn own_device_plans_like_the_crates_device() {
         assert_eq!(info.device_type, wgpu::DeviceType::Cpu, "{info:?}");
     }
     let transpose = Request::new(&[64, 512, 512], &[0, 2, 1], 4);
-    let kernel = diagnostics::plan(&mine, &transpose).unwrap().kernel;
+    let kernel = diagnostics::plan_request(&mine, &transpose).unwrap().kernel;
     let cpu = info.device_type == wgpu::DeviceType::Cpu;
     assert_eq!(
         kernel,
@@ -246,8 +246,8 @@ fn own_device_plans_like_the_crates_device() {
     ] {
         let req = Request::new(shape, perm, elem);
         assert_eq!(
-            diagnostics::plan(&mine, &req).unwrap(),
-            diagnostics::plan(shared, &req).unwrap()
+            diagnostics::plan_request(&mine, &req).unwrap(),
+            diagnostics::plan_request(shared, &req).unwrap()
         );
     }
 }

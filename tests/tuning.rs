@@ -100,7 +100,7 @@ fn autotuning_races_a_permute_in_parts_against_each_kernel() {
     let (shape, perm) = ([513usize, 515], [1usize, 0]);
     // Before the first run, a CPU device's plan has the parts among its contenders.
     let req = wgpu_permute::Request::new(&shape, &perm, 4);
-    let pending = diagnostics::plan(&p, &req).unwrap();
+    let pending = diagnostics::plan_request(&p, &req).unwrap();
     assert_eq!(pending.pending_parts(), p.caps().cpu, "{pending}");
     check(&p, &shape, &perm, 4, Options::default(), (0, 0)).unwrap_or_else(|m| panic!("{m}"));
     let tuned = diagnostics::tuned(&p);

@@ -25,32 +25,28 @@ const RACE_MIN_RUNS: usize = 2;
 const RACE_MAX_RUNS: usize = 32;
 
 impl Permuter {
-    /// Plans `req`; when the plan has kernels to time or to trace first, times or traces
-    /// them, records the outcome as a fact about the device, and plans again.
-    pub(super) fn plan_tuned(&self, req: &Request) -> Result<Plan, PermuteError> {
+    /// The first-use work of `plan`, the plan of the permute `req`: its kernels timed
+    /// (autotuning) or traced (the memory model), the outcome recorded as a fact about the
+    /// device for the planner (a failed timing or trace too: the heuristic then decides).
+    pub(super) fn first_use(&self, req: &Request, plan: &Plan) -> Result<(), PermuteError> {
         let _serial = serial(&self.device);
-        let mut plan = self.plan_request(req)?;
         if !plan.pending_race().is_empty() {
             let (measured, column_runs) = self
-                .race(req, &plan)
+                .race(req, plan)
                 .unwrap_or_else(|e| (Measured::Failed(e.to_string()), None));
             let mut learned = self.learned();
             if let Some(on) = column_runs {
                 learned.column_runs.insert(plan.shape_class(), on);
             }
             learned.winners.insert(plan.shape_class(), measured);
-            drop(learned);
-            plan = self.plan_request(req)?;
-        }
-        if !plan.pending_model().is_empty() {
+        } else if !plan.pending_model().is_empty() {
             // A failed trace leaves no figures: the heuristic decides for this shape.
             let figures = self
                 .model_kernels(req, plan.pending_model(), Warp::Wave32, true)
                 .unwrap_or_default();
             self.learned().modelled.insert(plan.shape_key(), figures);
-            plan = self.plan_request(req)?;
         }
-        Ok(plan)
+        Ok(())
     }
 
     /// Times the plan's candidate kernels on scratch buffers of its size (the best run of

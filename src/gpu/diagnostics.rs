@@ -11,6 +11,7 @@ use super::{Permuter, binding, captured, upload};
 use crate::PermuteError;
 use crate::model::{self, Figures, Trace, Warp};
 use crate::plan::{DeviceCaps, Kernel, Measured, Options, Plan, Request, ShapeKey, fold_grid};
+use crate::relayout::Relayout;
 use crate::shaders;
 
 /// Bytes of the scratch buffers bound when only the addresses matter: a trace records each
@@ -19,11 +20,18 @@ use crate::shaders;
 /// or dropped by wgpu's bounds checks).
 const SCRATCH_BYTES: u64 = 1 << 16;
 
-/// Plans a request as `permuter` would, with what it has learnt of its device, but without
-/// first-use work: with autotuning on, a plan may still have kernels to time
-/// ([`Plan::pending_race`]); [`Permuter::prepare`] times them first. One plan of the whole
-/// permute: [`Permuter::prepare`] shows the parts it may run in (`plan::with_edges`).
-pub fn plan(permuter: &Permuter, req: &Request) -> Result<Plan, PermuteError> {
+/// The plans `permuter` would record for `op`, with what it has learnt of its device, but
+/// without first-use work: with autotuning on (or the memory model, on GPUs) a plan may
+/// still have kernels to time or trace ([`Plan::pending_first_use`]); it then comes alone,
+/// whole, and [`Permuter::prepare`] does that work first.
+pub fn plan(permuter: &Permuter, op: &Relayout) -> Result<Vec<Plan>, PermuteError> {
+    crate::plan::plan_op(op, permuter.caps(), &permuter.learned())
+}
+
+/// The whole plan of one permute request as `permuter` plans it (no parts, no first-use
+/// work): for tests of the planner's choices on a device. Not API.
+#[doc(hidden)]
+pub fn plan_request(permuter: &Permuter, req: &Request) -> Result<Plan, PermuteError> {
     permuter.plan_request(req)
 }
 
@@ -238,16 +246,25 @@ pub fn model(
     permuter.model(plan, warp, padding)
 }
 
-/// The memory-model figures of each of `kernels` that can run `req` (the others are left
-/// out), each planned as if forced.
+/// The memory-model figures of each of `kernels` that can run the permute `op` is (the
+/// others are left out), each planned whole as if forced; `ForcedChoice` for an operation
+/// that is not one permute.
 pub fn model_kernels(
     permuter: &Permuter,
-    req: &Request,
+    op: &Relayout,
     kernels: &[Kernel],
     warp: Warp,
     padding: bool,
 ) -> Result<Vec<Figures>, PermuteError> {
-    permuter.model_kernels(req, kernels, warp, padding)
+    match op.requests()?.as_slice() {
+        [crate::plan::PartRequest::Permute(req)] => {
+            permuter.model_kernels(req, kernels, warp, padding)
+        }
+        _ => Err(PermuteError::ForcedChoice {
+            what: "the memory model",
+            why: "it models permutes (one part, of a contiguous tensor)",
+        }),
+    }
 }
 
 /// Runs `plan`'s first dispatch in trace mode on the workgroups `sampled` lists (with the

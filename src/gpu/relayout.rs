@@ -6,8 +6,7 @@ use std::borrow::Cow;
 
 use super::{Permuter, captured, serial};
 use crate::PermuteError;
-use crate::plan::PartRequest;
-use crate::plan::{self, DeviceCaps, Kernel, Plan, Request, ViewRequest};
+use crate::plan::{self, DeviceCaps, Kernel, Plan, Request};
 use crate::relayout::Relayout;
 use crate::work::Work;
 
@@ -153,38 +152,26 @@ impl Permuter {
         Ok(out)
     }
 
-    /// The plans of every part of `op`, first-use work done.
+    /// The plans of every part of `op` ([`plan::plan_op`], the one way in), first-use work
+    /// done: while a plan has kernels to time (autotuning) or to trace (the memory model),
+    /// that is done for the permute it is, recorded as a fact about the device, and `op`
+    /// is planned again.
     pub(super) fn plan_op(&self, op: &Relayout) -> Result<Vec<Plan>, PermuteError> {
-        let plans: Result<Vec<Vec<Plan>>, PermuteError> = op
-            .requests()?
-            .iter()
-            .map(|req| match req {
-                PartRequest::Permute(req) => self.plan_tuned(req).and_then(|plan| {
-                    plan::with_edges(plan, req.options, self.caps(), &self.learned())
-                }),
-                // A view that is a permute may run in parts too.
-                PartRequest::View(req) => self.plan_view(req).and_then(|plan| {
-                    plan::with_edges(plan, req.options, self.caps(), &self.learned())
-                }),
-            })
-            .collect();
-        plans.map(|p| p.concat()).map_err(|e| self.or_lost(e))
-    }
-
-    /// Plans one part (see [`plan::plan_view`]); a part that is a permute does the
-    /// permute's first-use work (timing, tracing).
-    fn plan_view(&self, req: &ViewRequest) -> Result<Plan, PermuteError> {
-        let plan = plan::plan_view(req, self.caps(), &self.learned())?;
-        if plan.view.is_none() && plan.kernel != Kernel::Empty {
-            let permute = Request {
-                conversion: req.conversion,
-                ..Request::new(&plan.shape, &plan.perm, plan.elem_size)
-                    .with_offsets(plan.src_offset, plan.dst_offset)
-                    .with_options(req.options)
+        loop {
+            let plans =
+                plan::plan_op(op, self.caps(), &self.learned()).map_err(|e| self.or_lost(e))?;
+            let Some(pending) = plans.iter().find(|p| p.pending_first_use()) else {
+                return Ok(plans);
             };
-            return self.plan_tuned(&permute);
+            let permute = Request {
+                conversion: pending.conversion.as_ref(),
+                ..Request::new(&pending.shape, &pending.perm, pending.elem_size)
+                    .with_offsets(pending.src_offset, pending.dst_offset)
+                    .with_options(op.options())
+            };
+            self.first_use(&permute, pending)
+                .map_err(|e| self.or_lost(e))?;
         }
-        Ok(plan)
     }
 
     /// The one host round trip: `data` uploaded at the source offset of `op`, the plans

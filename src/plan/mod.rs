@@ -14,7 +14,7 @@ mod geometry;
 #[doc(hidden)]
 pub mod lower;
 mod operation;
-pub(crate) use operation::PartRequest;
+pub(crate) use operation::{PartRequest, plan_op};
 mod planned;
 mod reasons;
 mod select;

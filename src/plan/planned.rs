@@ -444,6 +444,12 @@ impl Plan {
         !self.pending_race().is_empty() && super::edge_parts(self).is_some()
     }
 
+    /// Whether this plan waits for first-use work: kernels to time (autotuning) or to trace
+    /// (the memory model) before it is final.
+    pub fn pending_first_use(&self) -> bool {
+        !self.pending_race().is_empty() || !self.pending_model().is_empty()
+    }
+
     /// Kernels the memory model must trace before this plan is final (empty when nothing is
     /// pending).
     pub fn pending_model(&self) -> &[Kernel] {

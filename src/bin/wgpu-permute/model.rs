@@ -5,7 +5,7 @@ use serde_json::json;
 use wgpu_permute::convert::Conversion;
 use wgpu_permute::model::{Figures, GPUS, Warp};
 use wgpu_permute::plan::{self, Kernel};
-use wgpu_permute::{DeviceCaps, Options, Request, diagnostics};
+use wgpu_permute::{DeviceCaps, Options, Relayout, diagnostics};
 
 pub struct Args<'a> {
     pub shape: &'a [usize],
@@ -21,12 +21,12 @@ pub struct Args<'a> {
 
 pub fn run(args: Args) -> Result<(), String> {
     let err = |e: wgpu_permute::PermuteError| e.to_string();
-    let req = Request {
-        conversion: args.conversion.as_ref(),
-        ..Request::new(args.shape, args.perm, args.elem_size)
-    };
-    // Check the request itself before any GPU work.
-    let base = wgpu_permute::plan(&req, &DeviceCaps::default()).map_err(err)?;
+    let mut op = Relayout::permute(args.shape, args.perm, args.elem_size).map_err(err)?;
+    if let Some(c) = &args.conversion {
+        op = op.with_conversion(c.clone()).map_err(err)?;
+    }
+    // Check the request itself before any GPU work: its plan (whole, the body's first).
+    let base = op.plan(&DeviceCaps::default()).map_err(err)?.remove(0);
     let p = super::permuter()?;
     let warp = warp(args.wave64);
     let kernels = match args.kernel {
@@ -35,14 +35,13 @@ pub fn run(args: Args) -> Result<(), String> {
     };
     if let Some(k) = args.kernel {
         // A forced kernel that cannot run is an error, as for `plan`.
-        let forced = req.with_options(Options {
+        let forced = op.clone().with_options(Options {
             kernel: Some(k),
             ..Options::default()
         });
         diagnostics::plan(&p, &forced).map_err(err)?;
     }
-    let figures =
-        diagnostics::model_kernels(&p, &req, &kernels, warp, args.padding).map_err(err)?;
+    let figures = diagnostics::model_kernels(&p, &op, &kernels, warp, args.padding).map_err(err)?;
     // Conversions do not consult the model yet: a GPU permuter runs what the plan says.
     let chosen = match args.conversion {
         Some(_) => Some(base.kernel),
@@ -148,10 +147,11 @@ pub fn suite(padding: bool, wave64: bool, json: bool) -> Result<(), String> {
         let [(view, 0)] = case.op.views() else {
             continue;
         };
-        let (shape, perm) = view.as_permute().expect("a permute case");
-        let req = Request::new(&shape, &perm, case.op.elem_size());
-        let figures =
-            diagnostics::model_kernels(&p, &req, &all, warp, padding).map_err(|e| e.to_string())?;
+        if view.as_permute().is_none() {
+            continue;
+        }
+        let figures = diagnostics::model_kernels(&p, &case.op, &all, warp, padding)
+            .map_err(|e| e.to_string())?;
         let Some(chosen) = plan::modelled_best(&figures, &all) else {
             continue;
         };
