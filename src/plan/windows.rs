@@ -30,10 +30,10 @@ impl Cut {
             (Kernel::Tiled | Kernel::Micro, Some(a)) => (a, rank - 1),
             _ => {
                 // A padded view's packed output rows in whole words.
-                if let Some(&inner) = plan.dims_perm.last() {
-                    if plan.generic_padded() {
-                        grain[inner] = plan.pack() as u64;
-                    }
+                if let Some(&inner) = plan.dims_perm.last()
+                    && plan.generic_padded()
+                {
+                    grain[inner] = plan.pack() as u64;
                 }
                 // The CPU family's runs and walks in tiles: boxes of whole ones.
                 super::cpu::run_grain(plan, &mut grain);
