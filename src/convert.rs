@@ -140,6 +140,7 @@ impl Dtype {
     }
 }
 
+#[doc(hidden)]
 /// One element converted: the bits of `from`-typed `bits` as a `to`-typed element, with
 /// `y = x * scale + bias` when an affine is given (`scale` and `bias` are the `f32` values
 /// the GPU multiplies and adds by).
@@ -151,6 +152,7 @@ pub fn convert(from: Dtype, to: Dtype, bits: u32, affine: Option<(f32, f32)>) ->
     }
 }
 
+#[doc(hidden)]
 /// Whether `got` (bits of a `to` element) is within the documented bound of `x * scale +
 /// bias` (see the module docs): the GPU computes the affine in `f32`, and a device may fuse
 /// the multiply and add or flush subnormal inputs and results, so only a bound is exact.

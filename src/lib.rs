@@ -50,7 +50,7 @@
 //! |---|---|
 //! | no elements | nothing |
 //! | identity, byte count a multiple of 4 | `copy_buffer_to_buffer` |
-//! | innermost dim stays innermost and contiguous (no bounds, no conversion), on a CPU device, rows of 12 KiB or more in whole 32-bit words, at most 65,536 of them | one `copy_buffer_to_buffer` per output row where the buffers allow copies, else the kernel below ([`Plan::row_copies`]) |
+//! | innermost dim stays innermost and contiguous (no bounds, no conversion), on a CPU device, rows of 12 KiB or more in whole 32-bit words, at most 65,536 of them | one `copy_buffer_to_buffer` per output row where the buffers allow copies, else the kernel below (`Plan::row_copies`) |
 //! | larger than one storage binding | the same kernel, one dispatch per box of whole tiles, blocks or runs over windows of the buffers; `generic` where none fits |
 //! | innermost dim stays innermost | `generic`: unrolled index decode, whole rows' units (on CPU devices in runs, walked in tiles where neighbouring output rows come from far apart in the source) |
 //! | innermost dim moves, on a CPU device, 16-byte units in whole runs, in one binding or in boxes of whole tiles | `generic`, runs down the output's rows in a walk of tiles (`plan::WalkTiles`) |
@@ -97,6 +97,7 @@ pub mod bench;
 pub mod convert;
 mod error;
 mod gpu;
+#[doc(hidden)]
 pub mod model;
 mod options;
 pub mod plan;
@@ -112,20 +113,21 @@ pub mod view;
 #[cfg(all(feature = "bench", feature = "json"))]
 #[doc(hidden)]
 pub mod web;
+#[doc(hidden)]
 pub mod work;
 
 pub use error::PermuteError;
 pub use gpu::{
-    Operation, Permuter, Prepared, WAIT_TIMEOUT, WANTED_FEATURES, caps_of, default_device,
-    device_on, diagnostics, gpu_permute, read_buffer, serialized,
+    Operation, Permuter, Prepared, WAIT_TIMEOUT, WANTED_FEATURES, default_device, device_on,
+    diagnostics, gpu_permute, read_buffer, serialized,
 };
 #[doc(hidden)]
-pub use gpu::{captured, upload};
-pub use plan::{
-    Bound, DeviceCaps, IndexMath, Kernel, Options, Plan, Request, View, ViewRequest, plan,
-    plan_view,
-};
+pub use gpu::{caps_of, captured, upload};
+pub use plan::{DeviceCaps, IndexMath, Kernel, Options, Plan};
+#[doc(hidden)]
+pub use plan::{Request, ViewRequest, plan, plan_view};
 pub use relayout::Relayout;
+pub use view::{Bound, View};
 pub use wgpu;
 
 /// The README's examples, compiled and run with the doctests.

@@ -15,7 +15,7 @@ pub enum Kernel {
     /// (`shaders/tiled.wgsl`).
     Tiled,
     /// Register micro-tiles over the same two dims, no workgroup memory
-    /// (`shaders/micro.wgsl`, blocks as in [`Block`]).
+    /// (`shaders/micro.wgsl`, blocks as in `Block`).
     Micro,
 }
 
@@ -55,10 +55,11 @@ impl IndexMath {
 }
 
 /// Choices a caller may force instead of the heuristics: used by tests to run every shader
-/// variant on small inputs, and by benchmarks to compare kernels.
+/// variant on small inputs, and by benchmarks to compare kernels. The fields after
+/// `specialize` force the CPU-adapter family's choices (`plan::cpu`); they are not API.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Options {
-    /// Force this kernel (refused with [`PermuteError::ForcedChoice`] where it cannot run).
+    /// Force this kernel (refused with `PermuteError::ForcedChoice` where it cannot run).
     pub kernel: Option<Kernel>,
     /// Force this index width (likewise).
     pub index: Option<IndexMath>,
@@ -66,35 +67,41 @@ pub struct Options {
     /// run the windowed path on small tensors).
     pub binding_limit: Option<u64>,
     /// Force baking the shape into the generic kernel (on or off) instead of the planner's
-    /// choice (see [`SpecializeReason`]).
+    /// choice (see `SpecializeReason`).
     pub specialize: Option<bool>,
+    #[doc(hidden)]
     /// Force moving data as 64-bit components (on or off) instead of the planner's choice
-    /// (see [`Plan::access64`]); on needs `SHADER_INT64` and 8/16-byte units, a conversion's
+    /// (see `Plan::access64`); on needs `SHADER_INT64` and 8/16-byte units, a conversion's
     /// quads of 8/16 bytes on a side or wide micro blocks.
     pub access64: Option<bool>,
+    #[doc(hidden)]
     /// Force writing the generic kernel's runs 16 bytes at a time (on or off) instead of the
-    /// planner's choice (see [`Plan::wide_stores`]); on needs runs of 4/8-byte units into a
+    /// planner's choice (see `Plan::wide_stores`); on needs runs of 4/8-byte units into a
     /// destination that starts on 16 bytes.
     pub wide_stores: Option<bool>,
+    #[doc(hidden)]
     /// Force the generic kernel's runs to walk the source in order and scatter (on or off)
-    /// instead of the planner's choice (see [`Plan::scatter`]); on needs runs of a plain
+    /// instead of the planner's choice (see `Plan::scatter`); on needs runs of a plain
     /// permute (not a view) whose innermost dim stays innermost, without wide stores (a
     /// forced scatter turns their default off), or a conversion's runs of quads.
     pub scatter: Option<bool>,
+    #[doc(hidden)]
     /// Force the generic kernel's runs to walk in tiles (on or off) instead of the
-    /// planner's choice (see [`Plan::walk_tiles`]); on needs runs of a plain permute in one
+    /// planner's choice (see `Plan::walk_tiles`); on needs runs of a plain permute in one
     /// binding, without wide stores or a scatter, whose output dim nearest in the source is
     /// not the one outside the innermost (a transpose's: in whole runs, a SIMD group's
     /// lanes across). Off, transposes of 16-byte units take micro blocks again.
     pub walk_tiles: Option<bool>,
+    #[doc(hidden)]
     /// Force the micro kernel's runs along the column blocks (on or off) instead of the
-    /// planner's choice (see [`Plan::column_runs`]); on needs runs (CPU devices) of square
+    /// planner's choice (see `Plan::column_runs`); on needs runs (CPU devices) of square
     /// blocks of a permute or view without bounds or a conversion, whose column blocks some
     /// run divides, in binding windows (if any) that fit whole runs.
     pub column_runs: Option<bool>,
+    #[doc(hidden)]
     /// Force moving each output row with a buffer copy where both buffers allow copies (on
-    /// or off) instead of the planner's choice (see [`Plan::row_copies`]); on needs a
+    /// or off) instead of the planner's choice (see `Plan::row_copies`); on needs a
     /// permute or view without bounds or a conversion whose rows stay whole, in whole 32-bit
-    /// words, at most [`ROW_COPY_MAX`] of them.
+    /// words, at most `ROW_COPY_MAX` of them.
     pub row_copies: Option<bool>,
 }

@@ -98,6 +98,7 @@ impl Rearrangement {
         self.input_dims.iter().any(SplitDim::is_padded)
     }
 
+    #[doc(hidden)]
     /// The rearrangement as one view of the input, whose elements lie `dim_strides` apart
     /// along each input dim (row-major strides of the shape for a contiguous tensor): the
     /// elementary axes in output order, each padded input dim bounded to its real extent
@@ -137,6 +138,7 @@ impl Rearrangement {
         })
     }
 
+    #[doc(hidden)]
     /// The rearrangement's output cropped to `crop` (the first `crop[j]` indices of output
     /// dim `j`): the way back from a padded layout, e.g. `n cb h w c -> n (cb c) h w` cropped
     /// to 6 channels. Returns views of the input (see [`Rearrangement::view`]), each with the

@@ -41,6 +41,7 @@ fn fill_positions(op: &Relayout, src_bytes: usize) -> Result<Vec<usize>, Permute
         .collect())
 }
 
+#[doc(hidden)]
 /// Whether `got`, what the GPU gave for `op` on `src`, is the reference's result: equal
 /// bytes, or for a conversion the same elements (NaN as NaN; with an affine, within
 /// [`crate::convert::within_bound`]). Returns the first differing element, if any.
@@ -125,6 +126,7 @@ pub fn permute_slice<T: Copy>(
     Ok(out)
 }
 
+#[doc(hidden)]
 /// [`permute_slice`] on raw bytes with elements of `elem_size` bytes, for callers that hold
 /// a tensor as bytes (for example a `.npy` payload). Holds one copy: the result.
 pub fn permute_bytes(
@@ -188,6 +190,7 @@ fn gather(
     Ok(())
 }
 
+#[doc(hidden)]
 /// Materialises a view of `src` (elements of `elem_size` bytes) into a new destination of
 /// `dst_len` elements: each position of the view is written at its destination element,
 /// from its source element where it exists and from `fill` (one element's bytes) where a
@@ -203,6 +206,7 @@ pub fn materialize_bytes(
     materialize_parts(src, &[(view.clone(), 0)], elem_size, fill, dst_len)
 }
 
+#[doc(hidden)]
 /// Views of `src` that write disjoint parts of one output of `dst_len` elements, each from
 /// its first destination element (as `Permuter::materialize_parts` takes them).
 pub fn materialize_parts(

@@ -141,8 +141,11 @@ fn edges_of_every_kernel_with_offsets_and_two_batch_dims() {
     let mut ran = 0;
     for (plan, case) in plans.iter().zip(&cases) {
         if let Some(k @ (Kernel::Tiled | Kernel::Micro)) = case.options().kernel {
-            assert!(plan.kernel == k || plan.kernel == Kernel::Empty, "{plan}");
-            ran += (plan.kernel == k) as usize;
+            assert!(
+                plan.kernel() == k || plan.kernel() == Kernel::Empty,
+                "{plan}"
+            );
+            ran += (plan.kernel() == k) as usize;
         }
     }
     assert!(
@@ -165,7 +168,7 @@ fn packed_tiled_refuses_sizes_it_cannot_pack_and_generic_handles_them() {
             "{elem} {r} {c}"
         );
         let plan = check(p, &[r, c], &[1, 0], elem, Options::default(), (0, 0)).unwrap();
-        assert_eq!(plan.kernel, Kernel::Generic, "{plan}");
+        assert_eq!(plan.kernel(), Kernel::Generic, "{plan}");
     }
 }
 
@@ -186,7 +189,7 @@ fn size_zero_and_size_one_dims() {
         for &elem in &ELEM_SIZES {
             total += 1;
             match check(p, shape, perm, elem, Options::default(), (4, 4)) {
-                Ok(plan) if shape.contains(&0) => assert_eq!(plan.kernel, Kernel::Empty),
+                Ok(plan) if shape.contains(&0) => assert_eq!(plan.kernel(), Kernel::Empty),
                 Ok(_) => {}
                 Err(m) => failures.push(m),
             }

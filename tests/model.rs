@@ -64,7 +64,7 @@ fn suite_cases_tile_with_whole_sectors_and_no_bank_conflicts() {
         let plan = diagnostics::plan_request(p, &req.with_options(TILED)).unwrap();
         let (_, rows, cols) = plan.batch_rows_cols().unwrap();
         // Rows narrower than a tile use their own odd width as the pitch, padded or not.
-        if case.op.elem_size() == 4 && cols >= plan.tile.unwrap().extent() {
+        if case.op.elem_size() == 4 && cols >= plan.tile().unwrap().extent() {
             // Without the padding column a tile column sits in one bank: as many ways as
             // the tile has rows (a tile over 8 rows, [8,8,8,8,8,32], has 8).
             let unpadded = figures(p, &req, Kernel::Tiled, false).unwrap();
@@ -120,11 +120,11 @@ fn real_run(p: &Permuter, plan: &Plan, input: &[u8]) -> Vec<u8> {
         mapped_at_creation: false,
     });
     let mut encoder = p.device().create_command_encoder(&Default::default());
-    let req = Request::new(&plan.shape, &plan.perm, plan.elem_size)
-        .with_offsets(plan.src_offset, plan.dst_offset)
+    let req = Request::new(plan.shape(), plan.perm(), plan.elem_size())
+        .with_offsets(plan.src_offset(), plan.dst_offset())
         .with_options(Options {
-            kernel: Some(plan.kernel),
-            index: Some(plan.index),
+            kernel: Some(plan.kernel()),
+            index: Some(plan.index()),
             ..Options::default()
         });
     let op = Relayout::from_request(&req).unwrap();
@@ -161,10 +161,10 @@ fn a_trace_stores_exactly_where_the_real_run_writes() {
         let (trace, out) =
             diagnostics::trace(p, &plan, &model::sample(&plan, true), true, Some(&input)).unwrap();
         let out = out.unwrap();
-        let label = format!("{shape:?} {perm:?} {elem} B {}", plan.kernel.name());
+        let label = format!("{shape:?} {perm:?} {elem} B {}", plan.kernel().name());
         // The traced kernel permutes as the shipped one does.
-        let region = d_o as usize..(d_o + plan.bytes) as usize;
-        let input_region = &input[so as usize..(so + plan.bytes) as usize];
+        let region = d_o as usize..(d_o + plan.bytes()) as usize;
+        let input_region = &input[so as usize..(so + plan.bytes()) as usize];
         let want = reference::permute_bytes(input_region, shape, perm, elem).unwrap();
         assert_eq!(&real[region.clone()], &want[..], "{label}: real run");
         assert_eq!(&out[region], &want[..], "{label}: traced run");
@@ -196,10 +196,10 @@ fn gpu_permuters_choose_by_the_model_and_cpu_ones_do_not() {
         .unwrap()
         .plans()[0]
         .clone();
-    assert_eq!(plan.kernel, Kernel::Tiled, "{plan}");
-    assert_eq!(plan.reasons.kernel, KernelReason::Modelled);
-    let Modelling::Figures(figures) = &plan.reasons.model else {
-        panic!("no figures: {:?}", plan.reasons.model)
+    assert_eq!(plan.kernel(), Kernel::Tiled, "{plan}");
+    assert_eq!(plan.reasons().kernel, KernelReason::Modelled);
+    let Modelling::Figures(figures) = &plan.reasons().model else {
+        panic!("no figures: {:?}", plan.reasons().model)
     };
     let kernels: Vec<Kernel> = figures.iter().map(|f| f.kernel).collect();
     assert_eq!(kernels, [Kernel::Generic, Kernel::Tiled, Kernel::Micro]);
@@ -211,8 +211,8 @@ fn gpu_permuters_choose_by_the_model_and_cpu_ones_do_not() {
     // Rows of two elements: the tile's loads waste sectors, the gather's much less.
     let op = Relayout::permute(&[3, 1000, 2], &[2, 0, 1], 4).unwrap();
     let thin = p.prepare(&op).unwrap().plans()[0].clone();
-    assert_eq!(thin.kernel, Kernel::Generic, "{thin}");
-    assert_eq!(thin.reasons.kernel, KernelReason::Modelled);
+    assert_eq!(thin.kernel(), Kernel::Generic, "{thin}");
+    assert_eq!(thin.reasons().kernel, KernelReason::Modelled);
     // The modelled choice runs, and runs right.
     let data: Vec<u32> = (0..96 * 80).collect();
     let out = p.permute_slice(&data, &[96, 80], &[1, 0]).unwrap();
@@ -227,7 +227,7 @@ fn gpu_permuters_choose_by_the_model_and_cpu_ones_do_not() {
             .unwrap()
             .plans()[0]
             .clone();
-        assert_eq!(plan.reasons.model, Modelling::Off);
-        assert_eq!(plan.reasons.kernel, KernelReason::CpuMicro);
+        assert_eq!(plan.reasons().model, Modelling::Off);
+        assert_eq!(plan.reasons().kernel, KernelReason::CpuMicro);
     }
 }

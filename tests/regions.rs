@@ -450,5 +450,5 @@ fn a_run_of_wide_elements_from_an_unaligned_region_moves_once() {
         &Default::default(),
     )
     .unwrap();
-    assert_eq!(plan.units() * plan.unit as u64, 81 * 16, "{plan}");
+    assert_eq!(plan.units() * plan.unit() as u64, 81 * 16, "{plan}");
 }

@@ -242,7 +242,7 @@ fn odd_sides_run_their_body_on_micro_blocks_and_their_edges_generic() {
     for (result, (op, parts, count)) in common::check_many(p, &ops).into_iter().zip(&cases) {
         result.unwrap_or_else(|e| panic!("{e}"));
         let prepared = p.prepare(op).unwrap();
-        let kernels: Vec<Kernel> = prepared.plans().iter().map(|plan| plan.kernel).collect();
+        let kernels: Vec<Kernel> = prepared.plans().iter().map(|plan| plan.kernel()).collect();
         if *parts {
             let mut want = vec![micro];
             want.resize(*count, generic);
@@ -270,7 +270,7 @@ fn a_request_keeps_its_conversion_as_an_operation() {
     assert_eq!((op.dst_elem_size(), op.offsets()), (4, (4, 8)));
     let caps = wgpu_permute::DeviceCaps::default();
     let plans = op.plan(&caps).unwrap();
-    assert_eq!(plans[0].conversion.as_ref(), Some(&to_f32), "{}", plans[0]);
+    assert_eq!(plans[0].conversion(), Some(&to_f32), "{}", plans[0]);
     let Some(p) = gpu() else { return };
     let data: Vec<u8> = (0..48).map(|i| (i * 5) as u8).collect();
     let got: Vec<f32> = p.run(&op, &data).unwrap();

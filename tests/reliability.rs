@@ -202,10 +202,10 @@ fn grids_fold_into_two_and_three_dimensions() {
     let mut dims = Vec::new();
     for (case, result) in cases.iter().zip(check_many(&p, &cases)) {
         let plan = result.unwrap_or_else(|m| panic!("{m}"));
-        let grid = plan.chunks[0].workgroups;
+        let grid = plan.chunks()[0].workgroups;
         assert!(grid.iter().all(|&g| g <= 8), "{plan}");
         assert!(
-            grid.iter().map(|&g| g as u64).product::<u64>() >= plan.chunks[0].total_workgroups,
+            grid.iter().map(|&g| g as u64).product::<u64>() >= plan.chunks()[0].total_workgroups,
             "{plan}"
         );
         dims.push(grid.iter().filter(|&&g| g > 1).count());
@@ -231,7 +231,9 @@ fn own_device_plans_like_the_crates_device() {
         assert_eq!(info.device_type, wgpu::DeviceType::Cpu, "{info:?}");
     }
     let transpose = Request::new(&[64, 512, 512], &[0, 2, 1], 4);
-    let kernel = diagnostics::plan_request(&mine, &transpose).unwrap().kernel;
+    let kernel = diagnostics::plan_request(&mine, &transpose)
+        .unwrap()
+        .kernel();
     let cpu = info.device_type == wgpu::DeviceType::Cpu;
     assert_eq!(
         kernel,
@@ -527,7 +529,7 @@ fn every_kernel_splits_across_window_edges() {
         .into_iter()
         .zip(&split)
         .filter_map(|(result, op)| match result {
-            Ok(plan) if plan.kernel == op.options().kernel.unwrap() && plan.boxed() => None,
+            Ok(plan) if plan.kernel() == op.options().kernel.unwrap() && plan.boxed() => None,
             Ok(plan) => Some(format!("ran unsplit or on another kernel: {plan}")),
             Err(e) => Some(e),
         })

@@ -174,7 +174,7 @@ fn kernels_without_shaders_have_no_variant() {
         let plan = wgpu_permute::plan(&wgpu_permute::Request::new(&shape, &[0, 1], 4), &caps);
         let plan = plan.unwrap();
         assert!(
-            matches!(plan.kernel, Kernel::Copy | Kernel::Empty),
+            matches!(plan.kernel(), Kernel::Copy | Kernel::Empty),
             "{plan}"
         );
         assert_eq!(plan.variant(), None);

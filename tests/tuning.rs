@@ -43,7 +43,7 @@ fn autotuning_picks_a_kernel_per_shape_class_and_stays_correct() {
     )
     .unwrap();
     assert_eq!(diagnostics::tuned(&p).len(), 3);
-    assert_eq!(Some(plan.kernel), winner, "{plan}");
+    assert_eq!(Some(plan.kernel()), winner, "{plan}");
     // One the winner cannot serve (a side not divisible by 4) still permutes correctly.
     check(
         &p,
@@ -76,7 +76,7 @@ fn the_access_width_is_measured_once_and_plans_follow_it() {
         (0, 0),
     )
     .unwrap_or_else(|m| panic!("{m}"));
-    assert_eq!(plan.cpu.access64, caps.access64_faster, "{plan}");
+    assert_eq!(plan.cpu().access64, caps.access64_faster, "{plan}");
     let other = !caps.access64_faster;
     if caps.int64 {
         let forced = Options {
@@ -85,7 +85,7 @@ fn the_access_width_is_measured_once_and_plans_follow_it() {
         };
         let plan = check(&p, &[512, 64, 16], &[1, 0, 2], 4, forced, (0, 0))
             .unwrap_or_else(|m| panic!("{m}"));
-        assert_eq!(plan.cpu.access64, other, "{plan}");
+        assert_eq!(plan.cpu().access64, other, "{plan}");
     }
 }
 
@@ -133,7 +133,7 @@ fn autotuning_times_the_micro_kernels_two_orders() {
     let rule = check(shared, &shape, &perm, 4, micro, (0, 0)).unwrap_or_else(|m| panic!("{m}"));
     // Both orders apply on CPU devices only (square blocks).
     assert_eq!(
-        rule.reasons.order,
+        rule.reasons().order,
         cpu.then_some(OrderReason::Rule),
         "{rule}"
     );
@@ -144,20 +144,20 @@ fn autotuning_times_the_micro_kernels_two_orders() {
     for timed in [&plan, &forced] {
         assert!(
             matches!(
-                timed.reasons.specialize,
+                timed.reasons().specialize,
                 None | Some(SpecializeReason::Compiled)
             ),
             "{timed}"
         );
     }
     let autotuned = cpu.then_some(OrderReason::Autotuned);
-    assert_eq!(forced.reasons.order, autotuned, "{forced}");
-    if plan.kernel == Kernel::Micro {
-        assert_eq!(plan.cpu.column_runs, forced.cpu.column_runs, "{plan}");
+    assert_eq!(forced.reasons().order, autotuned, "{forced}");
+    if plan.kernel() == Kernel::Micro {
+        assert_eq!(plan.cpu().column_runs, forced.cpu().column_runs, "{plan}");
     }
     // The other order, forced, is correct too.
     let other = Options {
-        column_runs: Some(!forced.cpu.column_runs),
+        column_runs: Some(!forced.cpu().column_runs),
         ..micro
     };
     if cpu {
@@ -165,12 +165,12 @@ fn autotuning_times_the_micro_kernels_two_orders() {
     }
     println!(
         "autotuned {shape:?} {perm:?}: {} ({}), micro with column runs: {}",
-        plan.kernel.name(),
-        match plan.cpu.column_runs {
+        plan.kernel().name(),
+        match plan.cpu().column_runs {
             true => "column runs",
             false => "usual order",
         },
-        forced.cpu.column_runs
+        forced.cpu().column_runs
     );
 }
 
@@ -203,8 +203,8 @@ fn views_of_one_shape_with_other_strides_share_the_pipeline_budget() {
             .and_then(|op| p.prepare(&op.with_options(options)))
             .unwrap();
         let plan = &op.plans()[0];
-        assert_eq!(plan.kernel, Kernel::Micro, "{plan}");
-        specialized += usize::from(plan.specialized);
+        assert_eq!(plan.kernel(), Kernel::Micro, "{plan}");
+        specialized += usize::from(plan.specialized());
         let want = reference::materialize_bytes(&data, &v, 4, &[], v.dst_span().unwrap()).unwrap();
         assert_eq!(p.run::<_, u8>(&op, &data).unwrap(), want, "{plan}");
     }

@@ -186,7 +186,7 @@ fn run_family(family_run: Family) {
             let case = case(&[4, 6], &[0, 1], elem, Options::default(), (8, 4));
             total += 1;
             match check_many(p, &[case]).remove(0) {
-                Ok(plan) => assert_eq!(plan.kernel, Kernel::Copy, "{plan}"),
+                Ok(plan) => assert_eq!(plan.kernel(), Kernel::Copy, "{plan}"),
                 Err(m) => failures.push(m),
             }
         }
@@ -425,10 +425,10 @@ fn unmergeable_helper_really_keeps_the_rank() {
         let plan = wgpu_permute::plan(&Request::new(&shape, &perm, 4), &Default::default());
         // Pure planning: runs without a GPU.
         let plan = plan.unwrap();
-        assert_eq!(plan.dims.len(), rank, "{plan}");
+        assert_eq!(plan.dims().len(), rank, "{plan}");
         match plan.variant() {
             // Rank 1 is the identity: a buffer copy, no shader.
-            None => assert_eq!((rank, plan.kernel), (1, Kernel::Copy), "{plan}"),
+            None => assert_eq!((rank, plan.kernel()), (1, Kernel::Copy), "{plan}"),
             Some(v) => assert_eq!((v.rank(), v.unit()), (rank, 4), "{plan}"),
         }
     }
@@ -501,7 +501,7 @@ fn micro_bands_cover_every_block() {
         let op = case(shape, &[0, 2, 1], 4, options, (16, 32));
         let plan = p.prepare(&op).unwrap().plans()[0].clone();
         let run = plan.variant().and_then(|v| v.block()).unwrap().run as u64;
-        if plan.cpu.access64 {
+        if plan.cpu().access64 {
             assert_eq!(plan.micro_band(), Some(run), "{plan}");
         }
         cases.push(op);
@@ -517,9 +517,9 @@ fn micro_bands_cover_every_block() {
     );
     for (result, case) in check_many(p, &cases).into_iter().zip(&cases) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(plan.kernel, Kernel::Micro, "{plan}");
+        assert_eq!(plan.kernel(), Kernel::Micro, "{plan}");
         assert_eq!(
-            Some(plan.cpu.column_runs),
+            Some(plan.cpu().column_runs),
             case.options().column_runs,
             "{plan}"
         );
@@ -577,6 +577,6 @@ fn lane_major_runs_carry_into_the_batch_at_every_edge() {
         let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
         let block = plan.variant().and_then(|v| v.block()).unwrap();
         assert!(block.lane_major, "{plan}");
-        assert_eq!(Some(plan.specialized), op.options().specialize, "{plan}");
+        assert_eq!(Some(plan.specialized()), op.options().specialize, "{plan}");
     }
 }

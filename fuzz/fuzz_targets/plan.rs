@@ -92,32 +92,32 @@ fuzz_target!(|input: Input| {
         assert!(all.contains(&v), "{v} is not among the validated variants: {p}");
     }
     let n: u64 = shape.iter().map(|&d| d as u64).product();
-    if p.kernel == Kernel::Empty {
+    if p.kernel() == Kernel::Empty {
         assert_eq!(n, 0);
         return;
     }
-    assert_eq!(p.units() * p.unit as u64, n * input.elem_size as u64);
-    assert!(p.dims.iter().all(|&d| d > 1) || p.dims == [1]);
+    assert_eq!(p.units() * p.unit() as u64, n * input.elem_size as u64);
+    assert!(p.dims().iter().all(|&d| d > 1) || p.dims() == [1]);
     // Dims that move together are merged, but for a split of batch tiles.
-    let split = p.cpu.batch_tiles.map(|t| t.outer);
-    assert!(p.dims_perm.windows(2).all(|w| w[1] != w[0] + 1 || Some(w[0]) == split));
+    let split = p.cpu().batch_tiles.map(|t| t.outer);
+    assert!(p.dims_perm().windows(2).all(|w| w[1] != w[0] + 1 || Some(w[0]) == split));
     // Row copies move every byte once, each inside the buffers' extents.
-    if p.cpu.row_copies {
+    if p.cpu().row_copies {
         let (steps, bytes) = p.row_copy_steps();
-        assert_eq!(steps.len() as u64 * bytes, p.bytes, "{p}");
+        assert_eq!(steps.len() as u64 * bytes, p.bytes(), "{p}");
         for (s, d) in steps {
             assert!(s + bytes <= p.src_extent() && d + bytes <= p.dst_extent(), "{p}");
         }
     }
     let limit = caps.max_storage_binding.min(options.binding_limit.unwrap_or(u64::MAX));
     let volume: u64 = p
-        .chunks
+        .chunks()
         .iter()
         .map(|c| (0..c.lo.len()).map(|d| c.hi[d] - c.lo[d]).product::<u64>())
         .sum();
-    if p.kernel != Kernel::Copy {
+    if p.kernel() != Kernel::Copy {
         assert_eq!(volume, p.units());
-        for c in &p.chunks {
+        for c in p.chunks() {
             if p.boxed() {
                 assert!(c.src_window.1 <= limit && c.dst_window.1 <= limit);
             }
@@ -154,8 +154,8 @@ fuzz_target!(|input: Input| {
         let bytes = n as usize * input.elem_size as usize;
         let data: Vec<u8> = (0..bytes).map(|i| (i * 131 + i / 256) as u8).collect();
         let want = reference::permute_bytes(&data, &shape, &perm, input.elem_size as usize).unwrap();
-        let dims: Vec<usize> = p.dims.iter().map(|&d| d as usize).collect();
-        let got = reference::permute_bytes(&data, &dims, &p.dims_perm, p.unit as usize).unwrap();
+        let dims: Vec<usize> = p.dims().iter().map(|&d| d as usize).collect();
+        let got = reference::permute_bytes(&data, &dims, &p.dims_perm(), p.unit() as usize).unwrap();
         assert_eq!(got, want, "{p}");
     }
 });

@@ -46,6 +46,7 @@ pub fn cached_pipelines(permuter: &Permuter) -> usize {
     permuter.cached_pipelines()
 }
 
+#[doc(hidden)]
 /// `permuter` choosing among kernels by the GPU memory model ([`crate::model`]), or not:
 /// the first request of each shape traces every kernel that applies on a few workgroups
 /// and the best predicted time serves the shape from then on. On by default on GPU
@@ -234,6 +235,7 @@ impl Permuter {
     }
 }
 
+#[doc(hidden)]
 /// The memory-model figures of `plan`'s kernel on a GPU: its first dispatch traced on a
 /// sample of workgroups ([`model::sample`]) and scored for warps of `warp` lanes.
 /// `padding: false` drops the tiled kernel's padding column (to model what it prevents).
@@ -267,6 +269,7 @@ pub fn model_kernels(
     }
 }
 
+#[doc(hidden)]
 /// Runs `plan`'s first dispatch in trace mode on the workgroups `sampled` lists (with the
 /// weight each stands for). With `input`, on full-size buffers holding it, and the
 /// destination's bytes are returned too; without, on small scratch buffers (addresses

@@ -27,6 +27,7 @@ pub struct Channels {
     pub count: u64,
 }
 
+#[doc(hidden)]
 impl Plan {
     /// The affine's channels, when it has more than one value (else every element takes
     /// the first). Simplification keeps the channel axis inside one simplified dim `d`, the

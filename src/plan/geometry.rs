@@ -59,7 +59,7 @@ impl Tile {
     }
 }
 
-/// A wide block whose one side is a whole dim of `n` elements (`2..=`[`STRIP_MAX`], not a
+/// A wide block whose one side is a whole dim of `n` elements (`2..=``STRIP_MAX`, not a
 /// multiple of the block's side), contiguous on one side of the move: `side x n` elements,
 /// `n` 16-byte accesses each way. One of its sides is then a single contiguous span of `n`
 /// accesses, whose elements the kernel picks apart at compile-time positions.

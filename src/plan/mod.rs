@@ -8,6 +8,7 @@
 //! windows and grid folding), `explain` (prints what was recorded).
 
 mod channels;
+#[doc(hidden)]
 pub mod cpu;
 mod explain;
 mod geometry;
@@ -30,19 +31,28 @@ mod view_plan;
 mod windows;
 
 pub use crate::options::{IndexMath, Kernel, Options};
-pub use crate::view::{Bound, ELEM_SIZES, MAX_BOUNDS, MAX_RANK, View};
-pub use crate::view::{check_perm, element_count};
+pub use planned::Plan;
+pub use reasons::KernelReason;
+
+// The planner's internals, for this crate's tests and tools. Not API.
+#[doc(hidden)]
+pub use crate::view::{Bound, ELEM_SIZES, MAX_BOUNDS, MAX_RANK, View, check_perm, element_count};
+#[doc(hidden)]
 pub use channels::{ChannelAt, Channels};
 pub(crate) use cpu::prefers_access64;
+#[doc(hidden)]
 pub use cpu::{
     BatchTiles, Block, CpuChoices, WalkTiles, edge_parts, flat_blocks, flat_box_blocks, flat_pairs,
     flat_planned, flat_tail, micro_block, with_edges,
 };
+#[doc(hidden)]
 pub use geometry::*;
+#[doc(hidden)]
 pub use planned::*;
+#[doc(hidden)]
 pub use reasons::{
-    Figures, IndexReason, KernelReason, Learned, Measured, Misfit, Modelling, OrderReason, Reasons,
-    ShapeKey, SpecializeReason, Tuning, ViewKey,
+    Figures, IndexReason, Learned, Measured, Misfit, Modelling, OrderReason, Reasons, ShapeKey,
+    SpecializeReason, Tuning, ViewKey,
 };
 #[doc(hidden)]
 pub use select::modelled_best;
@@ -50,8 +60,11 @@ pub(crate) use simplify::{movement_unit, pack_of, simplify};
 pub(crate) use specialize::race_specialize;
 pub(crate) use strips::tiled_strip;
 use tuning::*;
+#[doc(hidden)]
 pub use variant::*;
+#[doc(hidden)]
 pub use view_plan::*;
+#[doc(hidden)]
 pub use windows::fold_grid;
 
 use crate::PermuteError;
@@ -109,6 +122,7 @@ impl Default for DeviceCaps {
     }
 }
 
+#[doc(hidden)]
 /// A permute request: contiguous row-major tensors, output dim `i` is input dim `perm[i]`.
 #[derive(Clone, Copy, Debug)]
 pub struct Request<'a> {
@@ -157,11 +171,13 @@ impl<'a> Request<'a> {
     }
 }
 
+#[doc(hidden)]
 /// Plans a permute for a device, with nothing learnt at run time (see [`plan_with`]).
 pub fn plan(req: &Request, caps: &DeviceCaps) -> Result<Plan, PermuteError> {
     plan_with(req, caps, &Learned::default())
 }
 
+#[doc(hidden)]
 /// Plans a permute for a device and what has been learnt of it while running (autotuning
 /// winners, shapes with their own pipelines). Validates the request; forced options that
 /// cannot apply (see [`Request::options`]) return [`PermuteError::ForcedChoice`].
@@ -303,7 +319,7 @@ fn finish(
     plan.quads = select::choose_quads(&plan, one_binding);
     cpu::before_windows(&mut plan, caps, opts, learned, limit)?;
     if one_binding {
-        let total = plan.workgroups();
+        let total = plan.whole_workgroups();
         plan.chunks = vec![Chunk {
             lo: vec![0; plan.dims.len()],
             hi: plan.dims.clone(),
@@ -333,7 +349,7 @@ fn finish(
         // One box is the whole tensor: it runs as in one binding (only its windows move), so
         // it takes that many workgroups (a padded box counts its source units, not the
         // destination words one binding walks).
-        let total = plan.workgroups();
+        let total = plan.whole_workgroups();
         if let [chunk] = plan.chunks.as_mut_slice() {
             chunk.total_workgroups = total;
             chunk.workgroups = fold_grid(total, caps.max_workgroups_per_dim)?;

@@ -32,56 +32,160 @@ impl Chunk {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
     /// The request's shape, as given.
-    pub shape: Vec<usize>,
+    pub(crate) shape: Vec<usize>,
     /// The request's permutation, as given.
-    pub perm: Vec<usize>,
+    pub(crate) perm: Vec<usize>,
     /// The request's element size in bytes.
-    pub elem_size: usize,
+    pub(crate) elem_size: usize,
     /// The request's source offset in bytes.
-    pub src_offset: u64,
+    pub(crate) src_offset: u64,
     /// The request's destination offset in bytes.
-    pub dst_offset: u64,
+    pub(crate) dst_offset: u64,
     /// Simplified input dims, in movement units (with one batch dim split in two where
     /// [`Plan::batch_tiles`]).
-    pub dims: Vec<u64>,
+    pub(crate) dims: Vec<u64>,
     /// Simplified permutation over `dims`.
-    pub dims_perm: Vec<usize>,
+    pub(crate) dims_perm: Vec<usize>,
     /// Movement size in bytes: 1, 2, 4, 8 or 16.
-    pub unit: u32,
+    pub(crate) unit: u32,
     /// The kernel that runs (see `reasons.kernel` for why).
-    pub kernel: Kernel,
+    pub(crate) kernel: Kernel,
     /// Index width (see `reasons.index` for why).
-    pub index: IndexMath,
+    pub(crate) index: IndexMath,
     /// Bytes of the tensor (read once, written once).
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// The dispatches, each over its own binding windows: one unless the tensor is larger
     /// than a storage binding. Empty for the copy and empty kernels.
-    pub chunks: Vec<Chunk>,
+    pub(crate) chunks: Vec<Chunk>,
     /// Tile geometry when `kernel` is [`Kernel::Tiled`].
-    pub tile: Option<Tile>,
+    pub(crate) tile: Option<Tile>,
     /// The kernel is compiled for this shape: the generic kernel's dims and strides, or the
     /// micro kernel's shape words, are pipeline constants.
-    pub specialized: bool,
+    pub(crate) specialized: bool,
     /// The CPU-adapter family's choices (runs, 64-bit accesses, wide stores, scatters,
     /// walks in tiles, column runs, batch tiles, row copies): all off on the GPU path.
-    pub cpu: CpuChoices,
+    pub(crate) cpu: CpuChoices,
     /// The generic kernel's boxes over binding windows run as a whole tensor in one binding
     /// does (its plain layout, stacked runs and shape constants included), each over its own
     /// extents from its corner: boxes of one shape, each a contiguous stretch of the output
     /// (`windows::plain_boxes`).
-    pub plain_boxes: bool,
+    pub(crate) plain_boxes: bool,
     /// A conversion whose innermost dim stays moves 4 consecutive elements per item of the
     /// generic kernel: one source access, 4 conversions, one destination access (see
     /// `select::choose_quads`).
-    pub quads: bool,
+    pub(crate) quads: bool,
     /// Why each choice was made, as recorded when it was made.
-    pub reasons: Reasons,
+    pub(crate) reasons: Reasons,
     /// Elements converted on the way (the generic kernel, element by element: `unit` is the
     /// source type's size, the destination's elements are the destination type's).
-    pub conversion: Option<Conversion>,
+    pub(crate) conversion: Option<Conversion>,
     /// Where the dims sit in the buffers, for a view that is not a plain permute (`None`:
     /// the input is contiguous and the output its permutation).
-    pub view: Option<ViewLayout>,
+    pub(crate) view: Option<ViewLayout>,
+}
+
+/// What a user reads of a plan: the kernel and why, the index width, the movement size,
+/// the simplified problem, the dispatches; [`Plan::explain`] says why each choice was
+/// made, and `Display` prints the plan on one line.
+impl Plan {
+    /// The kernel that runs.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// Why the planner chose that kernel.
+    pub fn reason(&self) -> KernelReason {
+        self.reasons.kernel
+    }
+
+    /// The index width of the kernel's arithmetic.
+    pub fn index(&self) -> IndexMath {
+        self.index
+    }
+
+    /// The movement size in bytes: 1, 2, 4, 8 or 16 (several elements move as one unit
+    /// where the rows allow).
+    pub fn unit(&self) -> u32 {
+        self.unit
+    }
+
+    /// Bytes of the tensor (read once, written once).
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The simplified input dims, in movement units (size-1 dims dropped, dims that move
+    /// together merged).
+    pub fn dims(&self) -> &[u64] {
+        &self.dims
+    }
+
+    /// The simplified permutation over [`Plan::dims`]: output dim `i` is dim `perm[i]`.
+    pub fn dims_perm(&self) -> &[usize] {
+        &self.dims_perm
+    }
+
+    /// Dispatches the kernel runs in: one, or one per box of the tensor over binding
+    /// windows of the buffers; none for a buffer copy or nothing to move.
+    pub fn dispatches(&self) -> usize {
+        self.chunks.len()
+    }
+
+    /// Workgroups over all dispatches.
+    pub fn workgroups(&self) -> u64 {
+        self.chunks.iter().map(|c| c.total_workgroups).sum()
+    }
+
+    /// The kernel is compiled for this shape (its dims and strides are pipeline constants).
+    pub fn specialized(&self) -> bool {
+        self.specialized
+    }
+
+    /// The elements' conversion on the way, if any.
+    pub fn conversion(&self) -> Option<&Conversion> {
+        self.conversion.as_ref()
+    }
+}
+
+/// What tests and tools read of a plan's internals. Not API.
+#[doc(hidden)]
+impl Plan {
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    pub fn perm(&self) -> &[usize] {
+        &self.perm
+    }
+    pub fn elem_size(&self) -> usize {
+        self.elem_size
+    }
+    pub fn src_offset(&self) -> u64 {
+        self.src_offset
+    }
+    pub fn dst_offset(&self) -> u64 {
+        self.dst_offset
+    }
+    pub fn chunks(&self) -> &[Chunk] {
+        &self.chunks
+    }
+    pub fn tile(&self) -> Option<Tile> {
+        self.tile
+    }
+    pub fn cpu(&self) -> &CpuChoices {
+        &self.cpu
+    }
+    pub fn reasons(&self) -> &Reasons {
+        &self.reasons
+    }
+    pub fn view(&self) -> Option<&ViewLayout> {
+        self.view.as_ref()
+    }
+    pub fn quads(&self) -> bool {
+        self.quads
+    }
+    pub fn plain_boxes(&self) -> bool {
+        self.plain_boxes
+    }
 }
 
 /// A lowered view's layout in the buffers, in movement units (see [`lower::lower`]).
@@ -111,6 +215,7 @@ pub struct ViewLayout {
     pub dst_end: u64,
 }
 
+#[doc(hidden)]
 impl Plan {
     /// Number of movement units in the tensor.
     pub fn units(&self) -> u64 {
@@ -274,7 +379,7 @@ impl Plan {
     }
 
     /// Workgroups of the plan's kernel over the whole tensor in one dispatch.
-    pub(super) fn workgroups(&self) -> u64 {
+    pub(super) fn whole_workgroups(&self) -> u64 {
         match self.kernel {
             Kernel::Tiled | Kernel::Micro => self.box_workgroups(&self.dims),
             // Runs are of units (of elements when converting), never packed words.
@@ -366,6 +471,7 @@ pub fn kernel_names(plans: &[Plan]) -> String {
     names.join("+")
 }
 
+#[doc(hidden)]
 impl Plan {
     /// The conversion's types and whether its affine runs (its values are uniforms).
     pub fn convert_key(&self) -> Option<ConvertKey> {

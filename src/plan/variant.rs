@@ -31,18 +31,18 @@ pub struct GenericVariant {
     /// Dims and strides are pipeline constants rather than uniforms: the compiler turns
     /// divisions by them into multiplies and shifts.
     pub specialized: bool,
-    /// Each invocation moves a run of consecutive output units (see [`Plan::runs`]).
+    /// Each invocation moves a run of consecutive output units (see `Plan::runs`).
     pub runs: bool,
     /// How a SIMD group's lanes and their runs' steps lie.
     pub lanes: RunLanes,
-    /// Storage is accessed as 64-bit components (see [`Plan::access64`]).
+    /// Storage is accessed as 64-bit components (see `Plan::access64`).
     pub access64: bool,
     /// Bytes of the elements each source unit holds in reverse order, 0 for none (see
     /// [`ViewLayout::reversed`]).
     pub reverse: u32,
-    /// Runs write their units 16 bytes at a time (see [`Plan::wide_stores`]).
+    /// Runs write their units 16 bytes at a time (see `Plan::wide_stores`).
     pub wide_stores: bool,
-    /// Runs walk the source and scatter (see [`Plan::scatter`]).
+    /// Runs walk the source and scatter (see `Plan::scatter`).
     pub scatter: bool,
     /// Elements converted on the way (see [`Plan::conversion`]).
     pub convert: Option<ConvertKey>,
@@ -84,7 +84,7 @@ pub enum GenericLayout {
     /// Boxes of the tensor over binding windows, or unpacked units through a view's
     /// destination strides.
     Boxed,
-    /// A walk in tiles (CPU devices' runs, see [`Plan::walk_tiles`]): each box (the whole
+    /// A walk in tiles (CPU devices' runs, see `Plan::walk_tiles`): each box (the whole
     /// tensor, or one over binding windows) walked over its own tiles' dims, decoding both
     /// offsets.
     Walk,
@@ -127,7 +127,7 @@ pub struct MicroVariant {
     pub block: Block,
     /// Rows of a block outside a view's bounds take the fill value.
     pub padded: bool,
-    /// Storage is accessed as 64-bit components (see [`Plan::access64`]).
+    /// Storage is accessed as 64-bit components (see `Plan::access64`).
     pub access64: bool,
     /// Elements converted on the way, and where the affine's channel index comes from.
     pub convert: Option<BlockConvert>,

@@ -3,6 +3,7 @@
 
 use super::*;
 
+#[doc(hidden)]
 /// A view to materialise (see [`View`]): its element size, where its regions start in the
 /// two buffers, how many elements they hold, and the fill value of a padded view.
 #[derive(Clone, Copy, Debug)]
@@ -65,6 +66,7 @@ impl<'a> ViewRequest<'a> {
     }
 }
 
+#[doc(hidden)]
 /// Plans the materialisation of a view. A view that is a permute of a contiguous tensor
 /// plans exactly as that permute ([`plan_with`]); any other is lowered ([`lower::lower`])
 /// and gathered by the generic kernel, which fills positions outside the view's bounds.

@@ -95,6 +95,7 @@ impl Cut {
     }
 }
 
+#[doc(hidden)]
 impl Plan {
     /// Workgroups of the generic kernel over a box of these extents: its runs (of units, or
     /// of elements when converting), or, of unpacked unconverted units, items a workgroup
@@ -112,6 +113,7 @@ impl Plan {
     }
 }
 
+#[doc(hidden)]
 impl Plan {
     /// The extents (input order) one dispatch walks in the generic kernel's plain layout: a
     /// plain box's ([`Plan::plain_boxes`]), else the whole tensor's.

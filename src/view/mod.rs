@@ -11,15 +11,18 @@ use std::ops::Range;
 use crate::PermuteError;
 
 mod build;
+#[doc(hidden)]
 pub mod parts;
 
 /// Highest rank accepted. The kernels are generated per rank; simplification usually brings
 /// real tensors far below this.
 pub const MAX_RANK: usize = 16;
 
+#[doc(hidden)]
 /// Element sizes the kernels move, in bytes.
 pub const ELEM_SIZES: [usize; 5] = [1, 2, 4, 8, 16];
 
+#[doc(hidden)]
 /// Most bounds a view may have (after bounds that cover their dims whole are dropped): the
 /// generic kernel checks this many combined indices per position, unrolled.
 pub const MAX_BOUNDS: usize = 4;
@@ -116,6 +119,7 @@ impl View {
         self.shape.iter().product()
     }
 
+    #[doc(hidden)]
     /// Elements the output spans: its length when contiguous, else one more than the
     /// highest destination element it writes (what a destination must hold).
     /// [`PermuteError::SizeOverflow`] when that does not fit in `usize`.
@@ -140,6 +144,7 @@ impl View {
         self.len() == 0
     }
 
+    #[doc(hidden)]
     /// Whether the position with index `at` (one entry per dim) exists in the source.
     pub fn exists(&self, at: &[usize]) -> bool {
         self.bounds
@@ -147,6 +152,7 @@ impl View {
             .all(|b| b.valid.contains(&b.index(&self.shape, at)))
     }
 
+    #[doc(hidden)]
     /// Source element of an existing position (wrapping arithmetic; checked views stay in
     /// range).
     pub fn source(&self, at: &[usize]) -> isize {
@@ -157,6 +163,7 @@ impl View {
             })
     }
 
+    #[doc(hidden)]
     /// Destination element of a position (of a checked view, which keeps it in range).
     pub fn destination(&self, at: &[usize]) -> usize {
         let strides = self
@@ -168,6 +175,7 @@ impl View {
             .fold(0usize, |a, (&i, &s)| a.wrapping_add(i.wrapping_mul(s)))
     }
 
+    #[doc(hidden)]
     /// Checks the view against a source of `src_len` and a destination of `dst_len`
     /// elements: consistent lengths, every existing position inside the source, output
     /// positions distinct and inside the destination. Returns the source elements' range
@@ -306,12 +314,14 @@ impl View {
 }
 
 impl Bound {
+    #[doc(hidden)]
     /// The bound's combined index at position `at`.
     pub fn index(&self, shape: &[usize], at: &[usize]) -> usize {
         self.dims.iter().fold(0, |a, &d| a * shape[d] + at[d])
     }
 }
 
+#[doc(hidden)]
 /// Row-major strides of a shape, in elements.
 pub fn row_major(shape: &[usize]) -> Vec<usize> {
     let mut strides = vec![1; shape.len()];
@@ -321,6 +331,7 @@ pub fn row_major(shape: &[usize]) -> Vec<usize> {
     strides
 }
 
+#[doc(hidden)]
 /// Validates a permutation against a rank.
 pub fn check_perm(rank: usize, perm: &[usize]) -> Result<(), PermuteError> {
     if perm.len() != rank {
@@ -342,6 +353,7 @@ pub fn check_perm(rank: usize, perm: &[usize]) -> Result<(), PermuteError> {
     Ok(())
 }
 
+#[doc(hidden)]
 /// Number of elements of `shape`, or an overflow error.
 pub fn element_count(shape: &[usize]) -> Result<usize, PermuteError> {
     shape

@@ -87,6 +87,6 @@ fn the_channel_cursor_crosses_channels_within_a_thread() {
     }
     for (op, result) in ops.iter().zip(common::check_many(p, &ops)) {
         let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
-        assert_eq!(plan.kernel, Kernel::Generic, "{plan}");
+        assert_eq!(plan.kernel(), Kernel::Generic, "{plan}");
     }
 }

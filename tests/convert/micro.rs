@@ -44,7 +44,7 @@ fn check(p: &wgpu_permute::Permuter, cases: &[(Relayout, Want)]) {
     let ops: Vec<Relayout> = cases.iter().map(|(op, _)| op.clone()).collect();
     for ((op, want), result) in cases.iter().zip(common::check_many(p, &ops)) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(plan.kernel, Kernel::Micro, "{plan}");
+        assert_eq!(plan.kernel(), Kernel::Micro, "{plan}");
         let Some(Variant::Micro(m)) = plan.variant() else {
             panic!("{plan}")
         };
@@ -388,7 +388,7 @@ fn converting_views_run_on_micro_blocks() {
     let ops: Vec<Relayout> = cases.iter().map(|(op, _)| op.clone()).collect();
     for ((op, want), result) in cases.iter().zip(common::check_many(p, &ops)) {
         let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
-        assert_eq!(plan.kernel, *want, "{plan}");
+        assert_eq!(plan.kernel(), *want, "{plan}");
     }
 }
 
@@ -415,7 +415,7 @@ fn a_flat_strips_tail_of_whole_blocks_converts() {
             .and_then(|v| v.block())
             .is_some_and(|b| b.flat);
         assert!(flat, "{}", parts[0]);
-        assert!(parts[1].view.is_some(), "{}", parts[1]);
+        assert!(parts[1].view().is_some(), "{}", parts[1]);
         assert_eq!(parts[1].units(), 16 * 3, "{}", parts[1]);
         common::check_many(p, &[op]).remove(0).unwrap();
     }
@@ -471,7 +471,7 @@ fn column_strips_run_lane_major_across_images() {
             panic!("{plan}")
         };
         assert!(m.block.lane_major, "{plan}");
-        assert_eq!(plan.specialized, *specialize, "{plan}");
+        assert_eq!(plan.specialized(), *specialize, "{plan}");
         assert!(plan.total_workgroups() > 16, "{plan}");
     }
 }
@@ -516,7 +516,7 @@ fn flat_strips_split_into_whole_images_past_a_binding() {
         let plans = op.plan(p.caps()).unwrap();
         let block = plans[0].variant().and_then(|v| v.block());
         assert!(block.is_some_and(|b| b.flat), "{plan}");
-        assert!(plans[0].chunks.len() > 1, "{}", plans[0]);
+        assert!(plans[0].chunks().len() > 1, "{}", plans[0]);
         assert_eq!(plans.len(), parts, "{op:?}");
     }
     let normalise_flat = Conversion::new(Dtype::U8, Dtype::F32).unwrap();
@@ -535,6 +535,6 @@ fn flat_strips_split_into_whole_images_past_a_binding() {
         let parts = op.plan(p.caps()).unwrap();
         let flat = parts[0].variant().and_then(|v| v.block());
         assert!(!flat.is_some_and(|b| b.flat), "{}", parts[0]);
-        assert!(parts[0].chunks.len() > 1, "{}", parts[0]);
+        assert!(parts[0].chunks().len() > 1, "{}", parts[0]);
     }
 }

@@ -208,8 +208,8 @@ fn conversions_that_cannot_run_are_refused() {
         .unwrap();
     let plans = big.plan(&DeviceCaps::webgpu()).unwrap();
     let limit = DeviceCaps::webgpu().max_storage_binding;
-    assert!(plans[0].chunks.len() > 4, "{}", plans[0]);
-    for chunk in &plans[0].chunks {
+    assert!(plans[0].chunks().len() > 4, "{}", plans[0]);
+    for chunk in plans[0].chunks() {
         assert!(chunk.src_window.1 <= limit && chunk.dst_window.1 <= limit);
     }
     let padded = View::contiguous(&[12_000, 12_000]).pad(0, 1, 1).unwrap();
@@ -231,7 +231,7 @@ fn conversions_that_cannot_run_are_refused() {
         .unwrap()
         .with_fill(&[0, 0]);
     let plans = view.plan(&DeviceCaps::webgpu()).unwrap();
-    let [chunk] = &plans[0].chunks[..] else {
+    let [chunk] = plans[0].chunks() else {
         panic!("{}", plans[0])
     };
     assert!(
@@ -409,10 +409,10 @@ fn quads_convert_every_pair() {
     let (mut runs, mut scattered) = (0, 0);
     for ((op, result), wide) in ops.iter().zip(common::check_many(p, &ops)).zip(wide) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
-        assert!(plan.quads, "{op:?}: {plan}");
-        assert_eq!(plan.cpu.access64, wide, "{op:?}: {plan}");
-        runs += plan.cpu.runs as usize;
-        scattered += plan.cpu.scatter as usize;
+        assert!(plan.quads(), "{op:?}: {plan}");
+        assert_eq!(plan.cpu().access64, wide, "{op:?}: {plan}");
+        runs += plan.cpu().runs as usize;
+        scattered += plan.cpu().scatter as usize;
     }
     // Runs on the last two shapes, and the channels' scatters; 34 pairs have wide quads.
     let (cpu, int64) = (caps.cpu as usize, caps.int64 as usize);
@@ -539,7 +539,7 @@ fn conversions_split_into_binding_windows() {
     }
     for (op, result) in ops.iter().zip(common::check_many(p, &ops)) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
-        assert!(plan.chunks.len() > 1, "{op:?}: {plan}");
+        assert!(plan.chunks().len() > 1, "{op:?}: {plan}");
     }
 }
 
@@ -575,7 +575,7 @@ fn outputs_in_one_box_past_a_binding_are_written_whole() {
     let workgroups = [5, 2];
     for ((op, result), want) in ops.iter().zip(common::check_many(p, &ops)).zip(workgroups) {
         let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
-        let [chunk] = &plan.chunks[..] else {
+        let [chunk] = plan.chunks() else {
             panic!("{plan}")
         };
         assert!(chunk.dst_window.0 > 0, "{plan}");

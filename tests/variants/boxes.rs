@@ -47,9 +47,9 @@ fn micro_boxes_of_one_shape_share_a_specialised_pipeline() {
     let fresh = fresh(p);
     for (result, (op, one_shape)) in check_many(&fresh, &ops).into_iter().zip(&cases) {
         let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
-        assert_eq!(plan.kernel, Kernel::Micro, "{plan}");
-        assert!(plan.chunks.len() > 1, "{plan}");
-        assert_eq!(plan.specialized, plan.boxes_of_one_shape(), "{plan}");
+        assert_eq!(plan.kernel(), Kernel::Micro, "{plan}");
+        assert!(plan.chunks().len() > 1, "{plan}");
+        assert_eq!(plan.specialized(), plan.boxes_of_one_shape(), "{plan}");
         // The uneven shape's grain is a CPU device's run of row blocks.
         if *one_shape || p.caps().cpu {
             assert_eq!(plan.boxes_of_one_shape(), *one_shape, "{plan}");
@@ -113,11 +113,11 @@ fn generic_plain_boxes_walk_their_extents_from_their_corners() {
     let fresh = fresh(p);
     for (result, (op, plain)) in check_many(&fresh, &ops).into_iter().zip(&cases) {
         let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
-        assert_eq!(plan.kernel, Kernel::Generic, "{plan}");
-        assert!(plan.chunks.len() > 1, "{plan}");
-        assert_eq!(plan.plain_boxes, plain.is_some(), "{plan}");
+        assert_eq!(plan.kernel(), Kernel::Generic, "{plan}");
+        assert!(plan.chunks().len() > 1, "{plan}");
+        assert_eq!(plan.plain_boxes(), plain.is_some(), "{plan}");
         if let Some(specialize) = plain {
-            assert_eq!(plan.specialized, *specialize, "{plan}");
+            assert_eq!(plan.specialized(), *specialize, "{plan}");
             assert_eq!(plan.stacked_runs(), p.caps().cpu, "{plan}");
         }
     }

@@ -36,7 +36,7 @@ fn row_copies_land_in_place() {
     let fresh = cpu_planned(p);
     for (result, op) in check_many(&fresh, &cases).into_iter().zip(&cases) {
         let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
-        assert!(plan.cpu.row_copies, "{plan}");
+        assert!(plan.cpu().row_copies, "{plan}");
     }
 }
 
@@ -48,7 +48,7 @@ fn row_copies_fall_back_to_the_kernel_without_copy_usage() {
     let op = Relayout::permute(&[2, 3, 128, 128], &[1, 0, 2, 3], 4).unwrap();
     let prepared = p.prepare(&op).unwrap();
     assert!(
-        prepared.plans()[0].cpu.row_copies,
+        prepared.plans()[0].cpu().row_copies,
         "{}",
         prepared.plans()[0]
     );

@@ -52,8 +52,8 @@ fn short_rows_decoded_with_their_continuation_innermost_land_in_place() {
     let mut windowed_micro = 0;
     for (result, (op, micro)) in check_many(&fresh, &ops).into_iter().zip(&cases) {
         let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
-        if *micro || plan.kernel == Kernel::Micro {
-            assert_eq!(plan.kernel, Kernel::Micro, "{plan}");
+        if *micro || plan.kernel() == Kernel::Micro {
+            assert_eq!(plan.kernel(), Kernel::Micro, "{plan}");
             assert_eq!(plan.row_continuation(), Some(1), "{plan}");
             windowed_micro += !*micro as usize;
         }
@@ -92,8 +92,8 @@ fn batches_decoded_in_tiles_land_in_place() {
     let fresh = cpu_planned(p);
     for (result, op) in check_many(&fresh, &cases).into_iter().zip(&cases) {
         let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
-        assert_eq!(plan.kernel, Kernel::Micro, "{plan}");
-        assert!(plan.cpu.batch_tiles.is_some(), "{plan}");
+        assert_eq!(plan.kernel(), Kernel::Micro, "{plan}");
+        assert!(plan.cpu().batch_tiles.is_some(), "{plan}");
     }
 }
 
@@ -155,10 +155,13 @@ fn column_runs_with_the_continuation_first_land_in_place() {
     let mut windowed = 0;
     for (result, op) in check_many(&fresh, &cases).into_iter().zip(&cases) {
         let plan = result.unwrap_or_else(|e| panic!("{op:?}: {e}"));
-        assert_eq!(plan.kernel, Kernel::Micro, "{plan}");
+        assert_eq!(plan.kernel(), Kernel::Micro, "{plan}");
         let block = plan.variant().and_then(|v| v.block()).unwrap();
         assert!(block.column_runs && block.batch_before_columns, "{plan}");
-        let cut = plan.chunks.iter().any(|c| c.hi[1] - c.lo[1] < plan.dims[1]);
+        let cut = plan
+            .chunks()
+            .iter()
+            .any(|c| c.hi[1] - c.lo[1] < plan.dims()[1]);
         windowed += cut as usize;
     }
     assert_eq!(windowed, 2 * widths.len());

@@ -101,16 +101,16 @@ fn walks_in_tiles_are_chosen_and_match_the_reference() {
         // In boxes, where whole tiles fit half the tensor; the rest (checked above against
         // the reference) do not walk.
         if *boxed && !walks_in_halves(&plan) {
-            assert!(plan.cpu.walk_tiles.is_none(), "{plan}");
+            assert!(plan.cpu().walk_tiles.is_none(), "{plan}");
             continue;
         }
-        assert!(plan.cpu.walk_tiles.is_some() && plan.cpu.runs, "{plan}");
+        assert!(plan.cpu().walk_tiles.is_some() && plan.cpu().runs, "{plan}");
         assert_eq!(plan.lane_major_runs(), lane_major, "{plan}");
         // Boxes of one shape run compiled for it (`plan::specialize`), their walk's dims
         // the boxes' (`shaders::constants`).
         if *boxed && *specialize {
             assert!(plan.boxes_of_one_shape(), "{plan}");
-            assert!(plan.specialized, "{plan}");
+            assert!(plan.specialized(), "{plan}");
         }
     }
 }
@@ -138,7 +138,7 @@ fn a_walk_past_the_limit_by_its_offset_matches_the_reference() {
     for result in check_many(p, &cases) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
         assert!(
-            plan.cpu.walk_tiles.is_some() && !plan.cpu.wide_stores,
+            plan.cpu().walk_tiles.is_some() && !plan.cpu().wide_stores,
             "{plan}"
         );
     }
@@ -147,7 +147,7 @@ fn a_walk_past_the_limit_by_its_offset_matches_the_reference() {
 /// Whether the walks test's plan is one whose whole tiles fit windows of half the tensor:
 /// not a prime number of rows walked whole, nor the transposes whose tiles span it.
 fn walks_in_halves(plan: &wgpu_permute::Plan) -> bool {
-    let shape: &[usize] = &plan.shape;
+    let shape: &[usize] = plan.shape();
     ![
         &[37usize, 16, 64][..],
         &[64, 40],
@@ -193,7 +193,7 @@ fn long_rows_far_apart_stack_before_they_walk_in_tiles() {
     for (result, walked) in check_many(&fresh, &cases).into_iter().zip(walked) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
-            (plan.cpu.walk_tiles.is_some(), plan.stacked_runs()),
+            (plan.cpu().walk_tiles.is_some(), plan.stacked_runs()),
             (walked, !walked),
             "{plan}"
         );
@@ -245,7 +245,7 @@ fn rows_that_are_not_whole_groups_stack() {
     let units = (shapes.iter().flat_map(|&(_, unit)| [unit, unit])).chain([8; 4]);
     for (result, unit) in check_many(&fresh, &cases).into_iter().zip(units) {
         let plan = result.unwrap_or_else(|e| panic!("{e}"));
-        assert!(plan.stacked_runs() && plan.unit == unit, "{plan}");
+        assert!(plan.stacked_runs() && plan.unit() == unit, "{plan}");
         assert_eq!(plan.rows_hold_whole_runs(), unit == 16, "{plan}");
     }
     let forced = [
@@ -273,7 +273,7 @@ fn rows_that_are_not_whole_groups_stack() {
     let op = Relayout::permute(&[264, 8, 256], &[2, 1, 0], 16).unwrap();
     let plan = &op.plan(p.caps()).unwrap()[0];
     assert!(
-        plan.cpu.walk_tiles.is_some() && !plan.stacked_runs(),
+        plan.cpu().walk_tiles.is_some() && !plan.stacked_runs(),
         "{plan}"
     );
 }
@@ -299,7 +299,7 @@ fn scatter_is_chosen_where_gathering_reads_a_page_per_row() {
     let fresh = cpu_planned(p);
     for (result, specialized) in check_many(&fresh, &cases).into_iter().zip([false, true]) {
         let plan = result.unwrap();
-        assert!(plan.cpu.runs && plan.cpu.scatter, "{plan}");
-        assert_eq!(plan.specialized, specialized, "{plan}");
+        assert!(plan.cpu().runs && plan.cpu().scatter, "{plan}");
+        assert_eq!(plan.specialized(), specialized, "{plan}");
     }
 }

@@ -46,9 +46,9 @@ fn check_specialized(v: &View, elem: usize, src_len: usize, fill: &[u8]) {
     };
     let request = request(v, elem, src_len, fill).with_options(options);
     let plan = plan::plan_view(&request, p.caps(), &Default::default()).unwrap();
-    let gathers = plan.kernel == Kernel::Generic && plan.generic_layout() == GenericLayout::Plain;
-    if gathers && plan.index == IndexMath::U32 {
-        assert!(plan.specialized, "{plan}");
+    let gathers = plan.kernel() == Kernel::Generic && plan.generic_layout() == GenericLayout::Plain;
+    if gathers && plan.index() == IndexMath::U32 {
+        assert!(plan.specialized(), "{plan}");
     }
     check_on(&fresh, v, elem, src_len, fill, options);
 }
@@ -85,16 +85,21 @@ fn a_permuted_view_plans_exactly_as_the_permute() {
         let viewed = plan_of(&v, elem, n);
         let permuted = plan::plan(&Request::new(shape, perm, elem), &caps).unwrap();
         assert_eq!(
-            (viewed.kernel, viewed.unit, &viewed.dims, &viewed.dims_perm),
             (
-                permuted.kernel,
-                permuted.unit,
-                &permuted.dims,
-                &permuted.dims_perm
+                viewed.kernel(),
+                viewed.unit(),
+                &viewed.dims(),
+                &viewed.dims_perm()
+            ),
+            (
+                permuted.kernel(),
+                permuted.unit(),
+                &permuted.dims(),
+                &permuted.dims_perm()
             ),
             "{shape:?} {perm:?}"
         );
-        assert!(viewed.view.is_none());
+        assert!(viewed.view().is_none());
     }
 }
 
@@ -109,17 +114,17 @@ fn a_slice_of_rows_is_row_copies_at_the_widest_unit() {
     };
     let p = plan_of(&v, 4, 64 * 48);
     assert_eq!(
-        (p.kernel, p.unit, p.reasons.kernel),
+        (p.kernel(), p.unit(), p.reasons().kernel),
         (Kernel::Generic, 16, KernelReason::View)
     );
-    assert_eq!(p.dims, [32, 8]);
+    assert_eq!(p.dims(), [32, 8]);
     check(&v, 4, 64 * 48, &[]);
     // A contiguous run of a tensor is one buffer copy.
     let run = View {
         offset: 96,
         ..View::contiguous(&[10, 48])
     };
-    assert_eq!(plan_of(&run, 4, 64 * 48).kernel, Kernel::Copy);
+    assert_eq!(plan_of(&run, 4, 64 * 48).kernel(), Kernel::Copy);
     check(&run, 4, 64 * 48, &[]);
 }
 

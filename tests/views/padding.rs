@@ -133,7 +133,7 @@ fn padded_blocked_layouts_run_on_micro_blocks() {
             ..request(v, elem, src_len, &fill)
         };
         let p = plan::plan_view(&req, caps, &Default::default()).unwrap();
-        (p.kernel, p.reasons.kernel)
+        (p.kernel(), p.reasons().kernel)
     };
     // `n (cb c) h w -> n cb h w c` on `ch` channels, blocks of `c` (the last block padded),
     // and one more image of padding: `np.pad` of the batch, then the blocking.

@@ -198,9 +198,12 @@ fn generic_runs_step_through_flipped_strided_and_broadcast_rows() {
         for elem in [4, 8, 16] {
             let plan = plan::plan_view(&request(v, elem, 192, &[]), &cpu, &Default::default());
             let plan = plan.unwrap();
-            assert!(plan.cpu.runs && plan.kernel == Kernel::Generic, "{plan}");
             assert!(
-                !plan_of(v, elem, 192).cpu.runs,
+                plan.cpu().runs && plan.kernel() == Kernel::Generic,
+                "{plan}"
+            );
+            assert!(
+                !plan_of(v, elem, 192).cpu().runs,
                 "runs are for CPU devices only"
             );
             check(v, elem, 192, &[]);
@@ -241,7 +244,7 @@ fn stacked_runs_move_flipped_sliced_and_broadcast_rows() {
             let plan = plan::plan_view(&request, &cpu, &Default::default()).unwrap();
             let variant = plan.variant().unwrap();
             assert!(
-                variant.stacked() && plan.specialized == specialize,
+                variant.stacked() && plan.specialized() == specialize,
                 "{plan}"
             );
             let Some(p) = gpu() else { continue };

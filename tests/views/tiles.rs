@@ -53,12 +53,12 @@ fn views_tile_when_a_contiguous_source_dim_is_not_the_output_innermost() {
         };
         let (gpu, cpu) = (plan(&gpu_caps), plan(&cpu_caps));
         assert_eq!(
-            (gpu.kernel, gpu.reasons.kernel),
+            (gpu.kernel(), gpu.reasons().kernel),
             (Kernel::Tiled, KernelReason::GpuTiled),
             "{v:?}"
         );
         assert_eq!(
-            (cpu.kernel, cpu.reasons.kernel),
+            (cpu.kernel(), cpu.reasons().kernel),
             (Kernel::Micro, KernelReason::CpuMicro),
             "{v:?}"
         );
@@ -73,7 +73,7 @@ fn views_tile_when_a_contiguous_source_dim_is_not_the_output_innermost() {
     };
     let req = request(&padded, 4, 64 * 48, &[0; 4]);
     let plan = plan::plan_view(&req, &gpu_caps, &Default::default()).unwrap();
-    assert_eq!(plan.kernel, Kernel::Generic);
+    assert_eq!(plan.kernel(), Kernel::Generic);
 }
 
 #[test]
@@ -171,9 +171,9 @@ fn a_flipped_row_moves_in_whole_units() {
             ..View::contiguous(&[])
         };
         let p = plan_of(&v, elem, 120);
-        let layout = p.view.as_ref().unwrap();
+        let layout = p.view().unwrap();
         assert_eq!(
-            (p.unit, layout.reversed),
+            (p.unit(), layout.reversed),
             (unit, unit as usize > elem),
             "{elem} B from {start}, {len} long: {p}"
         );
@@ -188,7 +188,7 @@ fn a_flipped_row_moves_in_whole_units() {
         let fill = vec![0xA5; elem];
         let req = request(&padded, elem, 120, &fill);
         let p = plan::plan_view(&req, &DeviceCaps::default(), &Default::default()).unwrap();
-        assert!(!p.view.as_ref().unwrap().reversed);
+        assert!(!p.view().unwrap().reversed);
         check(&padded, elem, 120, &fill);
     }
 }

@@ -238,7 +238,7 @@ fn recorded_work_matches_the_reference_in_chromium() {
         cases
             .iter()
             .flat_map(|c| c.op.plan(&c.caps).unwrap())
-            .filter(|p| p.kernel == k)
+            .filter(|p| p.kernel() == k)
             .count()
     };
     for kernel in [Kernel::Generic, Kernel::Tiled, Kernel::Micro, Kernel::Copy] {

@@ -214,7 +214,7 @@ fn webgpu_plans_run_compiled_variants_within_the_limits() {
                         "{variant} is not compiled: {plan}"
                     );
                 }
-                for chunk in &plan.chunks {
+                for chunk in plan.chunks() {
                     assert!(chunk.workgroups.iter().all(|&g| g <= 65_535), "{plan}");
                     for (offset, size) in [chunk.src_window, chunk.dst_window] {
                         assert!(size <= 128 << 20 && offset % 256 == 0, "{plan}");

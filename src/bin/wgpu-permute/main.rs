@@ -329,7 +329,7 @@ fn plan(args: &Planned) -> Result<()> {
     }
     // Quote the model for the kernel chosen when the choice did not already.
     let quoted = matches!(
-        plan.reasons.model,
+        plan.reasons().model,
         wgpu_permute::plan::Modelling::Figures(_)
     );
     if let (Some(p), false, Some(_)) = (&p, quoted, plan.variant()) {

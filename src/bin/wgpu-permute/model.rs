@@ -44,7 +44,7 @@ pub fn run(args: Args) -> Result<(), String> {
     let figures = diagnostics::model_kernels(&p, &op, &kernels, warp, args.padding).map_err(err)?;
     // Conversions do not consult the model yet: a GPU permuter runs what the plan says.
     let chosen = match args.conversion {
-        Some(_) => Some(base.kernel),
+        Some(_) => Some(base.kernel()),
         None => plan::modelled_best(&figures, &kernels),
     };
     let device = super::report::device_name(&p);
@@ -54,7 +54,7 @@ pub fn run(args: Args) -> Result<(), String> {
             "shape": args.shape,
             "perm": args.perm,
             "elem_size": args.elem_size,
-            "bytes_moved": base.bytes + base.bytes_written(),
+            "bytes_moved": base.bytes() + base.bytes_written(),
             "warp": warp.size(),
             "sector_bytes": wgpu_permute::model::SECTOR,
             "banks": wgpu_permute::model::BANKS,
@@ -78,7 +78,7 @@ pub fn run(args: Args) -> Result<(), String> {
             Some(c) => format!(" converted from {} to {}", c.from().name(), c.to().name()),
             None => String::new(),
         },
-        base.bytes + base.bytes_written()
+        base.bytes() + base.bytes_written()
     );
     println!(
         "warps of {}, {}-byte sectors, {} banks; traced on {device}{}",

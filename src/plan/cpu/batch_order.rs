@@ -127,6 +127,7 @@ impl BatchTiles {
     }
 }
 
+#[doc(hidden)]
 impl Plan {
     /// Batch dims of a tiled plan: all but the row and column dims, in input order.
     pub fn batch_dims(&self) -> Vec<usize> {

@@ -135,6 +135,7 @@ fn along_columns(plan: &Plan) -> Plan {
     plan
 }
 
+#[doc(hidden)]
 impl Plan {
     /// Row blocks per band of a micro plan's traversal, in whole runs (a dispatch with fewer
     /// has one band; its last band is shorter): the rows a workgroup reads at a time.

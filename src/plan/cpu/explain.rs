@@ -11,6 +11,7 @@ use crate::plan::{Kernel, OrderReason, Plan, Strip};
 const COLUMN_RUNS: &str =
     "columns (the input's rows; neighbouring invocations take neighbouring row blocks: column runs";
 
+#[doc(hidden)]
 impl Plan {
     /// The sentence of a plan whose rows move as buffer copies.
     pub(in crate::plan) fn row_copy_sentence(&self) -> Option<String> {

@@ -34,11 +34,11 @@ pub(in crate::plan) fn micro_fits(
 /// bytes (so each block row is aligned `vec4<u32>`s: one, or two for 16-byte units); else a wide strip where one side is
 /// a short contiguous dim and the other divides (see [`Strip`]); else narrow for units of
 /// up to 4 bytes with both sides divisible by [`crate::plan::MICRO_SIDE`]; else a flat strip
-/// ([`crate::plan::flat_strip`]). Blocks per invocation, where the plan has runs (CPU devices):
+/// (`crate::plan::flat_strip`). Blocks per invocation, where the plan has runs (CPU devices):
 /// an aligned column strip's [`MICRO_LANE_MAJOR_RUN`] lane-major where that makes
 /// [`MICRO_LANE_MAJOR_MIN_WORKGROUPS`]; else the first of [`MICRO_RUNS`] (for a flat
 /// strip, [`MICRO_FLAT_RUN`] first) that divides the blocks along the run, else 1
-/// ([`usual_run`]), unless short input rows shorten it ([`short_rows_run`]).
+/// (`usual_run`), unless short input rows shorten it (`short_rows_run`).
 pub fn micro_block(plan: &Plan) -> Result<Block, Misfit> {
     let block = micro_block_shape(plan)?;
     let flat_pairs = flat_pairs(plan, &block);
@@ -158,6 +158,7 @@ fn lane_major(plan: &Plan, block: &Block, blocks: u64) -> bool {
         && workgroups >= MICRO_LANE_MAJOR_MIN_WORKGROUPS
 }
 
+#[doc(hidden)]
 impl Plan {
     /// The micro kernel's variant of this plan, if its block fits.
     pub(in crate::plan) fn micro_variant(&self) -> Option<MicroVariant> {

@@ -50,10 +50,10 @@ use crate::PermuteError;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CpuChoices {
     /// Invocations each move a run of neighbours, decoding the first only (a CPU device's
-    /// choice, `select::choose_runs`): the generic kernel's [`GENERIC_RUN`] consecutive
-    /// output units (source units, for a [`Plan::scatter`]; one column of a stack of output
+    /// choice, `select::choose_runs`): the generic kernel's `GENERIC_RUN` consecutive
+    /// output units (source units, for a `Plan::scatter`; one column of a stack of output
     /// rows, for [`Plan::stacked_runs`]) instead of items a workgroup apart, the micro
-    /// kernel's blocks along the output's rows ([`MICRO_RUNS`]) instead of
+    /// kernel's blocks along the output's rows (`MICRO_RUNS`) instead of
     /// one.
     pub runs: bool,
     /// 8 and 16-byte units, a conversion's quads of 8 and 16 bytes, and the micro kernel's
@@ -195,7 +195,7 @@ pub(super) fn after_windows(
 /// accesses), and the generic kernel's consecutive output units, for a tensor in one
 /// binding (or, of unpacked units unconverted, in boxes over binding windows) written
 /// contiguously (no bounds or destination strides) with 32-bit index math, whose innermost
-/// output dim is whole runs of [`GENERIC_RUN`], so that a run never leaves its output row
+/// output dim is whole runs of `GENERIC_RUN`, so that a run never leaves its output row
 /// and its source offsets step by one stride; or, in one binding, whose rows stack
 /// ([`Plan::rows_stack`]), whatever their length: a stack's run steps down its column
 /// ([`Plan::stacked_runs`], the only order such rows take). A CPU adapter gains nothing
@@ -225,7 +225,7 @@ pub fn choose_runs(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> bool {
 }
 
 /// Whether the generic kernel's runs write 16 bytes at a time: runs of 4 or 8-byte units
-/// into a destination that starts on 16 bytes (a run of [`GENERIC_RUN`] units starts on
+/// into a destination that starts on 16 bytes (a run of `GENERIC_RUN` units starts on
 /// whole 32 bytes of it). A CPU adapter loops over its lanes once per access whatever the
 /// access's width, so one store of four words costs what one word did.
 pub fn choose_wide_stores(plan: &Plan, opts: &Options) -> Result<bool, PermuteError> {
@@ -289,6 +289,7 @@ pub fn prefers_access64(caps: &DeviceCaps) -> bool {
     family(caps) && caps.int64 && caps.access64_faster
 }
 
+#[doc(hidden)]
 impl Plan {
     /// This plan as a GPU runs it: without the CPU-device choices (runs, 64-bit accesses),
     /// its dispatch sized again for items a workgroup apart. What the GPU memory model

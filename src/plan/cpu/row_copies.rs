@@ -28,6 +28,7 @@ pub(in crate::plan) fn choose(
     }
 }
 
+#[doc(hidden)]
 impl Plan {
     /// `(rows, bytes per row)` where buffer copies can move this plan: a shader kernel's
     /// permute or view without bounds or a conversion whose innermost dim stays innermost

@@ -8,22 +8,22 @@
 pub const MICRO_WORKGROUP: u32 = 128;
 
 /// Output units each invocation of the generic kernel moves where it moves runs (CPU
-/// devices, see [`Plan::runs`](super::Plan::runs)): 8 units of 16 bytes are two cache lines. Runs of 8 rather
+/// devices, see `Plan::runs`](super::Plan::runs)): 8 units of 16 bytes are two cache lines. Runs of 8 rather
 /// than 4 took 128-byte rows from 0.82 to 0.98 of the shader copy on lavapipe.
 pub const GENERIC_RUN: u32 = 8;
 
 /// Bytes of the page a CPU's hardware prefetchers stop at: the generic kernel's runs
 /// scatter where gathering them would read a new page per row (see
-/// [`Plan::scatter`](super::Plan::scatter)).
+/// `Plan::scatter`).
 pub const PAGE_BYTES: u64 = 4096;
 
 /// Bytes of output row from which a CPU device moves each row as a buffer copy (see
-/// [`Plan::row_copies`](super::Plan::row_copies)). On lavapipe (AMD EPYC) a buffer copy
+/// `Plan::row_copies`). On lavapipe (AMD EPYC) a buffer copy
 /// runs at memory-copy speed, about three times the shader copy, and recording one takes
 /// about 0.4 us of CPU. On the wall clock around record, submit and wait (medians of nine,
 /// two rounds), against the kernel: rows of 349 KiB 34-35 -> 3.8-4.1 ms, of 64 KiB 5.8-6.0
 /// -> 1.6-1.7, of 12.25 and 16 KiB 1.5-2.5 times faster (the slice `::2` of
-/// `[8192,4096]` f32 11.3-12.6 -> 7.2-7.4), of 8 KiB 1.06-1.3 times, of 4 KiB slower
+/// `[8192,4096` f32 11.3-12.6 -> 7.2-7.4), of 8 KiB 1.06-1.3 times, of 4 KiB slower
 /// (12.5-15.0 -> 16.7-17.2).
 pub const ROW_COPY_MIN_BYTES: u64 = 12 << 10;
 
@@ -43,9 +43,9 @@ pub const BATCH_TILE_BYTES: u64 = 2048;
 pub const BATCH_TILE_MIN_PAGES: u64 = 2048;
 
 /// Bytes of output row each source-adjacent step of the generic kernel's walk in tiles
-/// writes (CPU devices, see [`Plan::walk_tiles`](super::Plan::walk_tiles)): a tile holds
+/// writes (CPU devices, see `Plan::walk_tiles`](super::Plan::walk_tiles)): a tile holds
 /// as many output rows as fill it. On lavapipe (AMD EPYC; the shader copy of the same bytes
-/// about 9.7 ms, 13-14 GB/s), `[512,512,64] (1,0,2)` f32 (256-byte rows) took 13.6-13.9 ms
+/// about 9.7 ms, 13-14 GB/s), `[512,512,64 (1,0,2)` f32 (256-byte rows) took 13.6-13.9 ms
 /// with 512-byte runs, 10.6-10.9 with 1 KiB, 10.6-11.0 with 2 KiB and 11.8 with 4 KiB (18.3
 /// untiled).
 pub const WALK_TILE_ROW_BYTES: u64 = 1024;
@@ -59,10 +59,10 @@ pub const WALK_TILE_ROW_BYTES: u64 = 1024;
 pub const WALK_TILE_MIN_ROW_RUNS: u64 = 2;
 
 /// Workgroups' runs in one tile of a transpose's walk in tiles (the generic kernel's runs
-/// down the output's rows on CPU devices, see [`Plan::walk_tiles`](super::Plan::walk_tiles)):
+/// down the output's rows on CPU devices, see `Plan::walk_tiles`](super::Plan::walk_tiles)):
 /// the tile's source rows are read this many workgroups' worth along before the walk moves
 /// down them. On lavapipe (AMD EPYC family 25, the shader copy at 3.6 GB/s; 16-byte units,
-/// 64 MiB, three to nine alternating bench processes each) 4 against 1: `[2048,2048]
+/// 64 MiB, three to nine alternating bench processes each) 4 against 1: `[2048,2048
 /// (1,0)` 38.6-39.4 ms against 39.4-40.5 (0.93-0.95 of the shader copy against 0.90-0.93),
 /// `[1024,4096]` 38.5-39.6 against 39.9-40.0, `[4096,1024]` 39.0-39.7 against 40.1-40.5;
 /// `[16,512,512] (0,2,1)`, whose tile is then its whole dim of 512, tied (40.4-41.4

@@ -9,7 +9,7 @@ use crate::plan::tuning::{
 };
 use crate::plan::{DeviceCaps, GenericLayout, IndexMath, Kernel, MAX_RANK, Options, Plan};
 
-/// A gather's walk in tiles of two output dims (see [`Plan::walk_tiles`]): the dim outside
+/// A gather's walk in tiles of two output dims (see `Plan::walk_tiles`): the dim outside
 /// the innermost, whose rows are neighbours in the output, and the one whose neighbours are
 /// nearest in the source. Where the innermost dim moves (a transpose), its runs are the
 /// rows: the dim is walked as `[extent / GENERIC_RUN, GENERIC_RUN]`.
@@ -30,6 +30,7 @@ pub struct WalkTiles {
     pub row_runs: bool,
 }
 
+#[doc(hidden)]
 impl Plan {
     /// What the generic kernel's items walk: the dims they enumerate (outermost first) and
     /// each dim's stride on the side they decode. A gather walks the output's dims with
