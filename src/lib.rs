@@ -106,8 +106,6 @@ pub mod reference;
 pub mod relayout;
 #[doc(hidden)]
 pub mod shaders;
-#[doc(hidden)]
-pub mod timing;
 pub mod view;
 // The bench page's suite: for the command-line tool and the tests.
 #[cfg(all(feature = "bench", feature = "json"))]
@@ -122,7 +120,7 @@ pub use gpu::{
     diagnostics, gpu_permute, read_buffer, serialized,
 };
 #[doc(hidden)]
-pub use gpu::{caps_of, captured, upload};
+pub use gpu::{caps_of, captured, timing, upload};
 pub use plan::{DeviceCaps, IndexMath, Kernel, Options, Plan};
 #[doc(hidden)]
 pub use plan::{Request, ViewRequest, plan, plan_view};

@@ -9,10 +9,10 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::gpu::timing::Timer;
+pub use crate::gpu::timing::{Clock, Stats};
 use crate::gpu::wait_for;
 use crate::plan::{Options, Plan, SpecializeReason};
-use crate::timing::Timer;
-pub use crate::timing::{Clock, Stats};
 use crate::{PermuteError, Permuter, Prepared, Relayout, captured, reference, upload};
 use thiserror::Error;
 
@@ -156,7 +156,7 @@ impl<'a> Bench<'a> {
     }
 
     /// Time of one submission of the work `record` puts in an encoder, and its device part
-    /// ([`crate::timing::Timer::time_once`]).
+    /// (`Timer::time_once`).
     pub fn time_once(
         &self,
         record: &dyn Fn(&mut wgpu::CommandEncoder),

@@ -6,10 +6,10 @@
 
 use std::sync::Mutex;
 
+use super::timing::Timer;
 use super::{Permuter, captured};
 use crate::PermuteError;
 use crate::plan::DeviceCaps;
-use crate::timing::Timer;
 use crate::work::Work;
 
 /// Bytes of the copy timed both ways: a few milliseconds on a CPU device, large enough

@@ -3,11 +3,11 @@
 //! outcome to the planner. A failed race is remembered too, so it is not retried on every
 //! encode.
 
+use super::timing::Timer;
 use super::{Permuter, captured, serial};
 use crate::PermuteError;
 use crate::model::Warp;
 use crate::plan::{self, Kernel, Measured, Options, Plan, Request};
-use crate::timing::Timer;
 use crate::work::Work;
 use std::time::Duration;
 

@@ -10,6 +10,7 @@
 //!   learnt; for tools and tests.
 //! - `permuter`: [`Permuter`]: buffer checks, recording a plan's dispatches.
 //! - `shared`: one permuter per device for the one-call entry points.
+//! - `timing`: GPU timestamps and statistics, for autotuning and the benchmark.
 //! - `relayout`: the entry points of a [`crate::Relayout`] (prepare, record, run) and the
 //!   one host round trip.
 //!
@@ -25,14 +26,17 @@ mod permuter;
 mod pipelines;
 mod relayout;
 mod shared;
+#[doc(hidden)]
+pub mod timing;
 
 use std::cell::Cell;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 pub use device::{WANTED_FEATURES, caps_of, default_device, device_on};
-pub use permuter::{Permuter, gpu_permute};
+pub use permuter::Permuter;
 pub use relayout::{Operation, Prepared};
+pub use shared::gpu_permute;
 
 use crate::PermuteError;
 

@@ -5,12 +5,11 @@ use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::pipelines::Pipelines;
-use super::relayout::Prepared;
+use super::timing::Timer;
 use super::{binding, caps_of, captured, device_on, serial, upload};
 use crate::PermuteError;
 use crate::plan::{self, DeviceCaps, Kernel, Learned, Measured, Plan, Request, ShapeKey};
 use crate::relayout::Relayout;
-use crate::timing::Timer;
 use crate::work::{Shader, Step, Work};
 
 /// A permute engine bound to one device and queue, caching a compute pipeline per shader
@@ -393,31 +392,6 @@ impl Permuter {
     ) -> Result<Vec<T>, PermuteError> {
         self.run(&Relayout::permute(shape, perm, size_of::<T>())?, data)
     }
-}
-
-/// One-call permute of `src` into `dst` (both contiguous row-major; output dim `i` is input
-/// dim `perm[i]`). Submits on `queue` and returns what was submitted without waiting: its
-/// [`Prepared::plans`] (several for a permute that runs in parts, `plan::with_edges`).
-/// Plans and records on the device's shared permuter ([`Permuter::shared`]), which keeps
-/// its pipelines and the operations it prepared, so a repeated call compiles and plans
-/// nothing again; record into your own encoder with [`Permuter::record`] to batch the work
-/// with your own.
-pub fn gpu_permute(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
-    src: &wgpu::Buffer,
-    dst: &wgpu::Buffer,
-    shape: &[usize],
-    perm: &[usize],
-    elem_size: usize,
-) -> Result<Prepared, PermuteError> {
-    let op = Relayout::permute(shape, perm, elem_size)?;
-    let _serial = serial(device);
-    let (permuter, op) = super::shared::prepared(device, queue, &op)?;
-    let mut encoder = device.create_command_encoder(&Default::default());
-    permuter.record(&mut encoder, src, dst, &op)?;
-    captured(device, || queue.submit([encoder.finish()])).map_err(|e| permuter.or_lost(e))?;
-    Ok(op)
 }
 
 /// Whether `plan` runs as buffer copies on these buffers: an identity copy, or row copies

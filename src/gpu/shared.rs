@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::{Permuter, Prepared, serial};
+use super::{Permuter, Prepared, captured, serial};
 use crate::PermuteError;
 use crate::plan::SpecializeReason;
 use crate::relayout::Relayout;
@@ -101,6 +101,31 @@ pub(super) fn prepared(
         kept.push(made.clone());
     }
     Ok((entry.permuter.clone(), made))
+}
+
+/// One-call permute of `src` into `dst` (both contiguous row-major; output dim `i` is input
+/// dim `perm[i]`). Submits on `queue` and returns what was submitted without waiting: its
+/// [`Prepared::plans`] (several for a permute that runs in parts, `plan::with_edges`).
+/// Plans and records on the device's shared permuter ([`Permuter::shared`]), which keeps
+/// its pipelines and the operations it prepared, so a repeated call compiles and plans
+/// nothing again; record into your own encoder with [`Permuter::record`] to batch the work
+/// with your own.
+pub fn gpu_permute(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    src: &wgpu::Buffer,
+    dst: &wgpu::Buffer,
+    shape: &[usize],
+    perm: &[usize],
+    elem_size: usize,
+) -> Result<Prepared, PermuteError> {
+    let op = Relayout::permute(shape, perm, elem_size)?;
+    let _serial = serial(device);
+    let (permuter, op) = prepared(device, queue, &op)?;
+    let mut encoder = device.create_command_encoder(&Default::default());
+    permuter.record(&mut encoder, src, dst, &op)?;
+    captured(device, || queue.submit([encoder.finish()])).map_err(|e| permuter.or_lost(e))?;
+    Ok(op)
 }
 
 /// Whether `a` and `b` are one device. wgpu compares devices by id, and the ids of two

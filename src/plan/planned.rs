@@ -1,7 +1,13 @@
 //! [`Plan`]: what the planner decided and why, and what the host and the generators read
 //! off it (strides, dispatch sizes, windows).
 
-use super::*;
+use crate::plan::{
+    BlockConvert, Conversion, ConvertKey, CpuChoices, GENERIC_ITEMS, GENERIC_RUN,
+    GENERIC_WORKGROUP, GenericLayout, GenericVariant, KernelReason, Modelling, Reasons, RunLanes,
+    ShapeKey, Strip, TILED_STRIP_WORKGROUP, Tile, TiledStrip, TiledVariant, Tuning, Variant,
+    ViewKey, pack_of,
+};
+use crate::{IndexMath, Kernel};
 
 /// One dispatch: a box of the simplified index space, and the windows of the two buffers
 /// that its reads and writes fall in.

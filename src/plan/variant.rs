@@ -3,8 +3,9 @@
 //! block is a micro kernel's, runs and reversed units a generic kernel's, a strided output
 //! a padded one's).
 
-use super::*;
 use crate::convert::Dtype;
+use crate::plan::{Block, ChannelAt, Strip};
+use crate::{IndexMath, Kernel};
 
 /// Identifies one generated shader: the kernel family and what changes its WGSL text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

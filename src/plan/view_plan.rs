@@ -1,7 +1,12 @@
 //! Planning a view ([`ViewRequest`], [`plan_view`]): checked, then planned as the permute it
 //! is where it is one, or lowered for the generic kernel.
 
-use super::*;
+use crate::plan::{
+    Conversion, CpuChoices, KernelReason, Learned, Reasons, ViewLayout, binding_limit, finish,
+    lower, pack_of, plan_with, select,
+};
+use crate::view::ELEM_SIZES;
+use crate::{DeviceCaps, IndexMath, Kernel, Options, PermuteError, Plan, Request, View};
 
 #[doc(hidden)]
 /// A view to materialise (see [`View`]): its element size, where its regions start in the

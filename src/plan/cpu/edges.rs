@@ -14,7 +14,10 @@
 //! ran element by element on the generic kernel alone, 4x slower
 //! (docs/benchmarks/3-cpu-rounds-7-13.md, ninth round).
 
-use crate::plan::*;
+use crate::plan::{
+    Block, EDGE_SPLIT_BYTES, KernelReason, Learned, MICRO_SIDE, Misfit, STRIP_MAX, flat_tail,
+};
+use crate::{DeviceCaps, Kernel, Options, PermuteError, Plan, View, ViewRequest, plan_view};
 
 /// The parts of `plan` (a permute planned on the generic kernel only because micro blocks
 /// do not divide its sides): the body in whole wide blocks of rows and columns (a side of

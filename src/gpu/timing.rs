@@ -4,8 +4,8 @@
 
 use std::time::{Duration, Instant};
 
+use super::{captured, read_buffer, wait_for};
 use crate::PermuteError;
-use crate::gpu::{captured, read_buffer, wait_for};
 
 /// How times were taken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
