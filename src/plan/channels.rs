@@ -2,18 +2,7 @@
 //! register-block kernel reads it off one index of its block (a row, a column, or the
 //! batch) instead of dividing each element's output position.
 
-use super::{Kernel, Plan, Strip};
-
-/// The block index an element's channel is read from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ChannelAt {
-    /// The row index (the input dim that becomes the output's innermost).
-    Rows,
-    /// The column index (the input's innermost dim).
-    Cols,
-    /// The batch index (the other dims, in their order).
-    Batch,
-}
+use super::{ChannelAt, Kernel, Plan, Strip};
 
 /// An affine's channels over the simplified dims: channel = `(index / step) % count` of
 /// the index `at` names.
@@ -82,11 +71,22 @@ impl Plan {
     pub fn channels_by_position(&self) -> Option<u32> {
         let at = self.channels()?.at;
         let strip = match self.kernel {
-            Kernel::Micro => super::cpu::micro_block(self).ok()?.strip?,
+            Kernel::Micro => self.micro_block().ok()?.strip?,
             Kernel::Tiled if self.conversion.is_some() => super::tiled_strip(self).ok()?,
             _ => return None,
         };
         let (Strip::Cols(n) | Strip::Rows(n)) = strip;
         strip.carries(at).then_some(n)
+    }
+}
+
+impl Strip {
+    /// Whether the strip's short dim (taken whole) is the block index `at` names: then its
+    /// channels sit at fixed positions (`Plan::channels_by_position`).
+    pub fn carries(self, at: ChannelAt) -> bool {
+        matches!(
+            (self, at),
+            (Strip::Cols(_), ChannelAt::Cols) | (Strip::Rows(_), ChannelAt::Rows)
+        )
     }
 }

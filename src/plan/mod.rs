@@ -15,7 +15,7 @@ mod geometry;
 #[doc(hidden)]
 pub mod lower;
 mod operation;
-pub(crate) use operation::{PartRequest, plan_op};
+pub(crate) use operation::PartRequest;
 mod planned;
 mod reasons;
 mod select;
@@ -38,12 +38,12 @@ pub use reasons::KernelReason;
 #[doc(hidden)]
 pub use crate::view::{Bound, ELEM_SIZES, MAX_BOUNDS, MAX_RANK, View, check_perm, element_count};
 #[doc(hidden)]
-pub use channels::{ChannelAt, Channels};
+pub use channels::Channels;
 pub(crate) use cpu::prefers_access64;
 #[doc(hidden)]
 pub use cpu::{
-    BatchTiles, Block, CpuChoices, WalkTiles, edge_parts, flat_blocks, flat_box_blocks, flat_pairs,
-    flat_planned, flat_tail, micro_block, with_edges,
+    edge_parts, flat_blocks, flat_box_blocks, flat_pairs, flat_planned, flat_tail, micro_block,
+    with_edges,
 };
 #[doc(hidden)]
 pub use geometry::*;
@@ -69,6 +69,7 @@ pub use windows::fold_grid;
 
 use crate::PermuteError;
 use crate::convert::Conversion;
+use crate::relayout::Relayout;
 
 /// What the planner needs to know about a device. Built from wgpu limits and features by
 /// the `gpu` module; [`Default`] gives the WebGPU defaults, the weakest common device.
@@ -96,6 +97,13 @@ pub struct DeviceCaps {
 }
 
 impl DeviceCaps {
+    /// Whether the device is in the CPU-adapter family ([`cpu`]): the one place the planner
+    /// asks. Errs towards the GPU path on any device not known to be a CPU, whose kernels
+    /// were built for GPUs (`cpu` comes from the adapter's reported type).
+    pub(crate) fn cpu_family(&self) -> bool {
+        self.cpu
+    }
+
     /// The WebGPU profile: WebGPU's default limits (what a browser page gets without asking
     /// for more: 128 MiB per storage binding, 256 invocations, 16 KiB of workgroup storage,
     /// 65,535 workgroups per dimension, 256-byte offset alignment) and no optional feature
@@ -172,6 +180,32 @@ impl<'a> Request<'a> {
 }
 
 #[doc(hidden)]
+/// Plans every part of `op` for a device with `caps` and what has been learnt of it: the
+/// one way into the planner (for [`Relayout::plan`], a permuter's `prepare`, `record` and
+/// `run`, and `diagnostics::plan`). A permute is planned as the permute it is; every other
+/// part as its view, from its first destination element on (a view that is a permute
+/// plans as that permute). A plan may run in parts (`cpu::with_edges`: odd sides' edges,
+/// a flat strip's tail); a plan with first-use work pending (kernels to time or trace) is
+/// returned alone, whole, for the permuter to do that work and plan again.
+pub(crate) fn plan_op(
+    op: &Relayout,
+    caps: &DeviceCaps,
+    learned: &Learned,
+) -> Result<Vec<Plan>, PermuteError> {
+    let mut plans = Vec::new();
+    for req in op.requests()? {
+        let (plan, options) = match req {
+            PartRequest::Permute(req) => (plan_with(&req, caps, learned)?, req.options),
+            PartRequest::View(req) => (plan_view(&req, caps, learned)?, req.options),
+        };
+        match plan.pending_first_use() {
+            true => plans.push(plan),
+            false => plans.extend(cpu::with_edges(plan, options, caps, learned)?),
+        }
+    }
+    Ok(plans)
+}
+
 /// Plans a permute for a device, with nothing learnt at run time (see [`plan_with`]).
 pub fn plan(req: &Request, caps: &DeviceCaps) -> Result<Plan, PermuteError> {
     plan_with(req, caps, &Learned::default())

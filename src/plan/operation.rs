@@ -27,7 +27,7 @@ impl Relayout {
     ///
     /// [`Permuter::prepare`]: crate::Permuter::prepare
     pub fn plan(&self, caps: &DeviceCaps) -> Result<Vec<Plan>, PermuteError> {
-        plan_op(self, caps, &Learned::default())
+        super::plan_op(self, caps, &Learned::default())
     }
 
     /// What the planner is asked for each part: the permute a permute is, else each view
@@ -72,32 +72,6 @@ impl Relayout {
             })
             .collect()
     }
-}
-
-/// Plans every part of `op` for a device with `caps` and what has been learnt of it: the
-/// one way into the planner (for [`Relayout::plan`], a permuter's `prepare`, `record` and
-/// `run`, and `diagnostics::plan`). A permute is planned as the permute it is; every other
-/// part as its view, from its first destination element on (a view that is a permute
-/// plans as that permute). A plan may run in parts (`cpu::with_edges`: odd sides' edges,
-/// a flat strip's tail); a plan with first-use work pending (kernels to time or trace) is
-/// returned alone, whole, for the permuter to do that work and plan again.
-pub(crate) fn plan_op(
-    op: &Relayout,
-    caps: &DeviceCaps,
-    learned: &Learned,
-) -> Result<Vec<Plan>, PermuteError> {
-    let mut plans = Vec::new();
-    for req in op.requests()? {
-        let (plan, options) = match req {
-            PartRequest::Permute(req) => (super::plan_with(&req, caps, learned)?, req.options),
-            PartRequest::View(req) => (super::plan_view(&req, caps, learned)?, req.options),
-        };
-        match plan.pending_first_use() {
-            true => plans.push(plan),
-            false => plans.extend(super::with_edges(plan, options, caps, learned)?),
-        }
-    }
-    Ok(plans)
 }
 
 /// What the planner is asked for one part of a [`Relayout`].

@@ -2,10 +2,9 @@
 //! off it (strides, dispatch sizes, windows).
 
 use crate::plan::{
-    BlockConvert, Conversion, ConvertKey, CpuChoices, GENERIC_ITEMS, GENERIC_RUN,
-    GENERIC_WORKGROUP, GenericLayout, GenericVariant, KernelReason, Modelling, Reasons, RunLanes,
-    ShapeKey, Strip, TILED_STRIP_WORKGROUP, Tile, TiledStrip, TiledVariant, Tuning, Variant,
-    ViewKey, pack_of,
+    BlockConvert, Conversion, ConvertKey, GENERIC_ITEMS, GENERIC_WORKGROUP, GenericLayout,
+    GenericVariant, KernelReason, Modelling, Reasons, RunLanes, ShapeKey, Strip,
+    TILED_STRIP_WORKGROUP, Tile, TiledStrip, TiledVariant, Tuning, Variant, ViewKey, pack_of,
 };
 use crate::{IndexMath, Kernel};
 
@@ -194,7 +193,106 @@ impl Plan {
     }
 }
 
-/// A lowered view's layout in the buffers, in movement units (see [`lower::lower`]).
+/// The choices a plan makes for CPU adapters only, on top of its kernel: how the kernel's
+/// invocations walk the tensor and access memory where a CPU runs the shader. A GPU plan
+/// makes none of them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CpuChoices {
+    /// Invocations each move a run of neighbours, decoding the first only (a CPU device's
+    /// choice, `select::choose_runs`): the generic kernel's `GENERIC_RUN` consecutive
+    /// output units (source units, for a `Plan::scatter`; one column of a stack of output
+    /// rows, for [`Plan::stacked_runs`]) instead of items a workgroup apart, the micro
+    /// kernel's blocks along the output's rows (`MICRO_RUNS`) instead of
+    /// one.
+    pub runs: bool,
+    /// 8 and 16-byte units, a conversion's quads of 8 and 16 bytes, and the micro kernel's
+    /// wide block rows are accessed as `u64` / `vec2<u64>` rather than `vec2<u32>` /
+    /// `vec4<u32>` (and a flat strip's 4-byte planes read in pairs, `Block::flat_pairs`):
+    /// on a CPU adapter an access costs per component, so halving the components speeds
+    /// every access (see `select::choose_access64`).
+    pub access64: bool,
+    /// The generic kernel's runs of 4 or 8-byte units are written 16 bytes at a time, their
+    /// units gathered into one wide store: a CPU adapter pays per access (see
+    /// `select::choose_wide_stores`).
+    pub wide_stores: bool,
+    /// The generic kernel's runs walk the source in order, each decoding where its first
+    /// unit goes, rather than the output (a CPU device's choice, `walk::choose_scatter`):
+    /// where the output's consecutive rows come from source rows far apart, a gather reads
+    /// a new page per row, which a CPU's prefetchers do not follow, while the scatter's
+    /// writes stay in few sequential streams.
+    pub scatter: bool,
+    /// The generic kernel's runs walk in tiles of two output dims rather than in output
+    /// order (a CPU device's choice, `walk::choose_walk_tiles`): the output's rows a few at
+    /// a time, across the output dim whose neighbours are nearest in the source, so that a
+    /// workgroup reads a few long stretches of the source and writes a few of the output
+    /// (`[512,512,64] (1,0,2)` f32 on lavapipe, AMD EPYC: 19.1 -> 11.7 ms, the shader copy
+    /// of its bytes 9.7). A transpose's runs are its rows, and a SIMD group's lanes lie across
+    /// the source's rows ([`WalkTiles::row_runs`]). The walk decodes both offsets over its
+    /// own dims ([`Plan::walk_tile_dims`]).
+    pub walk_tiles: Option<WalkTiles>,
+    /// The micro kernel's runs go along the column blocks (the input's rows), neighbouring
+    /// invocations along the row blocks, where the rows a band of the usual order reads
+    /// are too far apart to stay cached, the output's rows are shorter than a run and
+    /// apart, or the output's rows lie far apart and the input's close (a CPU device's
+    /// choice, `column_runs::choose`; see
+    /// [`Block::column_runs`](super::Block::column_runs)).
+    pub column_runs: bool,
+    /// The micro kernel's batch decodes in tiles: one batch dim split in two, another
+    /// between its halves (a CPU device's choice, `BatchTiles::choose`).
+    pub batch_tiles: Option<BatchTiles>,
+    /// Each output row moves as a buffer copy where both buffers allow copies (`COPY_SRC`,
+    /// `COPY_DST`), else the kernel runs as planned (a CPU device's choice for long rows,
+    /// `row_copies::choose`; see [`Plan::row_copy_steps`]).
+    pub row_copies: bool,
+}
+
+/// A gather's walk in tiles of two output dims (see `Plan::walk_tiles`): the dim outside
+/// the innermost, whose rows are neighbours in the output, and the one whose neighbours are
+/// nearest in the source. Where the innermost dim moves (a transpose), its runs are the
+/// rows: the dim is walked as `[extent / GENERIC_RUN, GENERIC_RUN]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WalkTiles {
+    /// The output dim (an index of [`Plan::out_dims`], its innermost split into runs
+    /// where `row_runs`) with the smallest source stride of those outside the innermost;
+    /// never the one just outside it.
+    pub dim: usize,
+    /// Positions of `dim` per tile: a divisor of its extent.
+    pub across: u64,
+    /// Output rows (positions of the dim outside the innermost) per tile: a divisor of its
+    /// extent; 1 where `row_runs`.
+    pub rows: u64,
+    /// The output's innermost dim moves: it is walked in runs, and each tile holds one run
+    /// of each of its `across` output rows, so that a SIMD group's lanes read neighbouring
+    /// units of each of a run's source rows.
+    pub row_runs: bool,
+}
+
+/// A micro plan's batch decoded in tiles (CPU devices): the input's innermost batch dim is
+/// split in two, `outer` and `outer + 1` in the plan's dims, and the batch dim `across`,
+/// whose neighbours lie nearest in the output, decodes between the halves.
+///
+/// Where the batch dims are themselves swapped (the 4-D reversal `[64,64,64,64]
+/// (3,2,1,0)`: dim 2 is 256 bytes from its neighbour in the input and 16 KiB in the
+/// output, dim 1 the other way round), the input's order writes each batch's output rows
+/// to pages it only comes back to after the whole innermost batch dim: 4,096 pages apart,
+/// more than a CPU's translation caches hold. Tiles of `BATCH_TILE_BYTES` of the input
+/// come back to them after a few, while the input's neighbouring batches still read on
+/// along the same rows. On lavapipe (AMD EPYC, 2 cores; three alternating probe runs, ratios
+/// to the shader copy of the same run) the reversal went from 0.67-0.68 to 0.81-0.89
+/// with 2 KiB tiles (1 KiB 0.77-0.93, 4 KiB 0.79-0.83, 512 bytes 0.74-0.79); splitting
+/// the other dim instead, so that the input's side is the one whose pages come back, lost
+/// (0.47-0.52).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BatchTiles {
+    /// The split dim's outer half (its inner half is the next dim).
+    pub outer: usize,
+    /// The inner half's extent.
+    pub inner: u64,
+    /// The batch dim decoded between the halves.
+    pub across: usize,
+}
+
+/// A lowered view's layout in the buffers, in movement units (see `lower::lower`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ViewLayout {
     /// Source stride of each dim (in `dims` order), possibly negative or zero.
@@ -258,12 +356,6 @@ impl Plan {
             true => self.units() / 4,
             false => self.units().div_ceil(self.dst_pack() as u64),
         }
-    }
-
-    /// Units each run of the generic kernel moves ([`Plan::runs`]): [`GENERIC_RUN`], or
-    /// as many quads ([`Plan::quads`]).
-    pub fn run_units(&self) -> u64 {
-        GENERIC_RUN as u64 * if self.quads { 4 } else { 1 }
     }
 
     /// Bytes the plan writes: the bytes it reads, or a conversion's destination elements'.
@@ -347,7 +439,7 @@ impl Plan {
                 unit,
                 strip: match self.block_convert() {
                     Some(convert) => Some(TiledStrip {
-                        strip: super::tiled_strip(self).ok()?,
+                        strip: self.strip().ok()?,
                         convert,
                     }),
                     None => None,
@@ -403,7 +495,7 @@ impl Plan {
         match self.kernel {
             Kernel::Tiled if self.conversion.is_some() => {
                 // Strips: tiles of TILED_STRIP_WORKGROUP quads along the long dim.
-                let long = match super::tiled_strip(self) {
+                let long = match self.strip() {
                     Ok(Strip::Cols(_)) => r,
                     _ => c,
                 };
@@ -548,12 +640,6 @@ impl Plan {
             Tuning::Pending(kernels) => kernels,
             _ => &[],
         }
-    }
-
-    /// Whether autotuning times this plan in parts too ([`super::with_edges`]: the body on
-    /// micro blocks, the edges generic) against [`Plan::pending_race`]'s kernels alone.
-    pub fn pending_parts(&self) -> bool {
-        !self.pending_race().is_empty() && super::edge_parts(self).is_some()
     }
 
     /// Whether this plan waits for first-use work: kernels to time (autotuning) or to trace

@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::tuning::*;
-use super::{BlockConvert, Kernel, Plan};
+use super::{BlockConvert, Kernel};
 
 /// The memory figures of one kernel on one problem, as the memory model (`crate::model`)
 /// scores them: what the planner ranks kernels by.
@@ -41,7 +41,7 @@ impl Figures {
 /// conversion, and for a view where its dims sit in the buffers. Shape-specialised
 /// pipelines, the bytes that pay for them and the model's traces are per key; autotuning
 /// keys its winners by the same with dims rounded up to powers of two
-/// ([`Plan::shape_class`]).
+/// (`Plan::shape_class`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ShapeKey {
     /// Simplified input dims, in units (rounded up to powers of two in a shape class).
@@ -75,7 +75,7 @@ pub struct ViewKey {
 }
 
 /// The outcome of timing the candidate kernels of a shape class (and its plan in parts,
-/// where [`Plan::pending_parts`]). Non-exhaustive: autotuning may learn to time more.
+/// where `Plan::pending_parts`). Non-exhaustive: autotuning may learn to time more.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Measured {
@@ -115,20 +115,6 @@ pub struct Learned {
     /// Bytes each shape has moved on the uniform generic kernel, towards paying for its own
     /// pipeline (see [`SPECIALIZE_PAYBACK_BYTES`]).
     pub uniform_bytes: HashMap<ShapeKey, u64>,
-}
-
-impl Learned {
-    /// Counts a recorded plan's bytes towards its shape's own pipeline, when it is one
-    /// that waits for them ([`SpecializeReason::Unpaid`]).
-    pub fn count_uniform(&mut self, plan: &Plan) {
-        if plan.reasons.specialize != Some(SpecializeReason::Unpaid) {
-            return;
-        }
-        let key = plan.shape_key();
-        if self.uniform_bytes.len() < MAX_COUNTED || self.uniform_bytes.contains_key(&key) {
-            *self.uniform_bytes.entry(key).or_default() += plan.bytes;
-        }
-    }
 }
 
 impl Default for Learned {
@@ -322,7 +308,7 @@ pub enum SpecializeReason {
 pub enum Tuning {
     /// Autotuning is off, or the kernel was forced, or only one kernel applies.
     Off,
-    /// These kernels (and the plan in parts, where [`Plan::pending_parts`]) are to be
+    /// These kernels (and the plan in parts, where `Plan::pending_parts`) are to be
     /// timed before the plan is final (the `gpu` module times them, records the outcome in
     /// [`Learned`] and plans again).
     Pending(Vec<Kernel>),

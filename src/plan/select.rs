@@ -2,10 +2,12 @@
 //! the index width, whether the generic kernel is compiled for the shape, runs, wide stores
 //! and 64-bit accesses, and the micro kernel's block (whether runs scatter: `super::walk`).
 
-use super::reasons::*;
 use super::tuning::*;
 use super::{ChannelAt, DeviceCaps, IndexMath, Kernel, Options, Plan, Tile, windows};
 use crate::PermuteError;
+use crate::plan::{
+    Figures, IndexReason, KernelReason, Learned, Measured, Misfit, Modelling, Tuning,
+};
 
 /// 32-bit math when every offset in units (plus a workgroup's overshoot) fits in `u32`;
 /// else native 64-bit where the device has it, else emulated pairs.
@@ -62,7 +64,7 @@ pub(super) fn choose_kernel(
                 "the permutation is not the identity, or its byte count is not a multiple of 4",
             )),
             Kernel::Tiled => misfit("tiled kernel", tiled_fits(plan, caps, limit)),
-            Kernel::Micro => misfit("micro kernel", super::cpu::micro_fits(plan, caps, limit)),
+            Kernel::Micro => misfit("micro kernel", plan.micro_fits(caps, limit)),
             Kernel::Copy | Kernel::Generic => {
                 Ok((forced, KernelReason::Forced, Tuning::Off, Modelling::Off))
             }
@@ -89,7 +91,7 @@ pub(super) fn choose_kernel(
 
     let fits = |k| match k {
         Kernel::Tiled => tiled_fits(plan, caps, limit).is_ok(),
-        Kernel::Micro => super::cpu::micro_fits(plan, caps, limit).is_ok(),
+        Kernel::Micro => plan.micro_fits(caps, limit).is_ok(),
         _ => k == Kernel::Generic,
     };
     let candidates: Vec<Kernel> = [Kernel::Generic, Kernel::Tiled, Kernel::Micro]
@@ -137,8 +139,8 @@ fn by_device(
     (rows, cols): (u64, u64),
     limit: u64,
 ) -> (Kernel, KernelReason) {
-    if super::cpu::family(caps) {
-        super::cpu::kernel(plan, caps, opts, limit)
+    if caps.cpu_family() {
+        plan.cpu_kernel(caps, opts, limit)
     } else if rows < MIN_TILED_EXTENT || cols < MIN_TILED_EXTENT {
         (Kernel::Generic, KernelReason::SmallTile { rows, cols })
     } else {
@@ -160,7 +162,8 @@ pub(super) fn choose_convert_kernel(
     let refuse = |what, why| PermuteError::ForcedChoice { what, why };
     match opts.kernel {
         Some(Kernel::Generic) => Ok((Kernel::Generic, KernelReason::Forced)),
-        Some(Kernel::Micro) => super::cpu::micro_fits(plan, caps, limit)
+        Some(Kernel::Micro) => plan
+            .micro_fits(caps, limit)
             .map(|()| (Kernel::Micro, KernelReason::Forced))
             .map_err(|m| refuse("micro kernel", m.why())),
         Some(Kernel::Tiled) => strips_fit(plan, caps, limit)
@@ -170,10 +173,10 @@ pub(super) fn choose_convert_kernel(
             "kernel",
             "conversions run on the generic, tiled and micro kernels",
         )),
-        None if super::cpu::family(caps) && super::cpu::micro_fits(plan, caps, limit).is_ok() => {
+        None if caps.cpu_family() && plan.micro_fits(caps, limit).is_ok() => {
             Ok((Kernel::Micro, KernelReason::CpuMicro))
         }
-        None if !super::cpu::family(caps) && strips_fit(plan, caps, limit).is_ok() => {
+        None if !caps.cpu_family() && strips_fit(plan, caps, limit).is_ok() => {
             Ok((Kernel::Tiled, KernelReason::ConversionStrips))
         }
         None => Ok((Kernel::Generic, KernelReason::Conversion)),
@@ -195,7 +198,8 @@ pub(super) fn choose_view_kernel(
         Some(Kernel::Tiled) => tiled_fits(plan, caps, limit)
             .map(|()| (Kernel::Tiled, KernelReason::Forced))
             .map_err(|m| refuse("tiled kernel", m.why())),
-        Some(Kernel::Micro) => super::cpu::micro_fits(plan, caps, limit)
+        Some(Kernel::Micro) => plan
+            .micro_fits(caps, limit)
             .map(|()| (Kernel::Micro, KernelReason::Forced))
             .map_err(|m| refuse("micro kernel", m.why())),
         Some(k) => Err(refuse(
@@ -203,7 +207,7 @@ pub(super) fn choose_view_kernel(
             "a strided view that is not a permute runs on the generic, tiled or micro kernel (or a copy)",
         )),
         None => Ok(match plan.batch_rows_cols() {
-            Some((_, rows, cols)) if view_fits(plan, super::cpu::family(caps)).is_ok() => {
+            Some((_, rows, cols)) if view_fits(plan, caps.cpu_family()).is_ok() => {
                 by_device(plan, caps, opts, (rows, cols), limit)
             }
             _ => (Kernel::Generic, KernelReason::View),

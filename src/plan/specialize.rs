@@ -1,6 +1,5 @@
 //! Whether a plan's kernel is compiled for its shape (`Plan::specialized`).
 
-use super::cpu::micro_block;
 use super::reasons::{Learned, SpecializeReason};
 use super::tuning::{SPECIALIZE_MIN_BYTES, SPECIALIZE_PAYBACK_BYTES};
 use super::{IndexMath, Kernel, Options, Plan, windows};
@@ -23,7 +22,7 @@ pub(super) fn choose_specialize(
     // constants).
     let listed = |b: super::Block| b.lane_major || (!converting && b.strip.is_none());
     match plan.kernel {
-        Kernel::Micro if micro_block(plan).is_ok_and(listed) => {}
+        Kernel::Micro if plan.micro_block().is_ok_and(listed) => {}
         Kernel::Generic if !converting => {}
         Kernel::Micro => return Some((false, SpecializeReason::NotApplicable)),
         _ if converting => return Some((false, SpecializeReason::NotApplicable)),
@@ -80,4 +79,20 @@ pub(super) fn choose_specialize(
 pub fn race_specialize(plan: &Plan, opts: &Options) -> Option<bool> {
     opts.specialize
         .or((plan.bytes >= SPECIALIZE_MIN_BYTES).then_some(true))
+}
+
+impl Learned {
+    /// Counts a recorded plan's bytes towards its shape's own pipeline, when it is one
+    /// that waits for them ([`SpecializeReason::Unpaid`]).
+    pub fn count_uniform(&mut self, plan: &Plan) {
+        if plan.reasons.specialize != Some(SpecializeReason::Unpaid) {
+            return;
+        }
+        let key = plan.shape_key();
+        if self.uniform_bytes.len() < crate::plan::tuning::MAX_COUNTED
+            || self.uniform_bytes.contains_key(&key)
+        {
+            *self.uniform_bytes.entry(key).or_default() += plan.bytes;
+        }
+    }
 }

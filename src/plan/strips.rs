@@ -55,3 +55,10 @@ pub fn tiled_strip(plan: &Plan) -> Result<Strip, Misfit> {
     };
     strip.ok_or(Misfit::Strips)
 }
+
+impl Plan {
+    /// The tiled kernel's strip for this plan ([`tiled_strip`]).
+    pub(crate) fn strip(&self) -> Result<Strip, Misfit> {
+        tiled_strip(self)
+    }
+}

@@ -4,7 +4,7 @@
 //! a padded one's).
 
 use crate::convert::Dtype;
-use crate::plan::{Block, ChannelAt, Strip};
+use crate::plan::{Block, Strip};
 use crate::{IndexMath, Kernel};
 
 /// Identifies one generated shader: the kernel family and what changes its WGSL text.
@@ -39,15 +39,15 @@ pub struct GenericVariant {
     /// Storage is accessed as 64-bit components (see `Plan::access64`).
     pub access64: bool,
     /// Bytes of the elements each source unit holds in reverse order, 0 for none (see
-    /// [`ViewLayout::reversed`]).
+    /// `ViewLayout::reversed`).
     pub reverse: u32,
     /// Runs write their units 16 bytes at a time (see `Plan::wide_stores`).
     pub wide_stores: bool,
     /// Runs walk the source and scatter (see `Plan::scatter`).
     pub scatter: bool,
-    /// Elements converted on the way (see [`Plan::conversion`]).
+    /// Elements converted on the way (see `Plan::conversion`).
     pub convert: Option<ConvertKey>,
-    /// A conversion moves 4 consecutive elements per item (see [`Plan::quads`]).
+    /// A conversion moves 4 consecutive elements per item (see `Plan::quads`).
     pub quads: bool,
 }
 
@@ -57,10 +57,10 @@ pub struct GenericVariant {
 pub enum RunLanes {
     /// Each invocation moves a run of its own: the lanes' accesses a run apart.
     Own,
-    /// Lane-major ([`Plan::lane_major_runs`]): the lanes move neighbouring units, and the
+    /// Lane-major (`Plan::lane_major_runs`): the lanes move neighbouring units, and the
     /// group moves on along the row at each step.
     LaneMajor,
-    /// Stacked ([`Plan::stacked_runs`]): the lanes move neighbouring units of a row, and
+    /// Stacked (`Plan::stacked_runs`): the lanes move neighbouring units of a row, and
     /// each step moves down to the next of a stack of rows.
     Stacked,
 }
@@ -132,7 +132,7 @@ pub struct MicroVariant {
     pub access64: bool,
     /// Elements converted on the way, and where the affine's channel index comes from.
     pub convert: Option<BlockConvert>,
-    /// The shape's words are pipeline constants (see [`Plan::specialized`]).
+    /// The shape's words are pipeline constants (see `Plan::specialized`).
     pub specialized: bool,
 }
 
@@ -142,7 +142,7 @@ pub struct MicroVariant {
 pub struct BlockConvert {
     /// The two types and whether an affine runs.
     pub key: ConvertKey,
-    /// Where the channel comes from (see [`Plan::channels`]).
+    /// Where the channel comes from (see `Plan::channels`).
     pub channel: Option<ChannelAt>,
 }
 
@@ -410,4 +410,15 @@ impl std::fmt::Display for Variant {
         }
         Ok(())
     }
+}
+
+/// The block index an element's channel is read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ChannelAt {
+    /// The row index (the input dim that becomes the output's innermost).
+    Rows,
+    /// The column index (the input's innermost dim).
+    Cols,
+    /// The batch index (the other dims, in their order).
+    Batch,
 }

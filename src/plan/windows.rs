@@ -19,8 +19,8 @@ pub(super) struct Cut {
 
 impl Cut {
     /// The cut of the plan's kernel on a device: elements for the generic kernel (with the
-    /// CPU family's runs and walks whole, `cpu::run_grain`); whole tiles (the strips' quad
-    /// tiles, the micro kernel's runs of blocks, `cpu::block_grain`) along the row and
+    /// CPU family's runs and walks whole, `Plan::run_grain`); whole tiles (the strips' quad
+    /// tiles, the micro kernel's runs of blocks, `Plan::block_grain`) along the row and
     /// column dims, window starts on 16 bytes (the widest access), for the others.
     pub(super) fn of(plan: &Plan, kernel: Kernel, caps: &DeviceCaps) -> Result<Cut, Misfit> {
         let rank = plan.dims.len();
@@ -36,7 +36,7 @@ impl Cut {
                     grain[inner] = plan.pack() as u64;
                 }
                 // The CPU family's runs and walks in tiles: boxes of whole ones.
-                super::cpu::run_grain(plan, &mut grain);
+                plan.run_grain(&mut grain);
                 return Ok(Cut { grain, align });
             }
         };
@@ -53,7 +53,7 @@ impl Cut {
                 (extent, extent)
             }
             // The micro kernel's runs of blocks (a flat strip's: whole images, set here).
-            _ => match super::cpu::block_grain(plan, &mut grain)? {
+            _ => match plan.block_grain(&mut grain)? {
                 Some(rows_cols) => rows_cols,
                 None => {
                     return Ok(Cut {

@@ -2,7 +2,8 @@
 //! functions, on bits) with `src_to_f32` and `f32_to_dst` naming the pair's.
 
 use super::{TemplateError, fill};
-use crate::convert::Dtype;
+use crate::convert::Conversion;
+use crate::convert::{Dtype, MAX_CHANNELS};
 use crate::plan::tuning::{MICRO_LANE_MAJOR_RUN, MICRO_RUN};
 use crate::plan::{
     Block, BlockConvert, ChannelAt, ConvertKey, GenericLayout, GenericVariant, IndexMath, MAX_RANK,
@@ -273,4 +274,102 @@ fn strip_convert_variants(from: Dtype, to: Dtype) -> Vec<Variant> {
         }
     }
     all
+}
+
+/// A converting block's `cvt` (the micro kernel's and the tiled kernel's strips): a source
+/// element's bits to the destination element's, through f32, with the affine's scale and
+/// bias (those of the element's channel, read once per block row or column).
+pub(super) fn block_convert_fn(affine: bool) -> Result<String, TemplateError> {
+    let (params, apply) = match affine {
+        true => (
+            ", scale: f32, bias: f32",
+            "    b = affine_f32(b, scale, bias);\n",
+        ),
+        false => ("", ""),
+    };
+    let cvt = format!(
+        "\nconst MAX_CHANNELS: u32 = {MAX_CHANNELS}u;\n\n// Source bits to destination bits, through f32 (and the affine).\nfn cvt(bits: u32{params}) -> u32 {{\n    var b = src_to_f32(bits);\n{apply}    return f32_to_dst(b);\n}}\n\n"
+    );
+    Ok(match affine {
+        true => cvt + CHANNEL_AT + &channel_next_fn("CONVERT")? + "\n",
+        false => cvt,
+    })
+}
+
+/// The affine's channel cursor of a block's rows or columns (the generic kernel's, in
+/// `generic_convert.wgsl`, over its elements): `channel_at` divides once per block,
+/// `channel_next` (`fragments/channel_next.wgsl`) moves on.
+const CHANNEL_AT: &str =
+    "// The channel cursor at index `i` of a block's rows or columns: its channel, (i / step) %
+// count, and its place within the step; `channel_next` moves it to the next index without
+// dividing (a CPU divides lane by lane: two divisions a row).
+fn channel_at(i: u32) -> vec2<u32> {
+    let q = i / param(CONVERT);
+    return vec2<u32>(q % param(CONVERT + 1u), i - q * param(CONVERT));
+}
+
+";
+
+/// Words of a conversion's block after the index values: the output elements per channel
+/// step, the channel count, two unused, then [`MAX_CHANNELS`] scales and as many biases.
+pub(super) fn convert_words() -> usize {
+    4 + 2 * MAX_CHANNELS
+}
+
+/// A conversion's words (see [`convert_words`]): the channel geometry `(step, count)` (the
+/// channel of index `i` is `(i / step) % count`) and the affine's values, rotated so that
+/// channel 0 is the tensor's channel `first` (a box's, past one binding).
+pub(super) fn convert_block(c: &Conversion, (step, count): (u64, u64), first: usize) -> Vec<u32> {
+    let mut words = vec![0u32; convert_words()];
+    if let Some(a) = c.affine() {
+        // Rotated so that the dispatch's channel 0 is the whole tensor's `first`.
+        let n = a.scale.len();
+        for i in 0..n {
+            let (s, b) = (a.scale[(i + first) % n], a.bias[(i + first) % n]);
+            words[4 + i] = s.to_bits();
+            words[4 + MAX_CHANNELS + i] = b.to_bits();
+        }
+    }
+    // Within one storage binding an output has fewer than 2^32 elements.
+    words[0] = step as u32;
+    words[1] = count as u32;
+    words
+}
+
+/// Bits of element `k` (0-3) of a quad of `size`-byte elements held in `x` (one word of
+/// bytes, two words of 16-bit elements, four of 32-bit ones; with `access64` the 8 and
+/// 16-byte quads as a `u64` and a `vec2<u64>`).
+pub(super) fn quad_bits(size: usize, x: &str, k: usize, access64: bool) -> String {
+    const LANES: [&str; 4] = ["x", "y", "z", "w"];
+    match (size, access64) {
+        (1, _) => format!("(({x} >> {}u) & 0xffu)", 8 * k),
+        (2, true) => format!("(u32({x} >> {}u) & 0xffffu)", 16 * k),
+        (2, false) => format!("(({x}.{} >> {}u) & 0xffffu)", LANES[k / 2], 16 * (k % 2)),
+        (_, true) => format!("u32({x}.{} >> {}u)", LANES[k / 2], 32 * (k % 2)),
+        (_, false) => format!("{x}.{}", LANES[k]),
+    }
+}
+
+/// A quad of 4 `size`-byte destination elements as one access (with `access64` the 8 and
+/// 16-byte quads as a `u64` and a `vec2<u64>`).
+pub(super) fn quad_value(size: usize, e: &[String], access64: bool) -> String {
+    match (size, access64) {
+        (1, _) => format!(
+            "{} | ({} << 8u) | ({} << 16u) | ({} << 24u)",
+            e[0], e[1], e[2], e[3]
+        ),
+        (2, true) => format!(
+            "u64({} | ({} << 16u)) | (u64({} | ({} << 16u)) << 32u)",
+            e[0], e[1], e[2], e[3]
+        ),
+        (2, false) => format!(
+            "vec2<u32>({} | ({} << 16u), {} | ({} << 16u))",
+            e[0], e[1], e[2], e[3]
+        ),
+        (_, true) => format!(
+            "vec2<u64>(u64({}) | (u64({}) << 32u), u64({}) | (u64({}) << 32u))",
+            e[0], e[1], e[2], e[3]
+        ),
+        (_, false) => format!("vec4<u32>({}, {}, {}, {})", e[0], e[1], e[2], e[3]),
+    }
 }

@@ -1,7 +1,9 @@
 //! The shader copy: the benchmark's ceiling, 16-byte units moved with the generic
 //! kernel's thread layout; its template, parameter words and generator.
 
-use super::*;
+use crate::shaders::{
+    Build, GENERIC_ITEMS, GENERIC_WORKGROUP, TemplateError, fill, prelude, store_type,
+};
 
 /// Template of the benchmarks' copy kernel, the shader ceiling (entry point `vec4_copy`).
 pub const VEC4_COPY_WGSL: &str = include_str!("../../shaders/vec4_copy.wgsl");

@@ -1,7 +1,15 @@
 //! The generic kernel (a gather, one output unit or run per item): its fragments, the
 //! straight-line index decode generated per rank, and its parameter block (index values).
 
-use super::*;
+use crate::IndexMath;
+use crate::shaders::{
+    Access, Build, ConvertKey, GENERIC_ITEMS, GENERIC_WGSL, GENERIC_WORKGROUP, GenericLayout,
+    GenericValue, GenericVariant, MAX_CHANNELS, TemplateError, channel_next_fn, convert_source,
+    fill, fill_unit, index_math, pack_of, prelude_with, store_type,
+};
+use crate::shaders::{convert_words, quad_bits, quad_value};
+use crate::view::MAX_BOUNDS;
+use std::fmt::Write;
 
 pub(super) const GENERIC_WHOLE_WGSL: &str =
     include_str!("../../shaders/fragments/generic_whole.wgsl");
@@ -40,12 +48,6 @@ pub(super) const GENERIC_CONVERT_QUAD_WGSL: &str =
 
 pub(super) const GENERIC_CONVERT_QUAD_ITEM_WGSL: &str =
     include_str!("../../shaders/fragments/generic_convert_quad_item.wgsl");
-
-/// Words of a conversion's block after the index values: the output elements per channel
-/// step, the channel count, two unused, then [`MAX_CHANNELS`] scales and as many biases.
-pub(super) fn convert_words() -> usize {
-    4 + 2 * MAX_CHANNELS
-}
 
 /// The move of a converting plan (`generic_convert.wgsl`, then its items' move: words, with
 /// `quads` 4 elements, or in the padded mode words of a view) and the conversions it calls.
@@ -86,17 +88,14 @@ fn convert_move(v: &GenericVariant, c: ConvertKey, mode: Mode) -> Result<String,
 fn quad(from: usize, to: usize, access64: bool) -> String {
     let mut f = String::from("    var ch = channel_at(o);\n");
     for i in 0..4 {
-        let bits = super::strip::quad_bits(from, "x", i, access64);
+        let bits = quad_bits(from, "x", i, access64);
         let _ = writeln!(f, "    let e{i} = converted_at({bits}, ch);");
         if i < 3 {
             f += "    ch = channel_next(ch);\n";
         }
     }
     let e: Vec<String> = (0..4).map(|i| format!("e{i}")).collect();
-    f + &format!(
-        "    let y = {};",
-        super::strip::quad_value(to, &e, access64)
-    )
+    f + &format!("    let y = {};", quad_value(to, &e, access64))
 }
 
 /// The word where the generic kernel's index values start (word 0 is the workgroup count,
@@ -301,7 +300,11 @@ pub(super) fn generic_decode(v: &GenericVariant, mode: Mode) -> String {
     f
 }
 
-pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String, TemplateError> {
+pub(super) fn generic_source(
+    v: &GenericVariant,
+    build: Build,
+    items_fn: &str,
+) -> Result<String, TemplateError> {
     let mode = mode(v);
     let arrays = generic_arrays(v);
     let values = GenericValue::ALL.len() + arrays.len() * v.rank;
@@ -368,10 +371,6 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
         build,
         GENERIC_WORKGROUP,
     )?;
-    let items_fn = match v.runs {
-        true => runs_items_fn(v)?,
-        false => GENERIC_SPACED_WGSL.to_string(),
-    };
     let kernel = fill(
         "generic.wgsl",
         GENERIC_WGSL,
@@ -380,7 +379,7 @@ pub(super) fn generic_source(v: &GenericVariant, build: Build) -> Result<String,
             ("INDEX_MATH", index_math(v.index)),
             ("DECODE_FN", &generic_decode(v, mode)),
             ("MOVE_FN", move_fn),
-            ("ITEMS_FN", &items_fn),
+            ("ITEMS_FN", items_fn),
             ("REVERSE_FN", &reverse_fn(v.unit, v.reverse, v.access64)),
         ],
     )?;

@@ -1,8 +1,13 @@
 //! The generic kernel's parameter blocks: its index values per dispatch (the whole tensor,
 //! or a box of it over binding windows), a padded view's bounds, and the conversion's words.
 
-use super::*;
+use crate::Plan;
 use crate::convert::Conversion;
+use crate::shaders::convert_block;
+use crate::shaders::{
+    Chunk, GENERIC_FILL, GENERIC_RUN, GENERIC_VALUES, GenericArray, GenericValue, GenericVariant,
+    LANE_GROUP, Mode, RunLanes, generic_arrays, mode, value_words,
+};
 
 /// The generic kernel's parameter block for one dispatch: its index values (as
 /// [`generic_arrays`] lays them out) over the whole tensor or the dispatch's box, then the
@@ -140,26 +145,6 @@ fn output_channels(plan: &Plan, c: &Conversion) -> (u64, u64) {
         }
         _ => (1, 1),
     }
-}
-
-/// A conversion's words (see [`convert_words`]): the channel geometry `(step, count)` (the
-/// channel of index `i` is `(i / step) % count`) and the affine's values, rotated so that
-/// channel 0 is the tensor's channel `first` (a box's, past one binding).
-pub(super) fn convert_block(c: &Conversion, (step, count): (u64, u64), first: usize) -> Vec<u32> {
-    let mut words = vec![0u32; convert_words()];
-    if let Some(a) = c.affine() {
-        // Rotated so that the dispatch's channel 0 is the whole tensor's `first`.
-        let n = a.scale.len();
-        for i in 0..n {
-            let (s, b) = (a.scale[(i + first) % n], a.bias[(i + first) % n]);
-            words[4 + i] = s.to_bits();
-            words[4 + MAX_CHANNELS + i] = b.to_bits();
-        }
-    }
-    // Within one storage binding an output has fewer than 2^32 elements.
-    words[0] = step as u32;
-    words[1] = count as u32;
-    words
 }
 
 /// A padded view's bounds as per-dim arrays (in `dims` order): each dim's bound (0 for an

@@ -10,10 +10,6 @@
 //! micro-tile side, the names and positions of parameter words) are written once, here or in
 //! [`crate::plan::tuning`], and filled into the WGSL.
 
-use std::fmt::Write;
-
-use thiserror::Error;
-
 use crate::convert::MAX_CHANNELS;
 use crate::model;
 use crate::plan::tuning::{
@@ -21,9 +17,8 @@ use crate::plan::tuning::{
     MICRO_LANE_MAJOR_RUN, MICRO_RUNS, MICRO_WORKGROUP, STRIP_MAX,
 };
 use crate::plan::{
-    Block, Chunk, ConvertKey, ELEM_SIZES, GenericLayout, GenericVariant, IndexMath, Kernel,
-    MAX_BOUNDS, MAX_RANK, MicroVariant, Plan, RunLanes, Strip, Tile, TiledVariant, Variant,
-    flat_planned, micro_block, pack_of,
+    Block, Chunk, ConvertKey, GenericLayout, GenericVariant, IndexMath, Kernel, MicroVariant, Plan,
+    RunLanes, Strip, Tile, TiledVariant, Variant, flat_planned, pack_of,
 };
 
 mod convert;
@@ -35,8 +30,10 @@ mod template;
 mod tiled;
 mod variants;
 
-use convert::channel_next_fn;
 pub use convert::{CONVERT_WGSL, convert_source, convert_variants};
+use convert::{
+    block_convert_fn, channel_next_fn, convert_block, convert_words, quad_bits, quad_value,
+};
 use cpu::*;
 use generic::*;
 pub use generic::{GENERIC_FILL, GENERIC_VALUES};
@@ -282,7 +279,11 @@ pub fn traced_source(v: &Variant, padding: bool) -> Result<String, TemplateError
 /// The WGSL source of a variant, shipped or traced.
 pub fn build(v: &Variant, build: Build) -> Result<String, TemplateError> {
     match v {
-        Variant::Generic(g) => generic_source(g, build),
+        // The CPU family's runs replace the items a workgroup apart.
+        Variant::Generic(g) => match g.runs {
+            true => generic_source(g, build, &runs_items_fn(g)?),
+            false => generic_source(g, build, GENERIC_SPACED_WGSL),
+        },
         Variant::Tiled(t) => match t.strip {
             Some(s) => strip_source(t, s, build),
             None => tiled_source(t, build),
@@ -325,30 +326,7 @@ fn fill_unit(unit: u32, access64: bool) -> &'static str {
 /// other plans.
 pub fn constants(plan: &Plan) -> Vec<(String, f64)> {
     if plan.kernel == Kernel::Micro {
-        let mut constants = match micro_banded(plan) {
-            true => vec![("BANDED".to_string(), 1.0)],
-            false => Vec::new(),
-        };
-        // Specialised plans' boxes have one shape (`plan::specialize`): the same words.
-        if let (true, Some(chunk)) = (plan.specialized, plan.chunks.first()) {
-            let words = params(plan, chunk);
-            let batch = plan.dims.len().saturating_sub(2);
-            let padded = plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
-            let shape = shape_words(batch, padded);
-            debug_assert!(
-                plan.chunks.iter().all(|c| {
-                    let other = params(plan, c);
-                    shape.iter().all(|&i| other[i] == words[i])
-                }),
-                "{plan}"
-            );
-            constants.extend(
-                shape
-                    .into_iter()
-                    .map(|i| (format!("P{i}"), words[i] as f64)),
-            );
-        }
-        return constants;
+        return micro_constants(plan);
     }
     if !plan.specialized {
         return Vec::new();
@@ -405,7 +383,8 @@ pub fn params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
     let mut words = match plan.variant() {
         Some(Variant::Generic(g)) => generic_params(plan, chunk, &g),
         Some(Variant::Tiled(TiledVariant { strip: Some(s), .. })) => strip_params(plan, chunk, s),
-        Some(Variant::Tiled(_) | Variant::Micro(_)) => tile_params(plan, chunk),
+        Some(Variant::Tiled(_)) => tile_params(plan, chunk),
+        Some(Variant::Micro(_)) => micro_params(plan, chunk),
         None => Vec::new(),
     };
     words.resize(words.len().next_multiple_of(4), 0);

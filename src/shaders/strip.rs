@@ -2,9 +2,14 @@
 //! and planar layouts of a short dim, a quad of 4 pixels of every channel per invocation,
 //! the interleaved side staged through workgroup memory in whole words.
 
-use super::*;
+use crate::Plan;
 use crate::plan::tuning::TILED_STRIP_WORKGROUP;
 use crate::plan::{BlockConvert, ChannelAt, TiledStrip};
+use crate::shaders::{
+    Access, Build, Chunk, Strip, TILE_BATCH, TemplateError, TileWord, TiledVariant, batch_fn,
+    block_convert_fn, convert_source, convert_words, fill, prelude_with, store_type,
+};
+use crate::shaders::{quad_bits, quad_value};
 
 /// Template of the tiled kernel's strips (entry point `tiled`).
 pub const TILED_STRIP_WGSL: &str = include_str!("../../shaders/tiled_strip.wgsl");
@@ -18,44 +23,6 @@ fn tile_fns(build: Build) -> &'static str {
         Build::Trace { .. } => {
             "fn load_tile(i: u32) -> u32 {\n    record(TRACE_TILE_LOAD, i, 4u);\n    return tile[i];\n}\n\nfn store_tile(i: u32, value: u32) {\n    record(TRACE_TILE_STORE, i, 4u);\n    tile[i] = value;\n}\n"
         }
-    }
-}
-
-/// Bits of element `k` (0-3) of a quad of `size`-byte elements held in `x` (one word of
-/// bytes, two words of 16-bit elements, four of 32-bit ones; with `access64` the 8 and
-/// 16-byte quads as a `u64` and a `vec2<u64>`).
-pub(super) fn quad_bits(size: usize, x: &str, k: usize, access64: bool) -> String {
-    const LANES: [&str; 4] = ["x", "y", "z", "w"];
-    match (size, access64) {
-        (1, _) => format!("(({x} >> {}u) & 0xffu)", 8 * k),
-        (2, true) => format!("(u32({x} >> {}u) & 0xffffu)", 16 * k),
-        (2, false) => format!("(({x}.{} >> {}u) & 0xffffu)", LANES[k / 2], 16 * (k % 2)),
-        (_, true) => format!("u32({x}.{} >> {}u)", LANES[k / 2], 32 * (k % 2)),
-        (_, false) => format!("{x}.{}", LANES[k]),
-    }
-}
-
-/// A quad of 4 `size`-byte destination elements as one access (with `access64` the 8 and
-/// 16-byte quads as a `u64` and a `vec2<u64>`).
-pub(super) fn quad_value(size: usize, e: &[String], access64: bool) -> String {
-    match (size, access64) {
-        (1, _) => format!(
-            "{} | ({} << 8u) | ({} << 16u) | ({} << 24u)",
-            e[0], e[1], e[2], e[3]
-        ),
-        (2, true) => format!(
-            "u64({} | ({} << 16u)) | (u64({} | ({} << 16u)) << 32u)",
-            e[0], e[1], e[2], e[3]
-        ),
-        (2, false) => format!(
-            "vec2<u32>({} | ({} << 16u), {} | ({} << 16u))",
-            e[0], e[1], e[2], e[3]
-        ),
-        (_, true) => format!(
-            "vec2<u64>(u64({}) | (u64({}) << 32u), u64({}) | (u64({}) << 32u))",
-            e[0], e[1], e[2], e[3]
-        ),
-        (_, false) => format!("vec4<u32>({}, {}, {}, {})", e[0], e[1], e[2], e[3]),
     }
 }
 

@@ -1,6 +1,6 @@
 //! Filling WGSL templates strictly: every placeholder named, every value used once.
 
-use super::*;
+use thiserror::Error;
 
 /// A template that cannot be filled: a mistake in this crate, caught when a variant is
 /// generated (every variant is generated and validated by the tests).

@@ -1,9 +1,14 @@
 //! The tiled kernel (a batch transpose through workgroup memory): its fragments, the batch
 //! decode shared with the micro kernel, and its parameter block.
 
-use super::*;
+use crate::Plan;
 use crate::convert::Conversion;
 use crate::plan::ChannelAt;
+use crate::shaders::{
+    Access, Build, Chunk, MAX_CHANNELS, Strip, TILED_WGSL, TemplateError, Tile, TileWord,
+    TiledVariant, convert_block, convert_words, fill, pack_of, prelude_with, store_type,
+};
+use std::fmt::Write;
 
 pub(super) const TILED_OUT_WORD_WGSL: &str =
     include_str!("../../shaders/fragments/tiled_out_word.wgsl");
@@ -48,10 +53,15 @@ pub(super) fn batch_fn(batch: usize, read: &str) -> String {
     f
 }
 
+/// The words of a padded view's bounds over a block kernel's batch dims, and the end of
+/// the block with them.
+pub(super) type BoundWords = fn(usize) -> (Vec<(&'static str, usize)>, usize);
+
 /// The tiled and micro kernels' prelude: words, then three per batch dim, then for a padded
-/// view (micro kernel) its bound words (see [`micro_bound_words`]).
+/// view (micro kernel) its bound words (`bounds`).
 pub(super) fn tile_prelude(
-    (rank, unit, padded): (usize, u32, bool),
+    (rank, unit): (usize, u32),
+    bounds: Option<BoundWords>,
     converting: bool,
     (src, dst): (&str, &str),
     build: Build,
@@ -61,8 +71,8 @@ pub(super) fn tile_prelude(
     decls.push(("BATCH", TILE_BATCH));
     let batch = rank.saturating_sub(2);
     let mut words = TILE_BATCH + 3 * batch;
-    if padded {
-        let (bound_decls, end) = micro_bound_words(batch);
+    if let Some(bounds) = bounds {
+        let (bound_decls, end) = bounds(batch);
         decls.extend(bound_decls);
         words = end;
     }
@@ -115,7 +125,8 @@ pub(super) fn tiled_source(v: &TiledVariant, build: Build) -> Result<String, Tem
         ],
     )?;
     Ok(tile_prelude(
-        (v.rank, v.unit, false),
+        (v.rank, v.unit),
+        None,
         false,
         (store, store),
         build,
@@ -138,24 +149,6 @@ pub(super) fn tile_words(
         .chain(batch.iter().map(|&d| outs[d]))
         .map(|v| v as u32)
         .collect()
-}
-
-/// Whether some dispatch of a micro plan has more than one band (the pipeline constant
-/// `BANDED`: one band is the plain order, with fewer divisions).
-pub(super) fn micro_banded(plan: &Plan) -> bool {
-    let (Some(block), Some(band)) = (plan.variant().and_then(|v| v.block()), plan.micro_band())
-    else {
-        return false;
-    };
-    // The banded order decodes the batch plainly (column runs have one band).
-    debug_assert!(!block.batch_before_columns);
-    let rows = block.rows() as u64;
-    plan.chunks.iter().any(|chunk| {
-        let (_, r, _) = plan
-            .box_batch_rows_cols(&box_of(plan, chunk).0)
-            .unwrap_or((0, 0, 0));
-        band < r.div_ceil(rows)
-    })
 }
 
 /// The conversion's words of a tiled or micro dispatch: its channels' scale and bias tables
@@ -215,51 +208,48 @@ pub(super) fn box_of(plan: &Plan, chunk: &Chunk) -> (Vec<u64>, u64, u64) {
     (extents, src, dst)
 }
 
+/// What a block kernel's parameter block takes of its blocks: the rows and columns of one
+/// (a tile's, a micro block's), the bytes of the units its offsets count on each side, how
+/// many units of a stride one access is on each side, and a flat strip's blocks.
+pub(super) struct BlockSides {
+    pub rows_cols: (u64, u64),
+    pub off_bytes: (u64, u64),
+    pub per: (i64, i64),
+    pub flat: Option<((u64, u64), Strip)>,
+}
+
+/// The tiled kernel's parameter block of one dispatch: its tile's words.
 pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
-    let unit = plan.unit as u64;
+    let tile = plan.tile.unwrap_or(Tile::for_unit(plan.unit));
+    let off = (plan.unit as u64).max(4);
+    let sides = BlockSides {
+        rows_cols: (tile.extent(), tile.extent()),
+        off_bytes: (off, off),
+        per: (1, 1),
+        flat: None,
+    };
+    block_params(plan, chunk, &sides, None)
+}
+
+/// The words of a block kernel's dispatch (tiled, micro): the head ([`TileWord`]; the
+/// tiled kernel takes offsets in storage units and strides in elements, the micro kernel
+/// both in its accesses), then three per batch dim. `band`: the micro kernel's row blocks
+/// per band, if it has bands (one band of all row blocks otherwise).
+pub(super) fn block_params(
+    plan: &Plan,
+    chunk: &Chunk,
+    sides: &BlockSides,
+    band: Option<u64>,
+) -> Vec<u32> {
     let (extents, src_at, dst_at) = box_of(plan, chunk);
     let (b, r, c) = plan.box_batch_rows_cols(&extents).unwrap_or((0, 0, 0));
-    // Tiles (or micro blocks) along each side; the tiled kernel takes offsets in storage
-    // units and strides in elements, the micro kernel both in its accesses.
-    let ((rows, cols), off_bytes, per, flat) = match plan.kernel {
-        Kernel::Tiled => {
-            let tile = plan.tile.unwrap_or(Tile::for_unit(plan.unit));
-            let off = unit.max(4);
-            ((tile.extent(), tile.extent()), (off, off), (1, 1), None)
-        }
-        _ => {
-            let block = micro_block(plan).unwrap_or(Block {
-                side: 1,
-                access_bytes: 4,
-                run: 1,
-                strip: None,
-                flat: false,
-                flat_pairs: false,
-                lane_major: false,
-                column_runs: false,
-                batch_before_columns: false,
-            });
-            let (per, per_d) = (block.per_in(plan.unit), block.per_out(plan.dst_unit()));
-            let sides = (block.rows() as u64, block.cols() as u64);
-            // An access's bytes on each side (a flat strip's element side: an element's).
-            let off = |elements: bool, unit: u32| match elements {
-                true => unit as u64,
-                false => block.access_bytes as u64,
-            };
-            let offs = (
-                off(block.elements_in(), plan.unit),
-                off(block.elements_out(), plan.dst_unit()),
-            );
-            let flat = crate::plan::flat_box_blocks(plan, &block, &extents).zip(block.strip);
-            (sides, offs, (per as i64, per_d as i64), flat)
-        }
-    };
+    let ((rows, cols), off_bytes, per) = (sides.rows_cols, sides.off_bytes, sides.per);
     // Exact for the micro kernel's strides (`micro_block` checks), negative ones included;
     // but for a strip's span side, which the kernel does not read (whole rows back to back).
     let stride = |s: u64| ((s as i64) / per.0) as u64;
     let stride_out = |s: u64| ((s as i64) / per.1) as u64;
     // A flat strip's blocks run over every image's pixels, as one batch (`plan::flat_box_blocks`).
-    let (tiles_c, tiles_r, b) = match flat {
+    let (tiles_c, tiles_r, b) = match sides.flat {
         Some(((blocks, _), Strip::Cols(_))) => (1, blocks, 1),
         Some(((blocks, _), Strip::Rows(_))) => (blocks, 1, 1),
         None => (c.div_ceil(cols), r.div_ceil(rows), b),
@@ -282,20 +272,10 @@ pub(super) fn tile_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
             TileWord::DstOff => dst_at / off_bytes.1,
             TileWord::InRow => stride(in_strides[a]),
             TileWord::OutRow => stride_out(out_strides[last]),
-            TileWord::Band => plan.micro_band().map_or(tiles_r, |band| band.min(tiles_r)),
+            TileWord::Band => band.map_or(tiles_r, |band| band.min(tiles_r)),
         };
     }
     let ins: Vec<u64> = in_strides.iter().map(|&s| stride(s)).collect();
     let outs: Vec<u64> = out_strides.iter().map(|&s| stride_out(s)).collect();
-    let mut words = tile_words(head, &batch, &extents, &ins, &outs);
-    if plan.kernel == Kernel::Micro && plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty()) {
-        words.extend(micro_bound_params(plan, &batch));
-    }
-    if plan.kernel == Kernel::Micro
-        && let Some(c) = &plan.conversion
-    {
-        words.resize(words.len().next_multiple_of(4), 0);
-        words.extend(box_convert_block(plan, chunk, c));
-    }
-    words
+    tile_words(head, &batch, &extents, &ins, &outs)
 }

@@ -1,7 +1,12 @@
 //! Every shader variant the planner can ask for, listed for validation (naga, Tint) and
 //! for the tests that run each one.
 
-use super::*;
+use crate::IndexMath;
+use crate::shaders::{
+    Block, GenericLayout, GenericVariant, MICRO_FLAT_RUN, MICRO_LANE_MAJOR_RUN, MICRO_RUNS,
+    MicroVariant, RunLanes, STRIP_MAX, Strip, TiledVariant, Variant, flat_planned,
+};
+use crate::view::{ELEM_SIZES, MAX_RANK};
 
 /// Every variant the planner can ask for; the naga test validates each one.
 pub fn all_variants() -> Vec<Variant> {

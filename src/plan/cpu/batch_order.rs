@@ -1,32 +1,7 @@
 //! The order in which a box of the tiled or micro kernel decodes its batch dims.
 
 use crate::plan::tuning::{BATCH_TILE_BYTES, BATCH_TILE_MIN_PAGES, LANE_GROUP, PAGE_BYTES};
-use crate::plan::{Block, Kernel, MAX_RANK, Plan};
-
-/// A micro plan's batch decoded in tiles (CPU devices): the input's innermost batch dim is
-/// split in two, `outer` and `outer + 1` in the plan's dims, and the batch dim `across`,
-/// whose neighbours lie nearest in the output, decodes between the halves.
-///
-/// Where the batch dims are themselves swapped (the 4-D reversal `[64,64,64,64]
-/// (3,2,1,0)`: dim 2 is 256 bytes from its neighbour in the input and 16 KiB in the
-/// output, dim 1 the other way round), the input's order writes each batch's output rows
-/// to pages it only comes back to after the whole innermost batch dim: 4,096 pages apart,
-/// more than a CPU's translation caches hold. Tiles of [`BATCH_TILE_BYTES`] of the input
-/// come back to them after a few, while the input's neighbouring batches still read on
-/// along the same rows. On lavapipe (AMD EPYC, 2 cores; three alternating probe runs, ratios
-/// to the shader copy of the same run) the reversal went from 0.67-0.68 to 0.81-0.89
-/// with 2 KiB tiles (1 KiB 0.77-0.93, 4 KiB 0.79-0.83, 512 bytes 0.74-0.79); splitting
-/// the other dim instead, so that the input's side is the one whose pages come back, lost
-/// (0.47-0.52).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct BatchTiles {
-    /// The split dim's outer half (its inner half is the next dim).
-    pub outer: usize,
-    /// The inner half's extent.
-    pub inner: u64,
-    /// The batch dim decoded between the halves.
-    pub across: usize,
-}
+use crate::plan::{BatchTiles, Block, Kernel, MAX_RANK, Plan};
 
 impl BatchTiles {
     /// The tiles for a plan whose dims are not split yet: a micro plan with runs (a CPU

@@ -1,62 +1,8 @@
-//! The micro kernel's register block ([`Block`]): its geometry and what is read off it.
+//! The micro kernel's register blocks (`plan::Block`): the kinds there are and what is
+//! read off one.
 
-use crate::plan::Strip;
 use crate::plan::tuning::*;
-
-/// Geometry of the micro kernel's register block for one plan: `side x side` elements (a
-/// strip: `side` by a whole short dim),
-/// each block row moved as accesses of `access_bytes`. Wide blocks are as many elements as
-/// fill 16 bytes (16 of 8 bits, 8 of 16, 4 of 32, 2 of 64), every row one `vec4<u32>`, or
-/// 2x2 of 16 bytes (every row two): on a CPU adapter each access costs a loop over the
-/// SIMD lanes whatever its width, so wide accesses move four times the bytes per loop. Narrow blocks (4x4, 32-bit accesses) take
-/// the 1, 2 and 4-byte layouts that wide ones cannot: sides not divisible by the wide side,
-/// or offsets and strides not in whole 16 bytes. Strips are wide blocks one of whose sides
-/// is a whole short dim ([`Strip`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Block {
-    /// Elements along each side (the side that is not a strip's whole dim).
-    pub side: u32,
-    /// Bytes of one global-memory access: 16 (wide) or 4 (narrow).
-    pub access_bytes: u32,
-    /// Blocks each invocation moves, neighbours along the output's rows (a [`Strip::Rows`]
-    /// block: along its columns): 1 or one of [`MICRO_RUNS`](super::tuning::MICRO_RUNS).
-    pub run: u32,
-    /// One side is a whole dim too short, or of an extent not divisible by the side, for
-    /// square blocks (`[H*W, 3] -> [3, H*W]`, an RGB image to planes).
-    pub strip: Option<Strip>,
-    /// A flat strip: the strip's span side runs on across the batch, one sequence of blocks
-    /// over every batch and pixel (a block may end one image and start the next), and the
-    /// other side moves element by element, so that no side, stride or offset there need
-    /// be whole accesses (`[32, 299*299, 3]`). See [`Block::flat_strip`].
-    pub flat: bool,
-    /// A flat strip reads its planes' 4-byte elements two at a time, as `u64`s: a SIMD
-    /// group pays per access, and a plane's block of words, at any word offset, lies in
-    /// `side / 2 + 1` of them (CPU devices with 64-bit accesses, where every pair lies in
-    /// the source: [`flat_pairs`](super::flat_pairs)). A block that ends one image and
-    /// starts the next reads element by element.
-    pub flat_pairs: bool,
-    /// The run's blocks are [`LANE_GROUP`](super::tuning::LANE_GROUP) apart
-    /// along the run instead of neighbours: at each step of the run a SIMD group's
-    /// neighbouring invocations move neighbouring blocks, so that its accesses are one span
-    /// on each side, and its steps move on through neighbouring blocks (aligned strips on
-    /// CPU devices; `select::micro_block`).
-    pub lane_major: bool,
-    /// The run's blocks are neighbours along the columns (the input's rows), and
-    /// neighbouring invocations take neighbouring row blocks: each invocation reads a
-    /// stretch of each of its input rows (a whole 64-byte line in runs of 4 where the rows
-    /// start on lines) and a SIMD group writes one stretch of each of its output rows,
-    /// where a band's rows would be too far apart to stay cached until it comes back to
-    /// them, the output's rows are shorter than a run and apart, or the output's rows lie
-    /// far apart and the input's close (square blocks on CPU devices;
-    /// `column_runs::choose`).
-    pub column_runs: bool,
-    /// Column runs whose neighbouring invocations go along the row blocks, then along the
-    /// batch's innermost dim, then along the column runs: where that dim continues the
-    /// output's short rows ([`Plan::row_continuation`](crate::plan::Plan::row_continuation)),
-    /// so that a SIMD group finishes the stretch of each output row it starts before it
-    /// moves on to the next rows (4-byte units; `Plan::batch_first`).
-    pub batch_before_columns: bool,
-}
+use crate::plan::{Block, Strip};
 
 impl Block {
     /// The wide block of a movement size: 16 bytes a side, 2x2 for 16-byte units.

@@ -176,3 +176,12 @@ fn part_request<'a>(plan: &Plan, view: &'a View, first: usize) -> ViewRequest<'a
     ViewRequest::new(view, unit, n, n - first)
         .with_offsets(plan.src_offset, plan.dst_offset + (first * dst_unit) as u64)
 }
+
+#[doc(hidden)]
+impl Plan {
+    /// Whether autotuning times this plan in parts too ([`super::with_edges`]: the body on
+    /// micro blocks, the edges generic) against [`Plan::pending_race`]'s kernels alone.
+    pub fn pending_parts(&self) -> bool {
+        !self.pending_race().is_empty() && edge_parts(self).is_some()
+    }
+}

@@ -18,7 +18,7 @@ pub(in crate::plan) fn micro_fits(
     // As it will run: its windows are cut in whole runs of blocks.
     let plan = &{
         let mut plan = plan.clone();
-        plan.cpu.runs = super::family(caps);
+        plan.cpu.runs = caps.cpu_family();
         plan
     };
     micro_block(plan)?;
@@ -160,6 +160,17 @@ fn lane_major(plan: &Plan, block: &Block, blocks: u64) -> bool {
 
 #[doc(hidden)]
 impl Plan {
+    /// The micro kernel's block for this plan ([`micro_block`]).
+    pub(in crate::plan) fn micro_block(&self) -> Result<Block, Misfit> {
+        micro_block(self)
+    }
+
+    /// Whether the micro kernel can run this plan in binding windows of `limit` bytes
+    /// ([`micro_fits`]).
+    pub(in crate::plan) fn micro_fits(&self, caps: &DeviceCaps, limit: u64) -> Result<(), Misfit> {
+        micro_fits(self, caps, limit)
+    }
+
     /// The micro kernel's variant of this plan, if its block fits.
     pub(in crate::plan) fn micro_variant(&self) -> Option<MicroVariant> {
         Some(MicroVariant {

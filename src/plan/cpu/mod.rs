@@ -7,7 +7,7 @@
 //! data moves as 64-bit components where that was measured faster. Everything here was
 //! fitted by measuring lavapipe; none of it is a GPU's choice, and the GPU path
 //! (`plan/*.rs` outside this folder) reads only whether a device is in this family
-//! ([`family`]) and the plan's [`CpuChoices`].
+//! (`family`) and the plan's [`CpuChoices`].
 
 mod batch_order;
 mod block;
@@ -23,8 +23,6 @@ pub mod tuning;
 mod walk;
 mod windows;
 
-pub use batch_order::BatchTiles;
-pub use block::Block;
 pub(in crate::plan) use column_runs::choose as choose_column_runs;
 pub use edges::{edge_parts, with_edges};
 pub(crate) use flat::flat_box_images;
@@ -33,92 +31,33 @@ pub use micro::micro_block;
 pub(in crate::plan) use micro::micro_fits;
 pub(in crate::plan) use row_copies::choose as choose_row_copies;
 pub(in crate::plan) use runs::{short_rows_run, usual_run};
-pub use walk::WalkTiles;
 pub(in crate::plan) use walk::{
     choose_scatter, choose_walk_tiles, narrow_tiles, transpose_walks_tiles,
 };
-pub(in crate::plan) use windows::{block_grain, run_grain};
 
 use super::{
-    DeviceCaps, IndexMath, Kernel, KernelReason, Learned, Options, Plan, fold_grid, select,
+    BatchTiles, CpuChoices, DeviceCaps, IndexMath, Kernel, KernelReason, Learned, Options, Plan,
+    fold_grid, select,
 };
 use crate::PermuteError;
-
-/// The choices a plan makes for CPU adapters only, on top of its kernel: how the kernel's
-/// invocations walk the tensor and access memory where a CPU runs the shader. A GPU plan
-/// makes none of them.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CpuChoices {
-    /// Invocations each move a run of neighbours, decoding the first only (a CPU device's
-    /// choice, `select::choose_runs`): the generic kernel's `GENERIC_RUN` consecutive
-    /// output units (source units, for a `Plan::scatter`; one column of a stack of output
-    /// rows, for [`Plan::stacked_runs`]) instead of items a workgroup apart, the micro
-    /// kernel's blocks along the output's rows (`MICRO_RUNS`) instead of
-    /// one.
-    pub runs: bool,
-    /// 8 and 16-byte units, a conversion's quads of 8 and 16 bytes, and the micro kernel's
-    /// wide block rows are accessed as `u64` / `vec2<u64>` rather than `vec2<u32>` /
-    /// `vec4<u32>` (and a flat strip's 4-byte planes read in pairs, [`Block::flat_pairs`]):
-    /// on a CPU adapter an access costs per component, so halving the components speeds
-    /// every access (see `select::choose_access64`).
-    pub access64: bool,
-    /// The generic kernel's runs of 4 or 8-byte units are written 16 bytes at a time, their
-    /// units gathered into one wide store: a CPU adapter pays per access (see
-    /// `select::choose_wide_stores`).
-    pub wide_stores: bool,
-    /// The generic kernel's runs walk the source in order, each decoding where its first
-    /// unit goes, rather than the output (a CPU device's choice, `walk::choose_scatter`):
-    /// where the output's consecutive rows come from source rows far apart, a gather reads
-    /// a new page per row, which a CPU's prefetchers do not follow, while the scatter's
-    /// writes stay in few sequential streams.
-    pub scatter: bool,
-    /// The generic kernel's runs walk in tiles of two output dims rather than in output
-    /// order (a CPU device's choice, `walk::choose_walk_tiles`): the output's rows a few at
-    /// a time, across the output dim whose neighbours are nearest in the source, so that a
-    /// workgroup reads a few long stretches of the source and writes a few of the output
-    /// (`[512,512,64] (1,0,2)` f32 on lavapipe, AMD EPYC: 19.1 -> 11.7 ms, the shader copy
-    /// of its bytes 9.7). A transpose's runs are its rows, and a SIMD group's lanes lie across
-    /// the source's rows ([`WalkTiles::row_runs`]). The walk decodes both offsets over its
-    /// own dims ([`Plan::walk_tile_dims`]).
-    pub walk_tiles: Option<WalkTiles>,
-    /// The micro kernel's runs go along the column blocks (the input's rows), neighbouring
-    /// invocations along the row blocks, where the rows a band of the usual order reads
-    /// are too far apart to stay cached, the output's rows are shorter than a run and
-    /// apart, or the output's rows lie far apart and the input's close (a CPU device's
-    /// choice, `column_runs::choose`; see
-    /// [`Block::column_runs`](super::Block::column_runs)).
-    pub column_runs: bool,
-    /// The micro kernel's batch decodes in tiles: one batch dim split in two, another
-    /// between its halves (a CPU device's choice, `BatchTiles::choose`).
-    pub batch_tiles: Option<BatchTiles>,
-    /// Each output row moves as a buffer copy where both buffers allow copies (`COPY_SRC`,
-    /// `COPY_DST`), else the kernel runs as planned (a CPU device's choice for long rows,
-    /// `row_copies::choose`; see [`Plan::row_copy_steps`]).
-    pub row_copies: bool,
-}
-
-/// Whether a device is in the CPU-adapter family: the one place the planner asks. Errs
-/// towards the GPU path on any device not known to be a CPU, whose kernels were built for
-/// GPUs (`DeviceCaps::cpu` comes from the adapter's reported type).
-pub fn family(caps: &DeviceCaps) -> bool {
-    caps.cpu
-}
 
 /// The kernel of a plan whose innermost dim moves, on a device of this family, where
 /// nothing was measured or modelled: the generic kernel's runs walking in tiles for a
 /// transpose of 16-byte units ([`transpose_walks_tiles`]), else micro blocks where they fit.
-pub(super) fn kernel(
-    plan: &Plan,
-    caps: &DeviceCaps,
-    opts: &Options,
-    limit: u64,
-) -> (Kernel, KernelReason) {
-    if transpose_walks_tiles(plan, caps, opts, limit) {
-        (Kernel::Generic, KernelReason::CpuWalkTiles)
-    } else {
-        match micro_fits(plan, caps, limit) {
-            Ok(()) => (Kernel::Micro, KernelReason::CpuMicro),
-            Err(m) => (Kernel::Generic, KernelReason::CpuNoMicro(m)),
+impl Plan {
+    pub(in crate::plan) fn cpu_kernel(
+        &self,
+        caps: &DeviceCaps,
+        opts: &Options,
+        limit: u64,
+    ) -> (Kernel, KernelReason) {
+        if transpose_walks_tiles(self, caps, opts, limit) {
+            (Kernel::Generic, KernelReason::CpuWalkTiles)
+        } else {
+            match micro_fits(self, caps, limit) {
+                Ok(()) => (Kernel::Micro, KernelReason::CpuMicro),
+                Err(m) => (Kernel::Generic, KernelReason::CpuNoMicro(m)),
+            }
         }
     }
 }
@@ -203,7 +142,7 @@ pub(super) fn after_windows(
 /// and pays for each decode; on GPUs the spaced items are what coalesces.
 pub fn choose_runs(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> bool {
     if plan.kernel == Kernel::Micro {
-        return family(caps);
+        return caps.cpu_family();
     }
     let whole = plan
         .view
@@ -214,7 +153,7 @@ pub fn choose_runs(plan: &Plan, caps: &DeviceCaps, one_binding: bool) -> bool {
     let boxes = plan.pack() == 1 && plan.conversion.is_none();
     // Converting runs fill whole destination words (a run's length is a multiple of any
     // packing); other runs move unpacked units; runs of quads, quads.
-    family(caps)
+    caps.cpu_family()
         && plan.kernel == Kernel::Generic
         && plan.index == IndexMath::U32
         && (one_binding || boxes)
@@ -286,7 +225,7 @@ pub fn choose_access64(
 /// `SHADER_INT64` where a copy was measured faster so (see [`choose_access64`] and
 /// [`DeviceCaps::access64_faster`]). The bench's shader copy follows it too.
 pub fn prefers_access64(caps: &DeviceCaps) -> bool {
-    family(caps) && caps.int64 && caps.access64_faster
+    caps.cpu_family() && caps.int64 && caps.access64_faster
 }
 
 #[doc(hidden)]

@@ -71,7 +71,7 @@ pub const WALK_TILE_MIN_ROW_RUNS: u64 = 2;
 /// tiles of one workgroup's runs (`walk::narrow_tiles`).
 pub const WALK_TILE_TRANSPOSE_WORKGROUPS: u64 = 4;
 
-/// Side of the micro kernel's narrow blocks, in elements (see [`Block`](super::Block)): 8-bit rows of
+/// Side of the micro kernel's narrow blocks, in elements (see `Block`](super::Block)): 8-bit rows of
 /// such a block are one 32-bit word.
 pub const MICRO_SIDE: u32 = 4;
 
@@ -84,7 +84,7 @@ pub const MICRO_RUN: u32 = 4;
 /// parts (`plan::edge_parts`): below, the parts' extra dispatches cost more than the
 /// generic kernel's element-by-element reads. On lavapipe (AMD EPYC; two to three
 /// alternating probe runs, docs/benchmarks/14-cpu-round-24.md) the parts took 1.2-2.5x
-/// less time from 1 MiB up (the ViT transpose `[64,197,768] (0,2,1)` f32 21.0-21.3 ms
+/// less time from 1 MiB up (the ViT transpose `[64,197,768 (0,2,1)` f32 21.0-21.3 ms
 /// against 12.5-13.1, `[128,1030,128] (0,2,1)` 42 against 20, `[64,62,62] (0,2,1)`, 984 KB,
 /// 0.76 against 0.45), tied around 256 KiB (`[258,258] (1,0)`, `[8,130,66] (0,2,1)`) and at
 /// `[32,2048,7,7] (0,2,3,1)` (rows of 49, too odd for wide blocks: 3.3-8.4 ms against
@@ -135,11 +135,11 @@ pub const MICRO_RUNS: [u32; 3] = [MICRO_RUN, 3, 2];
 pub const MICRO_SHORT_ROW_BYTES: u64 = 512;
 
 /// The run of an aligned strip's blocks on CPU devices, [`LANE_GROUP`] apart
-/// ([`Block::lane_major`](super::Block::lane_major)): at each step the 8 lanes of a
+/// (`Block::lane_major`](super::Block::lane_major)): at each step the 8 lanes of a
 /// lavapipe SIMD group move 8 neighbouring blocks, one span of each side, where neighbours
 /// along one invocation's run left the lanes' accesses 4 blocks apart. The runs were a
 /// workgroup apart when these were measured; WGSL probe (the shipped kernel text,
-/// parameter words fixed; Intel Xeon, 2 cores; 21 submissions, three rounds): `[32,224,224,3] (0,3,1,2)` u8 -> f32 normalised 2.66-2.72 ms in neighbour runs of
+/// parameter words fixed; Intel Xeon, 2 cores; 21 submissions, three rounds): `[32,224,224,3 (0,3,1,2)` u8 -> f32 normalised 2.66-2.72 ms in neighbour runs of
 /// 4, lane-major runs of 2: 2.73-2.79, of 4: 2.48-2.52, of 8: 2.36-2.38, of 16: 2.74-2.91
 /// (49 workgroups), shader copy of the traffic 1.97-2.06; its way back f32 -> u8 2.69-2.75,
 /// lane-major by 4 2.62-2.64, by 8 2.46-2.51. The bench (alternating runs, medians) kept
@@ -245,11 +245,11 @@ pub const MICRO_BAND_SPAN: u64 = 128 << 10;
 /// 512 rows (8 MiB), 0.42 in one band of all 4096 (64 MiB). Where fewer than
 /// [`MICRO_COLUMN_RUN_MIN_BAND`] row blocks fit and the output's rows lie as far apart,
 /// the blocks run along the columns instead (see
-/// [`Block::column_runs`](super::Block::column_runs)).
+/// `Block::column_runs`](super::Block::column_runs)).
 pub const MICRO_BAND_MAX_SPAN: u64 = 16 << 20;
 
 /// Row blocks a micro band needs at least to keep its order where the rows lie far apart
-/// on both sides: one SIMD group's invocations ([`LANE_GROUP`]), [`MICRO_RUN`] blocks
+/// on both sides: one SIMD group's invocations ([`LANE_GROUP`), [`MICRO_RUN`] blocks
 /// each, per column block. Shorter bands (rows more than 128 KiB apart, for 4-byte units)
 /// make each SIMD group write as many output rows as it moves column blocks (the 4-D
 /// reversal in bands of 4 blocks: 0.29 of the shader copy, against 0.43 in one band of 16

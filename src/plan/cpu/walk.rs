@@ -7,28 +7,9 @@ use crate::plan::tuning::{
     GENERIC_RUN, GENERIC_WORKGROUP, LANE_GROUP, PAGE_BYTES, WALK_TILE_MIN_ROW_RUNS,
     WALK_TILE_ROW_BYTES, WALK_TILE_TRANSPOSE_WORKGROUPS,
 };
-use crate::plan::{DeviceCaps, GenericLayout, IndexMath, Kernel, MAX_RANK, Options, Plan};
-
-/// A gather's walk in tiles of two output dims (see `Plan::walk_tiles`): the dim outside
-/// the innermost, whose rows are neighbours in the output, and the one whose neighbours are
-/// nearest in the source. Where the innermost dim moves (a transpose), its runs are the
-/// rows: the dim is walked as `[extent / GENERIC_RUN, GENERIC_RUN]`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WalkTiles {
-    /// The output dim (an index of [`Plan::out_dims`], its innermost split into runs
-    /// where `row_runs`) with the smallest source stride of those outside the innermost;
-    /// never the one just outside it.
-    pub dim: usize,
-    /// Positions of `dim` per tile: a divisor of its extent.
-    pub across: u64,
-    /// Output rows (positions of the dim outside the innermost) per tile: a divisor of its
-    /// extent; 1 where `row_runs`.
-    pub rows: u64,
-    /// The output's innermost dim moves: it is walked in runs, and each tile holds one run
-    /// of each of its `across` output rows, so that a SIMD group's lanes read neighbouring
-    /// units of each of a run's source rows.
-    pub row_runs: bool,
-}
+use crate::plan::{
+    DeviceCaps, GenericLayout, IndexMath, Kernel, MAX_RANK, Options, Plan, WalkTiles,
+};
 
 #[doc(hidden)]
 impl Plan {

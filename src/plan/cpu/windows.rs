@@ -10,7 +10,7 @@ use crate::plan::{Misfit, Plan, Strip};
 /// in whole SIMD groups' runs (`Plan::lane_major_runs`); a walk in tiles' boxes hold whole
 /// tiles (`Plan::walk_tile_dims_of`): of `across` positions of its dim, and `rows` output
 /// rows.
-pub(in crate::plan) fn run_grain(plan: &Plan, grain: &mut [u64]) {
+fn run_grain(plan: &Plan, grain: &mut [u64]) {
     if let Some(&inner) = plan.dims_perm.last()
         && plan.cpu.runs
     {
@@ -35,10 +35,7 @@ pub(in crate::plan) fn run_grain(plan: &Plan, grain: &mut [u64]) {
 /// The micro kernel's grain along its rows and columns: a run of blocks (along the columns
 /// for a row strip's and column runs). A flat strip's boxes are whole images, as many as
 /// start a whole run of blocks, and its rows and columns whole: set in `grain`, `None`.
-pub(in crate::plan) fn block_grain(
-    plan: &Plan,
-    grain: &mut [u64],
-) -> Result<Option<(u64, u64)>, Misfit> {
+fn block_grain(plan: &Plan, grain: &mut [u64]) -> Result<Option<(u64, u64)>, Misfit> {
     let block = super::micro_block(plan)?;
     if block.flat {
         let images = super::flat_box_images(plan, &block).ok_or(Misfit::Windowed)?;
@@ -56,4 +53,27 @@ pub(in crate::plan) fn block_grain(
             false => (block.rows() as u64 * run, block.cols() as u64),
         },
     ))
+}
+
+impl Plan {
+    /// Units each run of the generic kernel moves (`Plan::runs`): `GENERIC_RUN`, or
+    /// as many quads ([`Plan::quads`]).
+    pub fn run_units(&self) -> u64 {
+        super::tuning::GENERIC_RUN as u64 * if self.quads { 4 } else { 1 }
+    }
+}
+
+impl Plan {
+    /// The CPU family's grain of the generic kernel's boxes ([`run_grain`]).
+    pub(in crate::plan) fn run_grain(&self, grain: &mut [u64]) {
+        run_grain(self, grain)
+    }
+
+    /// The micro kernel's grain along its rows and columns ([`block_grain`]).
+    pub(in crate::plan) fn block_grain(
+        &self,
+        grain: &mut [u64],
+    ) -> Result<Option<(u64, u64)>, Misfit> {
+        block_grain(self, grain)
+    }
 }

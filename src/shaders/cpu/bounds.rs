@@ -1,7 +1,9 @@
 //! A padded view's bounds on the micro kernel: where their words lie in the parameter
 //! block, their values, and the WGSL that checks a block's rows against them.
-
-use crate::shaders::*;
+use crate::Plan;
+use crate::shaders::TILE_BATCH;
+use crate::view::MAX_BOUNDS;
+use std::fmt::Write;
 
 /// The micro kernel's words for a padded view, from the first whole `vec4` after the batch
 /// dims' words: four each (one per bound, unused ones all-valid) for the fill unit, the

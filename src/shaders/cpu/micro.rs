@@ -3,7 +3,14 @@
 
 use super::packed::{self, Packs, Word};
 use crate::plan::{BlockConvert, ChannelAt};
-use crate::shaders::*;
+use crate::plan::{Chunk, Plan};
+use crate::shaders::{
+    Block, BlockSides, BoundWords, Build, LANE_GROUP, MICRO_WGSL, MICRO_WORKGROUP, MicroVariant,
+    Strip, TILE_BATCH, TemplateError, TileWord, batch_fn, block_convert_fn, block_params,
+    box_convert_block, box_of, convert_source, fill, fill_unit, micro_bound_params,
+    micro_bound_words, micro_bounds_fn, pack_of, store_type, tile_prelude,
+};
+use std::fmt::Write;
 
 pub(in crate::shaders) fn micro_source(
     v: &MicroVariant,
@@ -60,7 +67,8 @@ pub(in crate::shaders) fn micro_source(
         ],
     )?;
     let prelude = tile_prelude(
-        (v.rank, v.unit, v.padded),
+        (v.rank, v.unit),
+        v.padded.then_some(micro_bound_words as BoundWords),
         v.convert.is_some(),
         stores,
         build,
@@ -113,40 +121,6 @@ fn batch_inner(block: &Block, rank: usize) -> String {
         _ => "1u".into(),
     }
 }
-
-/// A converting block's `cvt` (the micro kernel's and the tiled kernel's strips): a source
-/// element's bits to the destination element's, through f32, with the affine's scale and
-/// bias (those of the element's channel, read once per block row or column).
-pub(in crate::shaders) fn block_convert_fn(affine: bool) -> Result<String, TemplateError> {
-    let (params, apply) = match affine {
-        true => (
-            ", scale: f32, bias: f32",
-            "    b = affine_f32(b, scale, bias);\n",
-        ),
-        false => ("", ""),
-    };
-    let cvt = format!(
-        "\nconst MAX_CHANNELS: u32 = {MAX_CHANNELS}u;\n\n// Source bits to destination bits, through f32 (and the affine).\nfn cvt(bits: u32{params}) -> u32 {{\n    var b = src_to_f32(bits);\n{apply}    return f32_to_dst(b);\n}}\n\n"
-    );
-    Ok(match affine {
-        true => cvt + CHANNEL_AT + &channel_next_fn("CONVERT")? + "\n",
-        false => cvt,
-    })
-}
-
-/// The affine's channel cursor of a block's rows or columns (the generic kernel's, in
-/// `generic_convert.wgsl`, over its elements): `channel_at` divides once per block,
-/// `channel_next` (`fragments/channel_next.wgsl`) moves on.
-const CHANNEL_AT: &str =
-    "// The channel cursor at index `i` of a block's rows or columns: its channel, (i / step) %
-// count, and its place within the step; `channel_next` moves it to the next index without
-// dividing (a CPU divides lane by lane: two divisions a row).
-fn channel_at(i: u32) -> vec2<u32> {
-    let q = i / param(CONVERT);
-    return vec2<u32>(q % param(CONVERT + 1u), i - q * param(CONVERT));
-}
-
-";
 
 /// Element sizes of the two sides of a micro block, and its conversion (if any).
 #[derive(Clone, Copy)]
@@ -593,4 +567,93 @@ fn flat_pixels(block: &Block) -> String {
         );
     }
     f
+}
+
+/// The micro kernel's parameter block of one dispatch: its blocks' words
+/// (`tiled::block_params`: sides, offsets and strides in its accesses, bands), a padded
+/// view's bounds, and a conversion's tables.
+pub(in crate::shaders) fn micro_params(plan: &Plan, chunk: &Chunk) -> Vec<u32> {
+    let (extents, _, _) = box_of(plan, chunk);
+    let block = plan.variant().and_then(|v| v.block()).unwrap_or(Block {
+        side: 1,
+        access_bytes: 4,
+        run: 1,
+        strip: None,
+        flat: false,
+        flat_pairs: false,
+        lane_major: false,
+        column_runs: false,
+        batch_before_columns: false,
+    });
+    let (per, per_d) = (block.per_in(plan.unit), block.per_out(plan.dst_unit()));
+    // An access's bytes on each side (a flat strip's element side: an element's).
+    let off = |elements: bool, unit: u32| match elements {
+        true => unit as u64,
+        false => block.access_bytes as u64,
+    };
+    let sides = BlockSides {
+        rows_cols: (block.rows() as u64, block.cols() as u64),
+        off_bytes: (
+            off(block.elements_in(), plan.unit),
+            off(block.elements_out(), plan.dst_unit()),
+        ),
+        per: (per as i64, per_d as i64),
+        flat: crate::plan::flat_box_blocks(plan, &block, &extents).zip(block.strip),
+    };
+    let mut words = block_params(plan, chunk, &sides, plan.micro_band());
+    if plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty()) {
+        words.extend(micro_bound_params(plan, &plan.box_batch_dims()));
+    }
+    if let Some(c) = &plan.conversion {
+        words.resize(words.len().next_multiple_of(4), 0);
+        words.extend(box_convert_block(plan, chunk, c));
+    }
+    words
+}
+
+/// Whether some dispatch of a micro plan has more than one band (the pipeline constant
+/// `BANDED`: one band is the plain order, with fewer divisions).
+pub(in crate::shaders) fn micro_banded(plan: &Plan) -> bool {
+    let (Some(block), Some(band)) = (plan.variant().and_then(|v| v.block()), plan.micro_band())
+    else {
+        return false;
+    };
+    // The banded order decodes the batch plainly (column runs have one band).
+    debug_assert!(!block.batch_before_columns);
+    let rows = block.rows() as u64;
+    plan.chunks.iter().any(|chunk| {
+        let (_, r, _) = plan
+            .box_batch_rows_cols(&box_of(plan, chunk).0)
+            .unwrap_or((0, 0, 0));
+        band < r.div_ceil(rows)
+    })
+}
+
+/// The micro kernel's pipeline constants: `BANDED` where it has bands, and specialised,
+/// its shape's words `P{i}` ([`shape_words`], from its one dispatch's parameter block).
+pub(in crate::shaders) fn micro_constants(plan: &Plan) -> Vec<(String, f64)> {
+    let mut constants = match micro_banded(plan) {
+        true => vec![("BANDED".to_string(), 1.0)],
+        false => Vec::new(),
+    };
+    // Specialised plans' boxes have one shape (`plan::specialize`): the same words.
+    if let (true, Some(chunk)) = (plan.specialized, plan.chunks.first()) {
+        let words = crate::shaders::params(plan, chunk);
+        let batch = plan.dims.len().saturating_sub(2);
+        let padded = plan.view.as_ref().is_some_and(|v| !v.bounds.is_empty());
+        let shape = shape_words(batch, padded);
+        debug_assert!(
+            plan.chunks.iter().all(|c| {
+                let other = crate::shaders::params(plan, c);
+                shape.iter().all(|&i| other[i] == words[i])
+            }),
+            "{plan}"
+        );
+        constants.extend(
+            shape
+                .into_iter()
+                .map(|i| (format!("P{i}"), words[i] as f64)),
+        );
+    }
+    constants
 }

@@ -2,7 +2,10 @@
 //! fragment that moves each invocation's run of units, gathered or scattered, converting or
 //! not, lane-major or stacked, and where each run starts.
 
-use crate::shaders::*;
+use crate::shaders::{
+    GENERIC_RUN, GenericLayout, GenericVariant, LANE_GROUP, RunLanes, TemplateError, fill,
+    wide_store,
+};
 
 pub(in crate::shaders) const GENERIC_SCATTER_WGSL: &str =
     include_str!("../../../shaders/cpu/generic_scatter.wgsl");
