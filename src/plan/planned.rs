@@ -1,6 +1,7 @@
 //! [`Plan`]: what the planner decided and why, and what the host and the generators read
 //! off it (strides, dispatch sizes, windows).
 
+use crate::plan::Block;
 use crate::plan::{
     BlockConvert, Conversion, ConvertKey, GENERIC_ITEMS, GENERIC_WORKGROUP, GenericLayout,
     GenericVariant, KernelReason, Modelling, Reasons, RunLanes, ShapeKey, Strip,
@@ -244,6 +245,9 @@ pub struct CpuChoices {
     /// `COPY_DST`), else the kernel runs as planned (a CPU device's choice for long rows,
     /// `row_copies::choose`; see [`Plan::row_copy_steps`]).
     pub row_copies: bool,
+    /// The micro kernel's block, as chosen once the plan is made (`cpu::micro_block`):
+    /// what its shader and parameter block read, never chosen again.
+    pub block: Option<Block>,
 }
 
 /// A gather's walk in tiles of two output dims (see `Plan::walk_tiles`): the dim outside

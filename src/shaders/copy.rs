@@ -1,9 +1,8 @@
 //! The shader copy: the benchmark's ceiling, 16-byte units moved with the generic
 //! kernel's thread layout; its template, parameter words and generator.
 
-use crate::shaders::{
-    Build, GENERIC_ITEMS, GENERIC_WORKGROUP, TemplateError, fill, prelude, store_type,
-};
+use crate::shaders::Storage;
+use crate::shaders::{Build, GENERIC_ITEMS, GENERIC_WORKGROUP, TemplateError, fill, prelude};
 
 /// Template of the benchmarks' copy kernel, the shader ceiling (entry point `vec4_copy`).
 pub const VEC4_COPY_WGSL: &str = include_str!("../../shaders/vec4_copy.wgsl");
@@ -26,7 +25,7 @@ pub fn vec4_copy_source(access64: bool) -> Result<String, TemplateError> {
         &[("ITEMS", &format!("{GENERIC_ITEMS}u"))],
     )?;
     let prelude = prelude(
-        store_type(16, access64),
+        Storage::of(16, access64),
         CopyWord::ALL.len(),
         &CopyWord::decls(),
         1,

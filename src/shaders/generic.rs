@@ -7,6 +7,7 @@ use crate::shaders::{
     GenericValue, GenericVariant, MAX_CHANNELS, TemplateError, channel_next_fn, convert_source,
     fill, fill_unit, index_math, pack_of, prelude_with, store_type,
 };
+use crate::shaders::{Constant, Storage};
 use crate::shaders::{convert_words, quad_bits, quad_value};
 use crate::view::MAX_BOUNDS;
 use std::fmt::Write;
@@ -209,7 +210,7 @@ pub(super) fn generic_decode(v: &GenericVariant, mode: Mode) -> String {
     };
     // Specialised: dims and strides are pipeline constants D{i} and S{i}.
     let dim = |i: usize| match v.specialized {
-        true => format!("ix(D{i})"),
+        true => format!("ix({})", Constant::Dim(i).name()),
         false => format!("ip(DIMS + {i}u)"),
     };
     // The walk's strides on the side it decodes: the source's, or a scatter's destination.
@@ -219,13 +220,14 @@ pub(super) fn generic_decode(v: &GenericVariant, mode: Mode) -> String {
         "SRC_STRIDES"
     };
     let stride = |i: usize| match v.specialized {
-        true => format!("ix(S{i})"),
+        true => format!("ix({})", Constant::Stride(i).name()),
         false => format!("ip({strides} + {i}u)"),
     };
     let mut f = String::new();
     if v.specialized {
         for i in 0..rank {
-            let _ = writeln!(f, "override D{i}: u32;\noverride S{i}: u32;");
+            let (d, s) = (Constant::Dim(i).name(), Constant::Stride(i).name());
+            let _ = writeln!(f, "override {d}: u32;\noverride {s}: u32;");
         }
     }
     if mode != Mode::Whole {
@@ -345,19 +347,19 @@ pub(super) fn generic_source(
         )?,
         (Mode::Padded, _) => GENERIC_PADDED_PACKED_WGSL,
     };
-    let store = store_type(v.unit, v.access64);
+    let store = Storage::of(v.unit, v.access64);
     let access = match (v.convert, v.quads) {
         // A quad is one access of 4 elements on each side.
         (Some(c), true) => Access {
-            src: store_type(4 * c.from.size() as u32, v.access64),
-            dst: store_type(4 * c.to.size() as u32, v.access64),
+            src: Storage::of(4 * c.from.size() as u32, v.access64),
+            dst: Storage::of(4 * c.to.size() as u32, v.access64),
             reversing: false,
         },
         _ => Access {
             src: store,
             // Wide stores write 16 bytes at a time.
             dst: match v.wide_stores {
-                true => store_type(16, v.access64),
+                true => Storage::of(16, v.access64),
                 false => store,
             },
             reversing: v.reverse > 0,

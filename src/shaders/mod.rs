@@ -22,7 +22,6 @@ use crate::plan::{
 };
 
 mod convert;
-mod cpu;
 mod generic;
 mod generic_params;
 mod strip;
@@ -92,6 +91,7 @@ macro_rules! named_words {
                 }
             }
 
+            #[allow(dead_code)]
             fn decls() -> Vec<(&'static str, usize)> {
                 Self::ALL.iter().map(|w| (w.wgsl_name(), *w as usize)).collect()
             }
@@ -99,8 +99,9 @@ macro_rules! named_words {
     };
 }
 
-// After the macro, which it uses.
+// After the macro, which they use.
 mod copy;
+mod cpu;
 pub use copy::{CopyWord, VEC4_COPY_WGSL, vec4_copy_source};
 
 named_words! {
@@ -148,15 +149,84 @@ named_words! {
     }
 }
 
-/// WGSL storage type of one movement unit: 8/16-bit data lives packed in `u32` words;
-/// with `access64`, 8 and 16-byte units are 64-bit components (see `Plan::access64`).
+/// The WGSL storage type of one access to a buffer: 8/16-bit data lives packed in `u32`
+/// words; 8 and 16-byte units are vectors of `u32`, or with 64-bit accesses of `u64`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// `u32`: a word (packed 8/16-bit data, 4-byte units).
+    U32,
+    /// `vec2<u32>`: 8 bytes.
+    Vec2U32,
+    /// `u64`: 8 bytes as one 64-bit component.
+    U64,
+    /// `vec4<u32>`: 16 bytes.
+    Vec4U32,
+    /// `vec2<u64>`: 16 bytes as two 64-bit components.
+    Vec2U64,
+}
+
+impl Storage {
+    /// The storage of one `unit`-byte access, with 64-bit components or not (see
+    /// `CpuChoices::access64`).
+    pub fn of(unit: u32, access64: bool) -> Storage {
+        match (unit, access64) {
+            (8, false) => Storage::Vec2U32,
+            (8, true) => Storage::U64,
+            (16, false) => Storage::Vec4U32,
+            (16, true) => Storage::Vec2U64,
+            _ => Storage::U32,
+        }
+    }
+
+    /// The WGSL type.
+    pub fn wgsl(self) -> &'static str {
+        match self {
+            Storage::U32 => "u32",
+            Storage::Vec2U32 => "vec2<u32>",
+            Storage::U64 => "u64",
+            Storage::Vec4U32 => "vec4<u32>",
+            Storage::Vec2U64 => "vec2<u64>",
+        }
+    }
+
+    /// Bytes of one access.
+    pub fn bytes(self) -> u32 {
+        match self {
+            Storage::U32 => 4,
+            Storage::Vec2U32 | Storage::U64 => 8,
+            Storage::Vec4U32 | Storage::Vec2U64 => 16,
+        }
+    }
+}
+
+/// The WGSL storage type of one movement unit ([`Storage::of`]).
 pub fn store_type(unit: u32, access64: bool) -> &'static str {
-    match (unit, access64) {
-        (8, false) => "vec2<u32>",
-        (8, true) => "u64",
-        (16, false) => "vec4<u32>",
-        (16, true) => "vec2<u64>",
-        _ => "u32",
+    Storage::of(unit, access64).wgsl()
+}
+
+/// A kernel's pipeline constant: its WGSL name, written here once for the generators that
+/// declare and read it and for the host that sets it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Constant {
+    /// A specialised generic kernel's extent of walked dim `i`.
+    Dim(usize),
+    /// Its stride of walked dim `i`.
+    Stride(usize),
+    /// A specialised micro kernel's parameter word `i` (`shape_words`).
+    ShapeWord(usize),
+    /// The micro kernel walks in bands (`BANDED`).
+    Banded,
+}
+
+impl Constant {
+    /// The name of the WGSL `override`.
+    pub fn name(self) -> String {
+        match self {
+            Constant::Dim(i) => format!("D{i}"),
+            Constant::Stride(i) => format!("S{i}"),
+            Constant::ShapeWord(i) => format!("P{i}"),
+            Constant::Banded => "BANDED".into(),
+        }
     }
 }
 
@@ -164,7 +234,7 @@ pub fn store_type(unit: u32, access64: bool) -> &'static str {
 /// named words, packing and access functions (`invocations`: per workgroup, the kernel's
 /// `WORKGROUP` and trace mode's).
 fn prelude(
-    store: &str,
+    store: Storage,
     param_words: usize,
     words: &[(&str, usize)],
     pack: u32,
@@ -183,9 +253,9 @@ fn prelude(
 /// buffers: the generic kernel's wide stores ([`Plan::wide_stores`]) write another type than
 /// they read, and `reversing` source loads return `reversed(src[i])` (the kernel defines
 /// `reversed`, see [`reverse_fn`]).
-struct Access<'a> {
-    src: &'a str,
-    dst: &'a str,
+struct Access {
+    src: Storage,
+    dst: Storage,
     reversing: bool,
 }
 
@@ -212,8 +282,8 @@ fn prelude_with(
             "fragments/access.wgsl",
             ACCESS_WGSL,
             &[
-                ("STORE", store),
-                ("DST_STORE", dst_store),
+                ("STORE", store.wgsl()),
+                ("DST_STORE", dst_store.wgsl()),
                 ("SRC_UNIT", src_unit),
             ],
         )?,
@@ -227,15 +297,15 @@ fn prelude_with(
                 "fragments/access_trace.wgsl",
                 ACCESS_TRACE_WGSL,
                 &[
-                    ("STORE", store),
-                    ("DST_STORE", dst_store),
+                    ("STORE", store.wgsl()),
+                    ("DST_STORE", dst_store.wgsl()),
                     ("SRC_UNIT", src_unit),
                     ("HEADER", &format!("{}u", model::HEADER)),
                     ("SLOTS", &format!("{}u", model::SLOTS)),
                     ("RECORD_WORDS", &format!("{}u", model::RECORD_WORDS)),
                     ("INVOCATIONS", &format!("{invocations}u")),
-                    ("UNIT_BYTES", &format!("{}u", store_bytes(store))),
-                    ("DST_UNIT_BYTES", &format!("{}u", store_bytes(dst_store))),
+                    ("UNIT_BYTES", &format!("{}u", store.bytes())),
+                    ("DST_UNIT_BYTES", &format!("{}u", dst_store.bytes())),
                     ("SPACE_CODES", &spaces),
                 ],
             )?
@@ -246,23 +316,14 @@ fn prelude_with(
         PRELUDE_WGSL,
         &[
             ("PARAM_VEC4S", &param_words.div_ceil(4).max(1).to_string()),
-            ("STORE", store),
-            ("DST_STORE", dst_store),
+            ("STORE", store.wgsl()),
+            ("DST_STORE", dst_store.wgsl()),
             ("PARAM_WORDS", &consts(words)),
             ("WORKGROUP", &format!("{invocations}u")),
             ("PACK", &format!("{pack}u")),
             ("ACCESS", &access),
         ],
     )
-}
-
-/// Bytes of one storage unit of a WGSL storage type.
-fn store_bytes(store: &str) -> u32 {
-    match store {
-        "vec2<u32>" | "u64" => 8,
-        "vec4<u32>" | "vec2<u64>" => 16,
-        _ => 4,
-    }
 }
 
 /// The WGSL source of a variant, as shipped.
@@ -350,12 +411,12 @@ pub fn constants(plan: &Plan) -> Vec<(String, f64)> {
     let dims = dims
         .into_iter()
         .enumerate()
-        .map(|(i, d)| (format!("D{i}"), d as f64));
+        .map(|(i, d)| (Constant::Dim(i).name(), d as f64));
     // A view's negative strides wrap to 32 bits, as the u32 index math they are for does.
     let strides = strides
         .into_iter()
         .enumerate()
-        .map(|(i, s)| (format!("S{i}"), s as u32 as f64));
+        .map(|(i, s)| (Constant::Stride(i).name(), s as u32 as f64));
     dims.chain(strides).collect()
 }
 
@@ -364,11 +425,11 @@ pub fn constants(plan: &Plan) -> Vec<(String, f64)> {
 pub fn constant_names(v: &Variant) -> Vec<String> {
     match v {
         Variant::Generic(g) if g.specialized => (0..g.rank)
-            .flat_map(|d| [format!("D{d}"), format!("S{d}")])
+            .flat_map(|d| [Constant::Dim(d).name(), Constant::Stride(d).name()])
             .collect(),
         Variant::Micro(m) if m.specialized => shape_words(m.rank.saturating_sub(2), m.padded)
             .into_iter()
-            .map(|i| format!("P{i}"))
+            .map(|i| Constant::ShapeWord(i).name())
             .collect(),
         _ => Vec::new(),
     }

@@ -5,9 +5,10 @@
 use crate::Plan;
 use crate::plan::tuning::TILED_STRIP_WORKGROUP;
 use crate::plan::{BlockConvert, ChannelAt, TiledStrip};
+use crate::shaders::Storage;
 use crate::shaders::{
     Access, Build, Chunk, Strip, TILE_BATCH, TemplateError, TileWord, TiledVariant, batch_fn,
-    block_convert_fn, convert_source, convert_words, fill, prelude_with, store_type,
+    block_convert_fn, convert_source, convert_words, fill, prelude_with,
 };
 use crate::shaders::{quad_bits, quad_value};
 
@@ -48,8 +49,8 @@ pub(super) fn strip_source(
     let size = if interleaved_in { ss } else { ds };
     let words = (n * size) as u32;
     let (src, dst) = match interleaved_in {
-        true => ("u32", store_type(4 * ds as u32, false)),
-        false => (store_type(4 * ss as u32, false), "u32"),
+        true => (Storage::U32, Storage::of(4 * ds as u32, false)),
+        false => (Storage::of(4 * ss as u32, false), Storage::U32),
     };
     let kernel = fill(
         "tiled_strip.wgsl",

@@ -4,6 +4,7 @@
 use crate::Plan;
 use crate::convert::Conversion;
 use crate::plan::ChannelAt;
+use crate::shaders::Storage;
 use crate::shaders::{
     Access, Build, Chunk, MAX_CHANNELS, Strip, TILED_WGSL, TemplateError, Tile, TileWord,
     TiledVariant, convert_block, convert_words, fill, pack_of, prelude_with, store_type,
@@ -63,7 +64,7 @@ pub(super) fn tile_prelude(
     (rank, unit): (usize, u32),
     bounds: Option<BoundWords>,
     converting: bool,
-    (src, dst): (&str, &str),
+    (src, dst): (Storage, Storage),
     build: Build,
     invocations: u32,
 ) -> Result<String, TemplateError> {
@@ -128,7 +129,7 @@ pub(super) fn tiled_source(v: &TiledVariant, build: Build) -> Result<String, Tem
         (v.rank, v.unit),
         None,
         false,
-        (store, store),
+        (Storage::of(v.unit, false), Storage::of(v.unit, false)),
         build,
         tile.words * tile.rows,
     )? + &kernel)

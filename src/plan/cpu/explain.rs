@@ -26,7 +26,7 @@ impl Plan {
     /// columns: its shape, run, order, batch decode, short rows and bands.
     pub(in crate::plan) fn micro_sentences(&self, b: u64, r: u64, c: u64) -> Vec<String> {
         let mut why = Vec::new();
-        let Ok(block) = super::micro_block(self) else {
+        let Ok(block) = self.micro_block() else {
             return why;
         };
         let (rows, cols) = (block.rows(), block.cols());

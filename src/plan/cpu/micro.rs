@@ -160,9 +160,13 @@ fn lane_major(plan: &Plan, block: &Block, blocks: u64) -> bool {
 
 #[doc(hidden)]
 impl Plan {
-    /// The micro kernel's block for this plan ([`micro_block`]).
+    /// The micro kernel's block for this plan: the one chosen when it was made, or while
+    /// it is being made, the one [`micro_block`] chooses now.
     pub(in crate::plan) fn micro_block(&self) -> Result<Block, Misfit> {
-        micro_block(self)
+        match self.cpu.block {
+            Some(block) => Ok(block),
+            None => micro_block(self),
+        }
     }
 
     /// Whether the micro kernel can run this plan in binding windows of `limit` bytes
@@ -176,7 +180,7 @@ impl Plan {
         Some(MicroVariant {
             rank: self.dims.len(),
             unit: self.unit,
-            block: micro_block(self).ok()?,
+            block: self.micro_block().ok()?,
             padded: self.view.as_ref().is_some_and(|v| !v.bounds.is_empty()),
             access64: self.cpu.access64,
             specialized: self.specialized,
@@ -189,7 +193,7 @@ impl Plan {
     /// past the end).
     pub(in crate::plan) fn micro_box_workgroups(&self, extents: &[u64]) -> u64 {
         let (b, r, c) = self.box_batch_rows_cols(extents).unwrap_or((0, 0, 0));
-        let invocations = match micro_block(self) {
+        let invocations = match self.micro_block() {
             Ok(block) => match flat_box_blocks(self, &block, extents) {
                 Some((blocks, _)) => blocks.div_ceil(block.run as u64),
                 None => (b * r * c / block.elements()).div_ceil(block.run as u64),

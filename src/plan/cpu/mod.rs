@@ -126,6 +126,11 @@ pub(super) fn after_windows(
     plan.cpu.access64 = choose_access64(plan, caps, opts)?;
     // Never for a conversion (a copy cannot convert): refused where forced.
     plan.cpu.row_copies = choose_row_copies(plan, caps, opts)?;
+    // Last: the block follows the runs, their order and the access width.
+    plan.cpu.block = match plan.kernel {
+        Kernel::Micro => micro_block(plan).ok(),
+        _ => None,
+    };
     Ok(())
 }
 

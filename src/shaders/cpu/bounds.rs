@@ -5,19 +5,42 @@ use crate::shaders::TILE_BATCH;
 use crate::view::MAX_BOUNDS;
 use std::fmt::Write;
 
-/// The micro kernel's words for a padded view, from the first whole `vec4` after the batch
-/// dims' words: four each (one per bound, unused ones all-valid) for the fill unit, the
-/// row dim's multiplier in each bound's combined index and each bound's valid range; then
-/// four multipliers per batch dim. Returns their names and positions, and the block's end.
+named_words! {
+    /// The micro kernel's groups of four words for a padded view (one per bound, unused
+    /// ones all-valid), in block order from [`bound_start`]; the batch dims' multipliers
+    /// last, four per batch dim.
+    BoundWord {
+        /// The fill unit.
+        Fill = "FILL",
+        /// The row dim's multiplier in each bound's combined index.
+        RowMults = "ROW_MULTS",
+        /// Each bound's valid range's start.
+        ValidLo = "VALID_LO",
+        /// Its end.
+        ValidHi = "VALID_HI",
+        /// The batch dims' multipliers.
+        BatchMults = "BATCH_MULTS",
+    }
+}
+
+/// Where a padded view's words start: the first whole `vec4` after the batch dims' words.
+fn bound_start(batch: usize) -> usize {
+    (TILE_BATCH + 3 * batch).next_multiple_of(4)
+}
+
+/// Where group `w` of a padded view's words lies.
+pub(in crate::shaders) fn bound_word(batch: usize, w: BoundWord) -> usize {
+    bound_start(batch) + 4 * w as usize
+}
+
+/// The names and positions of a padded view's words ([`BoundWord`]), and the end of the
+/// block with them.
 pub(in crate::shaders) fn micro_bound_words(batch: usize) -> (Vec<(&'static str, usize)>, usize) {
-    let start = (TILE_BATCH + 3 * batch).next_multiple_of(4);
-    let names = ["FILL", "ROW_MULTS", "VALID_LO", "VALID_HI", "BATCH_MULTS"];
-    let decls = names
+    let decls = BoundWord::ALL
         .iter()
-        .enumerate()
-        .map(|(i, &n)| (n, start + 4 * i))
+        .map(|&w| (w.wgsl_name(), bound_word(batch, w)))
         .collect();
-    (decls, start + 4 * (names.len() - 1 + batch))
+    (decls, bound_word(batch, BoundWord::BatchMults) + 4 * batch)
 }
 
 /// For a padded view, the micro kernel's `batch_bounds(b)` (each bound's combined index

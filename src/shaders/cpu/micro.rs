@@ -8,8 +8,10 @@ use crate::shaders::{
     Block, BlockSides, BoundWords, Build, LANE_GROUP, MICRO_WGSL, MICRO_WORKGROUP, MicroVariant,
     Strip, TILE_BATCH, TemplateError, TileWord, batch_fn, block_convert_fn, block_params,
     box_convert_block, box_of, convert_source, fill, fill_unit, micro_bound_params,
-    micro_bound_words, micro_bounds_fn, pack_of, store_type, tile_prelude,
+    micro_bound_words, micro_bounds_fn, pack_of, tile_prelude,
 };
+use crate::shaders::{BoundWord, bound_word};
+use crate::shaders::{Constant, Storage};
 use std::fmt::Write;
 
 pub(in crate::shaders) fn micro_source(
@@ -18,14 +20,14 @@ pub(in crate::shaders) fn micro_source(
 ) -> Result<String, TemplateError> {
     let block = v.block;
     let store = match block.access_bytes {
-        16 => store_type(16, v.access64),
-        _ => "u32",
+        16 => Storage::of(16, v.access64),
+        _ => Storage::U32,
     };
     // A flat strip's element side accesses words (read in pairs, `u64`s).
-    let word_or = |elements: bool| if elements { "u32" } else { store };
+    let word_or = |elements: bool| if elements { Storage::U32 } else { store };
     debug_assert!(!block.flat_pairs || (block.elements_in() && v.access64 && v.unit == 4));
     let src = match block.flat_pairs {
-        true => "u64",
+        true => Storage::U64,
         false => word_or(block.elements_in()),
     };
     let stores = (src, word_or(block.elements_out()));
@@ -84,9 +86,8 @@ pub(in crate::shaders) fn micro_source(
 /// wherever its tensors lie.
 pub(in crate::shaders) fn shape_words(batch: usize, padded: bool) -> Vec<usize> {
     let offsets = [TileWord::SrcOff as usize, TileWord::DstOff as usize];
-    let (bounds, end) = micro_bound_words(batch);
-    let rows = bounds.iter().find(|(name, _)| *name == "ROW_MULTS");
-    let after_fill = rows.map_or(end, |&(_, at)| at)..end;
+    let (_, end) = micro_bound_words(batch);
+    let after_fill = bound_word(batch, BoundWord::RowMults)..end;
     (0..TILE_BATCH + 3 * batch)
         .filter(|i| !offsets.contains(i))
         .chain(after_fill.filter(|_| padded))
@@ -103,11 +104,12 @@ fn shape_fn(v: &MicroVariant) -> String {
     let words = shape_words(v.rank.saturating_sub(2), v.padded);
     let mut f: String = words
         .iter()
-        .map(|i| format!("override P{i}: u32;\n"))
+        .map(|&i| format!("override {}: u32;\n", Constant::ShapeWord(i).name()))
         .collect();
     f += "fn shape(i: u32) -> u32 {\n    switch i {\n";
     for i in &words {
-        let _ = writeln!(f, "        case {i}u: {{ return P{i}; }}");
+        let p = Constant::ShapeWord(*i).name();
+        let _ = writeln!(f, "        case {i}u: {{ return {p}; }}");
     }
     f += "        default: { return param(i); }\n    }\n}";
     f
@@ -633,7 +635,7 @@ pub(in crate::shaders) fn micro_banded(plan: &Plan) -> bool {
 /// its shape's words `P{i}` ([`shape_words`], from its one dispatch's parameter block).
 pub(in crate::shaders) fn micro_constants(plan: &Plan) -> Vec<(String, f64)> {
     let mut constants = match micro_banded(plan) {
-        true => vec![("BANDED".to_string(), 1.0)],
+        true => vec![(Constant::Banded.name(), 1.0)],
         false => Vec::new(),
     };
     // Specialised plans' boxes have one shape (`plan::specialize`): the same words.
@@ -652,7 +654,7 @@ pub(in crate::shaders) fn micro_constants(plan: &Plan) -> Vec<(String, f64)> {
         constants.extend(
             shape
                 .into_iter()
-                .map(|i| (format!("P{i}"), words[i] as f64)),
+                .map(|i| (Constant::ShapeWord(i).name(), words[i] as f64)),
         );
     }
     constants
