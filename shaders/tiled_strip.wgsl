@@ -8,11 +8,6 @@
 // words. Each invocation moves its S tile words in a rotated order, word (m + lid / K) % S
 // at step m (K: 32 over the power of two in S), so that 32 neighbouring invocations touch
 // 32 different banks at every step, and the in-order phase is conflict-free too.
-//
-// Filled in by src/shaders/strip.rs: N, S, K, the tile's length, LONG (the long dim's
-// word: COLS for planar sources, ROWS for interleaved ones), BATCH_FN (the unrolled batch
-// decode, offsets in elements), TILE_FNS (the tile accesses, recorded in trace mode), and
-// QUAD_IN / QUAD_OUT, the unrolled move of a quad: loads, conversions and stores.
 
 const N: u32 = {{N}};
 const S: u32 = {{S}};

@@ -5,7 +5,7 @@
 // decode costs. A SIMD group of LANES invocations moves LANES * RUN neighbouring units:
 // each its own RUN in a row, or, where rows hold whole groups, lane-major (each access of
 // the group is LANES neighbouring units; Plan::lane_major_runs): run_start,
-// fragments/generic_run_start.wgsl.
+// cpu/generic_run_start.wgsl.
 const RUN: u32 = {{RUN}};
 
 fn move_items(wg: u32, lid: u32) {

@@ -3,7 +3,7 @@
 // the output's innermost, so one decode over the walk's dims (Plan::walk_tile_dims; a box's
 // extents) gives where the first comes from and goes, and the others follow UNIT_STEP units
 // on, STEP apart in the source and DST_STEP in the output.
-// Runs start (fragments/generic_run_start.wgsl) and step as in fragments/generic_runs.wgsl.
+// Runs start (cpu/generic_run_start.wgsl) and step as in cpu/generic_runs.wgsl.
 const RUN: u32 = {{RUN}};
 
 fn move_items(wg: u32, lid: u32) {

@@ -1,4 +1,4 @@
-// Trace mode: tile accesses are recorded like global ones (shaders/fragments/access_trace.wgsl).
+// Trace mode: tile accesses are recorded like global ones (fragments/access_trace.wgsl).
 fn load_tile(i: u32) -> {{STORE}} {
     record(TRACE_TILE_LOAD, i, UNIT_BYTES);
     return tile[i];

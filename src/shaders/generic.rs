@@ -302,6 +302,12 @@ pub(super) fn generic_decode(v: &GenericVariant, mode: Mode) -> String {
     f
 }
 
+/// The generic kernel's source (`shaders/generic.wgsl`): its items per thread, the index
+/// type and helpers for one index width (`shaders/index_*.wgsl`), the unrolled decode of
+/// an output position into coordinates and offsets, the move of one item for the kernel's
+/// mode (`fragments/generic_*.wgsl`), the thread's items (`items_fn`: spaced, or the CPU
+/// family's runs), and for a reversed innermost dim `reversed`, through which source loads
+/// go.
 pub(super) fn generic_source(
     v: &GenericVariant,
     build: Build,

@@ -24,6 +24,7 @@ use crate::plan::{
 mod convert;
 mod generic;
 mod generic_params;
+mod shake;
 mod strip;
 mod template;
 mod tiled;
@@ -337,9 +338,10 @@ pub fn traced_source(v: &Variant, padding: bool) -> Result<String, TemplateError
     build(v, Build::Trace { padding })
 }
 
-/// The WGSL source of a variant, shipped or traced.
+/// The WGSL source of a variant, shipped or traced: its family's fragments put together,
+/// without what the variant does not use (`shake`).
 pub fn build(v: &Variant, build: Build) -> Result<String, TemplateError> {
-    match v {
+    let source = match v {
         // The CPU family's runs replace the items a workgroup apart.
         Variant::Generic(g) => match g.runs {
             true => generic_source(g, build, &runs_items_fn(g)?),
@@ -350,7 +352,8 @@ pub fn build(v: &Variant, build: Build) -> Result<String, TemplateError> {
             None => tiled_source(t, build),
         },
         Variant::Micro(m) => micro_source(m, build),
-    }
+    }?;
+    Ok(shake::shake(&source))
 }
 
 /// The index-math helpers (`Idx`, `ix`, `ip`, `iadd`, `imul`, `idiv`, `imod`, `ilt`, `iu32`)

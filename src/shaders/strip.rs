@@ -33,7 +33,10 @@ fn rotation(s: u32) -> u32 {
     32 / (1 << s.trailing_zeros().min(5))
 }
 
-/// The source of a strip variant.
+/// The tiled strip kernel's source (`shaders/tiled_strip.wgsl`): N, S, K, the tile's
+/// length, LONG (the long dim's word: COLS for planar sources, ROWS for interleaved ones),
+/// the unrolled batch decode (offsets in elements), the tile accesses (recorded in trace
+/// mode), and the unrolled move of a quad: loads, conversions and stores.
 pub(super) fn strip_source(
     v: &TiledVariant,
     s: TiledStrip,

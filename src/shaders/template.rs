@@ -40,6 +40,22 @@ pub enum TemplateError {
     },
 }
 
+/// `text` as WGSL comment lines of at most 92 columns, each starting with `indent`.
+pub(crate) fn comment(indent: &str, text: &str) -> String {
+    let mut out = String::new();
+    let mut line = format!("{indent}//");
+    for word in text.split_whitespace() {
+        if line.len() + 1 + word.len() > 92 && line.len() > indent.len() + 2 {
+            out += &line;
+            out.push('\n');
+            line = format!("{indent}//");
+        }
+        line.push(' ');
+        line += word;
+    }
+    out + &line + "\n"
+}
+
 /// Fills the `{{NAME}}` placeholders of `template` in one pass: every placeholder must have
 /// exactly one value, every value must fill a placeholder, and values are not scanned again
 /// (a value that contains `{{` stays as it is).

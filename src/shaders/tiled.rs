@@ -11,6 +11,10 @@ use crate::shaders::{
 };
 use std::fmt::Write;
 
+const TILED_LOAD_WGSL: &str = include_str!("../../shaders/fragments/tiled_load.wgsl");
+
+const TILED_LOAD_NARROW_WGSL: &str = include_str!("../../shaders/fragments/tiled_load_narrow.wgsl");
+
 pub(super) const TILED_OUT_WORD_WGSL: &str =
     include_str!("../../shaders/fragments/tiled_out_word.wgsl");
 
@@ -29,11 +33,10 @@ pub const TILE_BATCH: usize = TileWord::ALL.len();
 /// (words from `BATCH`: dims, input strides, output strides), read by `read` (`param`, or
 /// the micro kernel's `shape`).
 pub(super) fn batch_fn(batch: usize, read: &str) -> String {
-    let mut f = String::from("fn batch_bases(b: u32) -> vec2<u32> {\n");
     if batch == 0 {
-        f += "    return vec2<u32>(0u, 0u);\n}";
-        return f;
+        return "fn batch_bases(b: u32) -> vec2<u32> { return vec2<u32>(0u, 0u); }".into();
     }
+    let mut f = String::from("fn batch_bases(b: u32) -> vec2<u32> {\n");
     f += "    var rem = b;\n    var bases = vec2<u32>(0u, 0u);\n";
     for j in (0..batch).rev() {
         let (d, is, os) = (j, batch + j, 2 * batch + j);
@@ -123,6 +126,15 @@ pub(super) fn tiled_source(v: &TiledVariant, build: Build) -> Result<String, Tem
             ("TILE_ACCESS", &tile_access),
             ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2), "param")),
             ("OUT_WORD_FN", &out_word),
+            // Unpacked rows may be narrow enough to read end to end.
+            (
+                "LOAD",
+                match tile.pack {
+                    1 => TILED_LOAD_NARROW_WGSL,
+                    _ => TILED_LOAD_WGSL,
+                }
+                .trim_end(),
+            ),
         ],
     )?;
     Ok(tile_prelude(

@@ -5,6 +5,13 @@ use crate::plan::tuning::*;
 use crate::plan::{Block, Strip};
 
 impl Block {
+    /// Whether the block's row blocks may go in bands (`Plan::micro_band`): a flat strip's,
+    /// a lane-major run's and column runs' blocks run over the images in order, with no
+    /// rows far apart (a strip's rows are one span).
+    pub(crate) fn may_band(&self) -> bool {
+        !(self.flat || self.lane_major || self.column_runs)
+    }
+
     /// The wide block of a movement size: 16 bytes a side, 2x2 for 16-byte units.
     pub fn wide(unit: u32) -> Option<Block> {
         (unit <= 16).then_some(Block {

@@ -149,9 +149,7 @@ impl Plan {
     /// and orders (strips running over images, lane-major and column runs).
     pub fn micro_band(&self) -> Option<u64> {
         let block = self.variant()?.block()?;
-        if block.flat || block.lane_major || block.column_runs {
-            // Its blocks run over the images in order, with no rows far apart (a strip's
-            // rows are one span).
+        if !block.may_band() {
             return None;
         }
         if self.one_run_bands(block.run) {

@@ -11,7 +11,7 @@ use crate::shaders::{
     micro_bound_words, micro_bounds_fn, pack_of, tile_prelude,
 };
 use crate::shaders::{BoundWord, bound_word};
-use crate::shaders::{Constant, Storage};
+use crate::shaders::{Constant, Storage, comment};
 use std::fmt::Write;
 
 pub(in crate::shaders) fn micro_source(
@@ -57,10 +57,9 @@ pub(in crate::shaders) fn micro_source(
         &[
             ("SIDE", &format!("{}u", block.side)),
             ("RUN", &format!("{}u", block.run)),
-            ("LANE_MAJOR", &block.lane_major.to_string()),
-            ("COLUMN_RUNS", &block.column_runs.to_string()),
-            ("BATCH_INNER", &batch_inner(&block, v.rank)),
-            ("LANES", &format!("{LANE_GROUP}u")),
+            ("ORDER_CONSTANTS", &order_constants(&block, v.padded)),
+            ("ORDER", &block_order(&block, v.rank)),
+            ("RUN_END", run_end(&block)),
             ("SHAPE_FN", &shape_fn(v)),
             ("BATCH_FN", &batch_fn(v.rank.saturating_sub(2), "shape")),
             ("BOUNDS_FN", &bounds_fn),
@@ -99,13 +98,16 @@ pub(in crate::shaders) fn shape_words(batch: usize, padded: bool) -> Vec<usize> 
 /// away.
 fn shape_fn(v: &MicroVariant) -> String {
     if !v.specialized {
-        return "fn shape(i: u32) -> u32 {\n    return param(i);\n}".into();
+        return "fn shape(i: u32) -> u32 { return param(i); }".into();
     }
     let words = shape_words(v.rank.saturating_sub(2), v.padded);
-    let mut f: String = words
+    let mut f = String::from(
+        "// The shape's words are pipeline constants (the plan is compiled for its shape), so that\n// its divisions and address arithmetic fold; the others are the parameter block's.\n",
+    );
+    f += &words
         .iter()
         .map(|&i| format!("override {}: u32;\n", Constant::ShapeWord(i).name()))
-        .collect();
+        .collect::<String>();
     f += "fn shape(i: u32) -> u32 {\n    switch i {\n";
     for i in &words {
         let p = Constant::ShapeWord(*i).name();
@@ -115,12 +117,139 @@ fn shape_fn(v: &MicroVariant) -> String {
     f
 }
 
-/// The batch digits decoded with the row blocks: the innermost batch dim's extent (its
-/// word, the last of the batch dims' extents) for [`Block::batch_before_columns`], else 1.
-fn batch_inner(block: &Block, rank: usize) -> String {
-    match (block.batch_before_columns, rank.checked_sub(3)) {
-        (true, Some(last)) => format!("shape(BATCH + {last}u)"),
-        _ => "1u".into(),
+/// What the variant's blocks are, as comments, and the constants of their order: a
+/// lane-major run's `LANES`, and `BANDED` where a dispatch may have several bands.
+fn order_constants(block: &Block, padded: bool) -> String {
+    let mut f = String::new();
+    match (block.strip, block.flat) {
+        (Some(Strip::Cols(n)), false) => {
+            f += &comment(
+                "",
+                &format!(
+                    "A column strip: SIDE input rows of all {n} columns, which lie back to back (one span of accesses), to {n} output rows."
+                ),
+            );
+        }
+        (Some(Strip::Rows(n)), false) => {
+            f += &comment(
+                "",
+                &format!(
+                    "A row strip: all {n} input rows by SIDE columns, to SIDE output rows that lie back to back (one span of accesses)."
+                ),
+            );
+        }
+        (Some(_), true) => {
+            f += &comment(
+                "",
+                "A flat strip: its span side runs on over every image (blocks count the pixels of all images as one sequence, and find their images themselves); its planes move element by element.",
+            );
+        }
+        (None, _) => {}
+    }
+    if padded {
+        f += &comment(
+            "",
+            "A padded view: a block row outside a bound is not read; its accesses take the fill value.",
+        );
+    }
+    if block.lane_major {
+        f += &comment(
+            "",
+            "An invocation's blocks are LANES apart: at each step a SIMD group of LANES invocations moves LANES neighbouring blocks, one span on each side.",
+        );
+        let _ = writeln!(f, "const LANES: u32 = {LANE_GROUP}u;");
+    }
+    if block.may_band() {
+        f += &comment(
+            "",
+            "Whether some dispatch has more than one band of row blocks: a pipeline constant, so that one band is the plain order alone, with fewer divisions.",
+        );
+        f += "override BANDED: bool = false;\n";
+    }
+    f
+}
+
+/// The invocation's first block (`br0`, `bc0`) and batch index (`b`), decoded once for its
+/// run; the kernel returns past the last block.
+fn block_order(block: &Block, rank: usize) -> String {
+    let mut f = String::new();
+    f += match block.lane_major {
+        true => "    let g = wg * WORKGROUP * RUN + (lid / LANES) * LANES * RUN + lid % LANES;\n",
+        false => "    let g = (wg * WORKGROUP + lid) * RUN;\n",
+    };
+    f += "    if wg >= shape(TOTAL_WORKGROUPS) || g >= shape(TILES) {\n        return;\n    }\n";
+    let moves = block.lane_major || block.may_band();
+    let (var, var_b) = (
+        if moves { "var" } else { "let" },
+        if block.lane_major { "var" } else { "let" },
+    );
+    if block.column_runs {
+        // Neighbouring invocations take neighbouring row blocks, each RUN column blocks;
+        // the batch's innermost dim may come before the column runs.
+        f += &comment(
+            "    ",
+            "Column runs: neighbouring invocations take neighbouring row blocks, each RUN neighbouring column blocks.",
+        );
+        f += "    let k = g / RUN;\n    let across = shape(TILES_C) / RUN;\n";
+        let _ = writeln!(
+            f,
+            "    {var} br0 = k % shape(TILES_R);\n    let rest = k / shape(TILES_R);"
+        );
+        match (block.batch_before_columns, rank.checked_sub(3)) {
+            (true, Some(last)) => {
+                let _ = writeln!(
+                    f,
+                    "    // The batch's innermost dim goes before the column runs.\n    let inner = shape(BATCH + {last}u);\n    {var} bc0 = rest / inner % across * RUN;\n    {var_b} b = rest / inner / across * inner + rest % inner;"
+                );
+            }
+            _ => {
+                let _ = writeln!(
+                    f,
+                    "    {var} bc0 = rest % across * RUN;\n    {var_b} b = rest / across;"
+                );
+            }
+        }
+        return f;
+    }
+    f += &comment(
+        "    ",
+        "Neighbouring invocations take neighbouring row blocks (a row strip's: column blocks).",
+    );
+    let _ = writeln!(
+        f,
+        "    {var} br0 = g % shape(TILES_R);\n    let rest = g / shape(TILES_R);\n    {var} bc0 = rest % shape(TILES_C);\n    {var_b} b = rest / shape(TILES_C);"
+    );
+    if block.may_band() {
+        f += &comment(
+            "    ",
+            "Row blocks in bands of BAND (the last one shorter): a workgroup covers a band's rows of several column blocks, reading few rows (pages) at a time.",
+        );
+        f += "    if BANDED {
+        let band = shape(BAND);
+        let k = g - b * shape(TILES_R) * shape(TILES_C);
+        let full = shape(TILES_R) / band;
+        let in_full = full * band * shape(TILES_C);
+        var height = band;
+        var first = (k / (band * shape(TILES_C))) * band;
+        var in_band = k % (band * shape(TILES_C));
+        if k >= in_full {
+            height = shape(TILES_R) - full * band;
+            first = full * band;
+            in_band = k - in_full;
+        }
+        br0 = first + in_band % height;
+        bc0 = in_band / height;
+    }
+";
+    }
+    f
+}
+
+/// A lane-major run stops at the last block (it may run past it).
+fn run_end(block: &Block) -> &'static str {
+    match block.lane_major {
+        true => "        if g + j * LANES >= shape(TILES) {\n            break;\n        }\n",
+        false => "",
     }
 }
 
