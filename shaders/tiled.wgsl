@@ -14,19 +14,14 @@ var<workgroup> tile: array<{{STORE}}, {{TILE_LEN}}>;
 {{OUT_WORD_FN}}
 
 @compute @workgroup_size(TW, BY)
-fn tiled(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_id) lid: vec3<u32>,
-    @builtin(local_invocation_index) li: u32,
-) {
+fn tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+         @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
     let wg = workgroup_index(wid, nwg, li);
-    if wg >= param(TOTAL_WORKGROUPS) {
-        return;
-    }
+    if wg >= param(TOTAL_WORKGROUPS) { return; }
     let tc = wg % param(TILES_C);
     let tr = wg / param(TILES_C) % param(TILES_R);
     let b = wg / param(TILES_C) / param(TILES_R);
+    // Rows, columns and strides in words; the batch index's offsets.
     let rows = param(ROWS);
     let cols = param(COLS);
     let in_words = cols / PACK;
