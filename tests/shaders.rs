@@ -1,5 +1,11 @@
-//! Every generated WGSL variant validates with naga: runs without a GPU.
+//! Generated WGSL validates with naga, without a GPU: the GPU path's variants and the CPU
+//! family's apart, each sampled by the rule the variant sweep runs them by
+//! ([`common::sample`]); every variant is still generated and counted.
 
+mod common;
+
+use common::sample::Sample;
+use wgpu_permute::plan::Variant;
 use wgpu_permute::plan::tuning::{MICRO_RUNS, STRIP_MAX};
 use wgpu_permute::plan::{ELEM_SIZES, IndexMath, Kernel, MAX_RANK};
 use wgpu_permute::shaders;
@@ -13,7 +19,7 @@ fn validate(source: &str, capabilities: naga::valid::Capabilities) -> Result<nag
 }
 
 #[test]
-fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
+fn every_variant_is_listed_once() {
     let variants = shaders::all_variants();
     // Per unit and rank: generic (3 index widths x whole/boxed/padded/padded strided, but no
     // strided packed rank 1, + specialised), and from rank 2 tiled, plus micro with wide
@@ -86,7 +92,12 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
     assert_eq!(variants.len(), expected);
     let distinct: std::collections::HashSet<_> = variants.iter().collect();
     assert_eq!(distinct.len(), variants.len(), "a variant is listed twice");
-    for v in variants {
+}
+
+/// Each variant of `variants` generates, validates shipped and traced, names its entry
+/// point after its kernel, and holds no trace code when shipped.
+fn validate_variants(variants: &[Variant]) {
+    for &v in variants {
         let source = shaders::source(&v).unwrap_or_else(|e| panic!("{v:?}: {e}"));
         assert!(!source.contains("{{"), "unfilled placeholder in {v:?}");
         assert!(
@@ -120,6 +131,77 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
     }
 }
 
+/// The sampled variants of a list, of the GPU path or the CPU family.
+fn sampled(variants: Vec<Variant>, cpu_family: bool) -> Vec<Variant> {
+    let family: Vec<Variant> = variants
+        .into_iter()
+        .filter(|v| v.cpu_family() == cpu_family)
+        .collect();
+    let sample = Sample::new(&family);
+    let taken: Vec<Variant> = family.into_iter().filter(|v| sample.takes(v)).collect();
+    assert!(!taken.is_empty());
+    taken
+}
+
+#[test]
+fn the_gpu_paths_variants_validate() {
+    validate_variants(&sampled(shaders::all_variants(), false));
+}
+
+#[test]
+fn the_cpu_familys_variants_validate() {
+    validate_variants(&sampled(shaders::all_variants(), true));
+}
+
+#[test]
+fn the_gpu_paths_conversion_variants_validate() {
+    validate_variants(&sampled(shaders::convert_variants(), false));
+}
+
+#[test]
+fn the_cpu_familys_conversion_variants_validate() {
+    validate_variants(&sampled(shaders::convert_variants(), true));
+}
+
+/// A GPU's plans, for the WebGPU profile and a big desktop GPU, pick only the GPU path's
+/// variants: the suites, at two sizes (the bench's, with the CLI's feature).
+#[cfg(feature = "cli")]
+#[test]
+fn gpu_plans_pick_only_the_gpu_paths_variants() {
+    let caps = [
+        wgpu_permute::web::profile_caps(false),
+        wgpu_permute::plan::DeviceCaps {
+            max_workgroups_per_dim: 65535,
+            max_workgroup_storage: 49152,
+            max_invocations: 1024,
+            max_storage_binding: 4 << 30,
+            storage_offset_alignment: 16,
+            int64: true,
+            cpu: false,
+            access64_faster: false,
+        },
+    ];
+    let mut planned = 0;
+    for scale in [1, 4] {
+        let ops = wgpu_permute::bench::default_suite(scale)
+            .into_iter()
+            .chain(wgpu_permute::bench::view_suite(scale))
+            .map(|c| c.op)
+            .chain(wgpu_permute::bench::convert_suite(scale).into_iter().map(|c| c.fused));
+        for op in ops {
+            for caps in &caps {
+                for plan in op.plan(caps).unwrap() {
+                    if let Some(v) = plan.variant() {
+                        assert!(!v.cpu_family(), "{plan}");
+                        planned += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(planned > 50, "{planned}");
+}
+
 /// The conversions' variants: every pair of types, with and without the affine, at every
 /// index width element by element, in runs and in quads (and runs of them), ranks 1-3 and
 /// 16, runs of quads scattered at ranks 3 and 16, the quads with 32-bit index math also
@@ -132,7 +214,7 @@ fn every_variant_validates_and_names_its_entry_point_after_its_kernel() {
 /// 4-byte planes read also in pairs, with 64-bit accesses), and 22 kinds of the tiled kernel's strips
 /// at ranks 2 and 3; each validates, shipped and traced.
 #[test]
-fn every_conversion_variant_validates() {
+fn every_conversion_variant_is_listed() {
     let variants = shaders::convert_variants();
     assert_eq!(
         variants.len(),
@@ -141,19 +223,6 @@ fn every_conversion_variant_validates() {
             + (9 * 4 - 2) * 2 * (4 + 6)
             + 3 * 4 * 2
     );
-    for v in variants {
-        let source = shaders::source(&v).unwrap_or_else(|e| panic!("{v}: {e}"));
-        assert!(!source.contains("{{"), "unfilled placeholder in {v}");
-        let caps = match v.index() == IndexMath::U64 || v.access64() {
-            true => naga::valid::Capabilities::SHADER_INT64,
-            false => naga::valid::Capabilities::empty(),
-        };
-        validate(&source, caps).unwrap_or_else(|e| panic!("{v}:\n{e}"));
-        for padding in [true, false] {
-            let traced = shaders::traced_source(&v, padding).unwrap();
-            validate(&traced, caps).unwrap_or_else(|e| panic!("{v} traced:\n{e}"));
-        }
-    }
 }
 
 #[test]

@@ -21,8 +21,9 @@ mod views;
 #[path = "variants/walks.rs"]
 mod walks;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
+use common::sample::Sample;
 use common::{MICRO, case, check_many, cpu_family, cpu_planned};
 use strips::{blocks_for_run, column_runs_case, strip_case};
 use views::{check_boxed_runs, check_padded, check_padded_micro, check_reversed, check_stacked};
@@ -67,23 +68,6 @@ enum Job {
 
 /// A view check, with its data, run on the shared permuter.
 type ViewCheck = Box<dyn FnOnce(&Permuter) -> Result<(), String>>;
-
-/// Ranks between these run for some combinations only.
-const MIDDLE: std::ops::Range<usize> = 3..MAX_RANK;
-
-/// The variant's other fields (its rank zeroed).
-fn combination(v: &Variant) -> Variant {
-    v.with_rank(0)
-}
-
-/// Whether a combination of a variant's other fields (`ordinal`, its place among the
-/// combinations of its family that have middle ranks) runs at `rank`: every combination at
-/// ranks 1, 2 and `MAX_RANK`; of the [`MIDDLE`] ranks, those congruent to `-ordinal` modulo
-/// `spread` (one of them when `spread` is their count), so that every rank of the family
-/// runs somewhere.
-fn sampled(rank: usize, ordinal: Option<&usize>, spread: usize) -> bool {
-    !MIDDLE.contains(&rank) || ordinal.is_some_and(|o| (rank + o).is_multiple_of(spread))
-}
 
 #[test]
 fn generic_variants_run_and_match_the_reference() {
@@ -132,23 +116,14 @@ fn run_family(family_run: Family) {
     }
     // The combinations with middle ranks, numbered in order (strips sample their own).
     let strip = |v: &Variant| v.block().is_some_and(|b| b.strip.is_some());
-    let mut ordinals: HashMap<Variant, usize> = HashMap::new();
-    for (variant, _) in jobs
-        .iter()
-        .filter(|(v, _)| MIDDLE.contains(&v.rank()) && !strip(v))
-    {
-        let next = ordinals.len();
-        ordinals.entry(combination(variant)).or_insert(next);
-    }
-    let spread = ordinals.len().clamp(1, MIDDLE.len());
+    let sample = Sample::new(jobs.iter().map(|(v, _)| v).filter(|v| !strip(v)));
     let has: BTreeSet<usize> = jobs.iter().map(|(v, _)| v.rank()).collect();
     let mut ran = BTreeSet::new();
     let (mut shared, mut specialized, mut failures) = (Vec::new(), Vec::new(), Vec::new());
     let mut views_fresh: Option<(Permuter, usize)> = None;
     let mut total = 0;
     for (variant, job) in jobs {
-        let ordinal = ordinals.get(&combination(&variant));
-        if !strip(&variant) && !sampled(variant.rank(), ordinal, spread) {
+        if !strip(&variant) && !sample.takes(&variant) {
             continue;
         }
         ran.insert(variant.rank());
@@ -211,7 +186,7 @@ fn run_family(family_run: Family) {
     }
     eprintln!(
         "{family_run:?}: {total} variants run, {} combinations with middle ranks",
-        ordinals.len()
+        sample.combinations()
     );
     assert!(
         failures.is_empty(),

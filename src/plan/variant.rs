@@ -258,6 +258,19 @@ impl Variant {
         self.generic().is_some_and(|g| g.wide_stores)
     }
 
+    /// Whether the shader is the CPU family's (`plan/cpu`): a micro block, a generic
+    /// kernel's runs (scattered, walked in tiles, lane-major, stacked, with wide stores),
+    /// or 64-bit accesses. No GPU plan picks one; the GPU path is the rest.
+    pub fn cpu_family(&self) -> bool {
+        match self {
+            Variant::Micro(_) => true,
+            Variant::Tiled(_) => false,
+            Variant::Generic(g) => {
+                g.runs || g.scatter || g.wide_stores || g.access64 || g.layout == GenericLayout::Walk
+            }
+        }
+    }
+
     /// The same shader for a tensor of `rank` dims.
     pub fn with_rank(self, rank: usize) -> Variant {
         match self {

@@ -3,6 +3,8 @@
 //! the CPU reference.
 #![allow(dead_code)]
 
+pub mod sample;
+
 use std::sync::Mutex;
 
 use wgpu_permute::{Options, Permuter, Plan, Relayout, read_buffer, reference};
