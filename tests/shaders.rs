@@ -187,7 +187,11 @@ fn gpu_plans_pick_only_the_gpu_paths_variants() {
             .into_iter()
             .chain(wgpu_permute::bench::view_suite(scale))
             .map(|c| c.op)
-            .chain(wgpu_permute::bench::convert_suite(scale).into_iter().map(|c| c.fused));
+            .chain(
+                wgpu_permute::bench::convert_suite(scale)
+                    .into_iter()
+                    .map(|c| c.fused),
+            );
         for op in ops {
             for caps in &caps {
                 for plan in op.plan(caps).unwrap() {

@@ -68,7 +68,7 @@
     }
 
     // Every case's copies run in one pair of buffers, as `wgpu-permute bench` times them: a
-    // copy's speed follows where its two buffers lie (docs/benchmarks/9-cpu-round-19.md), so
+    // copy's speed follows where its two buffers lie (docs/history/09-cpu-round-19.md), so
     // each case's own buffers would give each case another yardstick. At least 64 MiB each
     // (within the device's limit), so that it is made alike whichever case runs first; made
     // again, larger, for a case that needs more.

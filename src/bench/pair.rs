@@ -4,7 +4,7 @@
 //! moves: in the cases' own buffers the 24.5-32 MiB cases' copies ran slower per byte than
 //! the 64 MiB ones' (raising their ratios by 10-25%), and within one pair the destination's
 //! offset moved a 64 MiB shader copy from 8.6 ms (offset 0) to 10.8-19.6 ms (4 KiB to
-//! 16 MiB; docs/benchmarks/9-cpu-round-19.md). So every copy a ratio divides by runs in one
+//! 16 MiB; docs/history/09-cpu-round-19.md). So every copy a ratio divides by runs in one
 //! pair of at least [`MIN_BYTES`] each, at the destination offset of [`DST_OFFSETS`] where
 //! the pair's own copy ran fastest when the pair was made: the yardstick is the best copy
 //! the device was seen to do, on whichever machine, not what one placement gave.

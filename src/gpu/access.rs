@@ -2,7 +2,7 @@
 //! of an access in a loop over its SIMD lanes, and whether 64-bit components beat 32-bit
 //! ones depends on the host CPU, which the device does not report: the shader copy
 //! ([`Work::shader_copy`]) ran 1.66x faster with them on an AMD EPYC and 1.4x slower on an
-//! Intel Xeon (docs/benchmarks/2-cpu-rounds-1-6.md, fifth round). So it is timed both ways.
+//! Intel Xeon (docs/history/02-cpu-rounds-1-6.md, fifth round). So it is timed both ways.
 
 use std::sync::Mutex;
 

@@ -75,7 +75,7 @@ pub(super) fn choose_specialize(
 /// ([`SPECIALIZE_MIN_BYTES`]), so that the race measures what serves the class from then
 /// on (on lavapipe the micro kernel's column runs gained 19% from shape constants where
 /// its usual order gained nothing, and lost 3% without them:
-/// docs/benchmarks/19-cpu-round-29.md); the request's own choice where it forces one.
+/// docs/history/19-cpu-round-29.md); the request's own choice where it forces one.
 pub fn race_specialize(plan: &Plan, opts: &Options) -> Option<bool> {
     opts.specialize
         .or((plan.bytes >= SPECIALIZE_MIN_BYTES).then_some(true))

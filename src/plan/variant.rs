@@ -266,7 +266,11 @@ impl Variant {
             Variant::Micro(_) => true,
             Variant::Tiled(_) => false,
             Variant::Generic(g) => {
-                g.runs || g.scatter || g.wide_stores || g.access64 || g.layout == GenericLayout::Walk
+                g.runs
+                    || g.scatter
+                    || g.wide_stores
+                    || g.access64
+                    || g.layout == GenericLayout::Walk
             }
         }
     }

@@ -12,7 +12,7 @@
 //! images are not a whole number of runs of blocks: the blocks, then the last image's last
 //! pixels ([`flat_tail`]) as a view on the generic kernel. One image of 299 pixels a side
 //! ran element by element on the generic kernel alone, 4x slower
-//! (docs/benchmarks/3-cpu-rounds-7-13.md, ninth round).
+//! (docs/history/03-cpu-rounds-7-13.md, ninth round).
 
 use crate::plan::{
     Block, EDGE_SPLIT_BYTES, KernelReason, Learned, MICRO_SIDE, Misfit, STRIP_MAX, flat_tail,

@@ -83,7 +83,7 @@ pub const MICRO_RUN: u32 = 4;
 /// Bytes a permute that micro blocks would take but for its sides moves before it runs in
 /// parts (`plan::edge_parts`): below, the parts' extra dispatches cost more than the
 /// generic kernel's element-by-element reads. On lavapipe (AMD EPYC; two to three
-/// alternating probe runs, docs/benchmarks/14-cpu-round-24.md) the parts took 1.2-2.5x
+/// alternating probe runs, docs/history/14-cpu-round-24.md) the parts took 1.2-2.5x
 /// less time from 1 MiB up (the ViT transpose `[64,197,768 (0,2,1)` f32 21.0-21.3 ms
 /// against 12.5-13.1, `[128,1030,128] (0,2,1)` 42 against 20, `[64,62,62] (0,2,1)`, 984 KB,
 /// 0.76 against 0.45), tied around 256 KiB (`[258,258] (1,0)`, `[8,130,66] (0,2,1)`) and at
@@ -158,7 +158,7 @@ pub const MICRO_LANE_MAJOR_RUN: u32 = 8;
 /// apart instead, the 8 steps of a SIMD group touched 8 places of each side at once (the
 /// image's 3 planes: 32 streams of pages), and a core streams only so many: a plain copy
 /// whose SIMD groups each touched 32 rows ran at a quarter of the copy's speed, at 8 rows at
-/// 0.93 (docs/benchmarks/4-cpu-round-14.md). On lavapipe (Intel Xeon, 2 cores; six
+/// 0.93 (docs/history/04-cpu-round-14.md). On lavapipe (Intel Xeon, 2 cores; six
 /// alternating `bench --filter 224` runs) the `[32,224,224,3] (0,3,1,2)` u8 -> f32
 /// normalisation took 3.16-3.99 ms a workgroup apart, 2.54-2.88 so (0.70 -> 0.88 of the
 /// shader copy, medians); its u8 permute 0.63 -> 0.70.
@@ -266,7 +266,7 @@ pub const MICRO_COLUMN_RUN_MIN_BAND: u64 = (LANE_GROUP * MICRO_RUN) as u64;
 /// 0.92-0.93, 16 KiB 0.92-0.93, 49 KiB 0.92-0.93; 8-byte units 0.88-0.89; tensors that fit in
 /// the L3 tied (0.99). Not where rows are close on both sides (`[64,512,512]`, 2 KiB: 1.03
 /// in the suite), nor for 8- and 16-bit data (f16 `[32,3136,64]` 0.99-1.03). The suite's NHWC
-/// -> NCHW went 0.84-0.87 -> 0.95-0.97 of the shader copy (docs/benchmarks/20-cpu-round-30.md).
+/// -> NCHW went 0.84-0.87 -> 0.95-0.97 of the shader copy (docs/history/20-cpu-round-30.md).
 pub const MICRO_FAR_OUT_PITCH: u64 = 4 << 10;
 
 /// Input rows at most this many bytes apart count as near for [`MICRO_FAR_OUT_PITCH`]: at
@@ -284,7 +284,7 @@ pub const MICRO_NEAR_IN_PITCH: u64 = 512;
 /// `[64,512,512] (0,2,1)` would lose (1.13). Transposes with few rows gain most: `[64,262144]
 /// (1,0)` (rows 1 MiB apart) 37.9 ms against 53.9, `[96,65536]` 14.4 against 19.9. Only runs
 /// of 4 were measured (other row counts keep the usual bands). The suite's NCHW -> NHWC went
-/// 0.85-0.88 -> 0.93-0.95 of the shader copy (docs/benchmarks/20-cpu-round-30.md).
+/// 0.85-0.88 -> 0.93-0.95 of the shader copy (docs/history/20-cpu-round-30.md).
 pub const MICRO_SHORT_OUT_ROWS: std::ops::RangeInclusive<u64> = 32..=96;
 
 /// Input rows at least this many bytes apart for [`MICRO_SHORT_OUT_ROWS`].

@@ -107,13 +107,13 @@ impl Plan {
     /// uniforms the views below took about what they took lane-major (11.8-13.1 ms against
     /// 12.5-13.0); compiled for their shape the `[8192,4096]` slice `::2` went from 12.7 to
     /// 10.1 ms and the flips of `[4096,4096]` from 12.7-14.0 to 10.3-11.0
-    /// (docs/benchmarks/10-cpu-round-20.md). Gathered runs of unconverted units in the plain
+    /// (docs/history/10-cpu-round-20.md). Gathered runs of unconverted units in the plain
     /// layout (one binding, or boxes that are stretches of a whole output) without wide
     /// stores, where the rows stack ([`Plan::rows_stack`]). The rows need not hold whole
     /// runs, nor whole groups' (a stack's lanes take any row's columns): on lavapipe (AMD
     /// EPYC) `[64,64,56,56] (1,0,2,3)` f32, whose rows of 784 units hold whole runs but not
     /// whole groups, took 13.2-13.9 ms walked in tiles and 7.8-12.3 stacked (median 8.7; the
-    /// shader copy of its bytes 7.2-8.1 ms; docs/benchmarks/14-cpu-round-24.md).
+    /// shader copy of its bytes 7.2-8.1 ms; docs/history/14-cpu-round-24.md).
     pub fn stacked_runs(&self) -> bool {
         self.cpu.runs
             && self.kernel == Kernel::Generic
@@ -275,7 +275,7 @@ pub(in crate::plan) fn choose_walk_tiles(
         // Stacked runs first, where they apply: on lavapipe (AMD EPYC) 64 MiB permutes of
         // rows of 4 or 8 KiB (`[64,256,1024] (1,0,2)`, `[8,64,32,1024] (0,2,1,3)`) took
         // 12.2-13.1 ms walked in tiles and 9.6-10.3 stacked, as long as their copy
-        // (docs/benchmarks/10-cpu-round-20.md).
+        // (docs/history/10-cpu-round-20.md).
         // Past one binding the walk is chosen before the windows (whose boxes may then run
         // plain and stacked: `Plan::plain_boxes`), so there it is taken where it applies.
         (None, Some(_)) if one_binding && plan.stacked_runs() => Ok(None),
